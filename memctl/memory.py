@@ -1,0 +1,182 @@
+"""Everyday vault operations: create a vault, add notes and decisions, read tiers."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from datetime import date, datetime
+from importlib import resources
+from pathlib import Path
+
+from memctl import clock
+from memctl.errors import MemctlError, UsageError
+from memctl.notes import (
+    Decision,
+    format_decision,
+    format_note_bullet,
+    parse_decisions,
+    recent_decisions,
+)
+from memctl.vault import Vault, append_block, read_text, update_file
+
+WARM_WHAT = ("core", "today", "warm", "decisions")
+
+
+def template_dir() -> Path:
+    """The vault template shipped with the package (a link to the repo's vault_template/)."""
+    return Path(str(resources.files("memctl") / "vault_template"))
+
+
+def init_vault(dest: Path, *, git: bool = False) -> list[str]:
+    """Copy the template into `dest`, never overwriting; returns the created paths (relative)."""
+    source = template_dir()
+    if not source.is_dir():
+        raise MemctlError(f"the vault template is missing from the installation ({source})")
+    dest.mkdir(parents=True, exist_ok=True)
+    created: list[str] = []
+    for item in sorted(source.rglob("*")):
+        rel = item.relative_to(source)
+        target = dest / rel
+        if item.is_dir():
+            if not target.exists():
+                target.mkdir(parents=True)
+                created.append(rel.as_posix() + "/")
+        elif not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(item, target)
+            created.append(rel.as_posix())
+    if git:
+        _git_init(dest)
+    return created
+
+
+def _git_init(dest: Path) -> None:
+    if shutil.which("git") is None:
+        raise MemctlError("--git needs git on PATH")
+    steps = [
+        ["git", "init", "-q"],
+        ["git", "add", "-A"],
+        [
+            "git",
+            "-c",
+            "user.name=memctl",
+            "-c",
+            "user.email=memctl@localhost",
+            "commit",
+            "-q",
+            "-m",
+            "memctl: new vault",
+        ],
+    ]
+    if (dest / ".git").exists():
+        steps = steps[1:]
+    for step in steps:
+        done = subprocess.run(step, cwd=dest, capture_output=True, text=True)
+        if done.returncode != 0:
+            detail = (done.stderr or done.stdout).strip().splitlines()
+            raise MemctlError(f"{' '.join(step[:2])} failed: {detail[-1] if detail else '?'}")
+
+
+def _clean_text(text: str) -> str:
+    if "\x00" in text:
+        raise UsageError("text contains a NUL byte")
+    if not text.strip():
+        raise UsageError("empty text: nothing to add")
+    return text
+
+
+def add_note(
+    vault: Vault, text: str, *, day: date | None = None, at: datetime | None = None
+) -> Path:
+    """Append `- HH:MM text` to the daily note of `day` (default today), creating it if needed."""
+    text = _clean_text(text)
+    moment = at or clock.now()
+    day = day or moment.date()
+    path = vault.daily_path(day)
+    bullet = format_note_bullet(moment.strftime("%H:%M"), text)
+    with vault.lock():
+        update_file(
+            path, lambda before: append_block(before, bullet), create=f"# {day.isoformat()}\n\n"
+        )
+    return path
+
+
+def add_decision(vault: Vault, title: str, text: str, *, day: date | None = None) -> Path:
+    """Append a dated `## YYYY-MM-DD — title` decision to decisions.md."""
+    if not title.strip():
+        raise UsageError("a decision needs a title")
+    text = _clean_text(text)
+    day = day or clock.today()
+    block = format_decision(day, title, text)
+
+    def change(before: str) -> str:
+        if before and not before.endswith("\n\n"):
+            before = before.rstrip("\n") + "\n\n"
+        return before + block
+
+    with vault.lock():
+        update_file(vault.decisions_path, change, create="# Decisions\n\n")
+    return vault.decisions_path
+
+
+@dataclass(frozen=True)
+class TierText:
+    """A piece of a tier as an agent would load it: where it comes from and its text."""
+
+    path: str
+    line_start: int
+    line_end: int
+    text: str
+
+
+def _whole(vault: Vault, path: Path) -> TierText:
+    text = read_text(path)
+    return TierText(vault.rel(path), 1, max(1, len(text.splitlines())), text)
+
+
+def load_core(vault: Vault) -> TierText:
+    return _whole(vault, vault.core_path)
+
+
+def load_daily(vault: Vault, day: date) -> TierText | None:
+    path = vault.daily_path(day)
+    return _whole(vault, path) if path.exists() else None
+
+
+def load_recent_daily(vault: Vault, count: int | None = None) -> list[TierText]:
+    """The `count` most recent daily notes (by the date in the name), oldest first."""
+    count = vault.settings.warm.daily_days if count is None else count
+    notes = vault.daily_notes()
+    notes = [(day, path) for day, path in notes if day <= clock.today()]
+    return [_whole(vault, path) for _, path in notes[-count:]] if count > 0 else []
+
+
+def load_decisions(vault: Vault) -> list[Decision]:
+    if not vault.decisions_path.exists():
+        return []
+    return parse_decisions(read_text(vault.decisions_path))
+
+
+def load_recent_decisions(vault: Vault, limit: int | None = None) -> list[TierText]:
+    """The most recent dated decisions, newest first, as an agent auto-loads them."""
+    limit = vault.settings.warm.decisions if limit is None else limit
+    rel = vault.rel(vault.decisions_path)
+    return [
+        TierText(rel, d.line_start, d.line_end, d.text)
+        for d in recent_decisions(load_decisions(vault), limit)
+    ]
+
+
+def show(vault: Vault, what: str) -> list[TierText]:
+    """What `memctl show` prints: core, today, warm (2 daily notes + 20 decisions), decisions."""
+    if what == "core":
+        return [load_core(vault)]
+    if what == "today":
+        note = load_daily(vault, clock.today())
+        return [note] if note else []
+    if what == "warm":
+        return load_recent_daily(vault) + load_recent_decisions(vault)
+    if what == "decisions":
+        return load_recent_decisions(vault, limit=10**9)
+    raise UsageError(f"unknown tier {what!r}: choose one of {', '.join(WARM_WHAT)}")
