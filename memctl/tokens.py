@@ -1,0 +1,45 @@
+"""The token estimate behind every budget (snippets, context, tool results).
+
+Method, stated so budgets are predictable: each run of word characters costs
+ceil(len / 4) tokens, every other non-space character costs 1. This errs high for
+English (subword tokenizers average ~4-5 characters per token and whole common
+words are one token) and is close for Hebrew and Russian, which tokenizers split
+finer. Erring high keeps an agent under its real budget. No tokenizer is loaded.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PIECE = re.compile(r"\w+|[^\w\s]")
+
+
+def estimate_tokens(text: str) -> int:
+    total = 0
+    for piece in _PIECE.findall(text):
+        total += (len(piece) + 3) // 4 if piece[0].isalnum() or piece[0] == "_" else 1
+    return total
+
+
+def truncate_to_tokens(text: str, budget: int) -> tuple[str, bool]:
+    """The longest prefix of whole lines (then words) within `budget`; and whether it was cut."""
+    if estimate_tokens(text) <= budget:
+        return text, False
+    kept: list[str] = []
+    used = 0
+    for line in text.splitlines(keepends=True):
+        cost = estimate_tokens(line)
+        if used + cost > budget:
+            words = []
+            for word in line.split(" "):
+                wc = estimate_tokens(word)
+                if used + wc > budget:
+                    break
+                words.append(word)
+                used += wc
+            if words:
+                kept.append(" ".join(words))
+            break
+        kept.append(line)
+        used += cost
+    return "".join(kept), True
