@@ -1,0 +1,42 @@
+"""Fixtures shared by every test area: a fresh vault from the template and a CLI runner."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memctl.memory import init_vault
+from memctl.vault import Vault
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# No test may reach the real API, even on a developer machine that has a key.
+os.environ.pop("ANTHROPIC_API_KEY", None)
+
+
+@pytest.fixture
+def vault_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    init_vault(root)
+    return root
+
+
+@pytest.fixture
+def vault(vault_dir: Path) -> Vault:
+    return Vault(vault_dir)
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+@pytest.fixture
+def pinned_now(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Pin the clock to a known moment (subprocesses inherit it through the environment)."""
+    moment = "2026-11-22T09:30:00"
+    monkeypatch.setenv("MEMCTL_NOW", moment)
+    yield moment
