@@ -1,0 +1,321 @@
+"""Markdown -> chunks with exact line ranges (pure: no I/O).
+
+How a file is cut:
+1. Front matter (a leading `---` ... `---` block) is metadata: it sets date, tags and
+   importance and is not itself a chunk.
+2. The rest is read as blocks: a heading line, a fenced code block (``` or ~~~, up to its
+   closing fence or the end of the file), a list item (with its indented continuation and
+   nested items), or a paragraph. Blank lines separate blocks.
+3. Within one section (same heading path) neighbouring blocks are merged while the chunk
+   stays within `max_tokens`; the heading line joins the first chunk of its section.
+4. A block larger than `max_tokens` is cut at line boundaries (a line is never split, so
+   line ranges stay exact). A code fence is never cut: an oversized fence is one chunk.
+   The embedder reads only its first ~256 model tokens; words and trigram search still
+   see all of it.
+
+Every non-blank line outside the front matter lands in exactly one chunk, and a chunk's
+text is its own lines, exactly as in the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from memctl.notes import DECISION_HEADING, daily_note_date, parse_iso_date
+from memctl.tokens import estimate_tokens
+from memctl.vault import source_of, tier_of
+
+MAX_TOKENS = 200
+
+DEFAULT_IMPORTANCE = {"core": 1.0, "decision": 0.7, "daily": 0.5, "archive": 0.4}
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
+# A tag starts after whitespace or an opening bracket and holds at least one letter,
+# so `#1` (an issue number), `a#b` and URL fragments are not tags.
+_TAG = re.compile(r"(?:(?<=^)|(?<=[\s(\[{,;]))#([\w][\w/-]*)")
+_DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    line_start: int  # 1-based
+    line_end: int  # inclusive
+    heading: str  # " > "-joined heading path; "" before the first heading
+    text: str
+    hash: str
+    tier: str
+    source: str
+    date: str | None  # ISO
+    tags: tuple[str, ...]
+    importance: float
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    end_line: int  # 0-based index of the line after the closing `---`; 0 without front matter
+    date: date | None
+    tags: tuple[str, ...]
+    importance: float | None
+
+
+@dataclass
+class _Block:
+    start: int  # 0-based, inclusive
+    end: int  # 0-based, inclusive
+    kind: str  # heading | fence | item | para
+    tokens: int
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def parse_front_matter(lines: list[str]) -> FrontMatter:
+    """A small YAML subset: `key: value`, `tags: [a, b]` or `tags:` followed by `- a` lines."""
+    empty = FrontMatter(0, None, (), None)
+    if not lines or lines[0].strip() != "---":
+        return empty
+    close = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if close is None:
+        return empty
+    values: dict[str, str] = {}
+    tags: list[str] = []
+    current: str | None = None
+    for raw in lines[1:close]:
+        item = re.match(r"^\s+-\s+(.*)$", raw)
+        if item and current == "tags":
+            tags.append(_unquote(item.group(1)))
+            continue
+        pair = re.match(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$", raw)
+        if not pair:
+            continue
+        current = pair.group(1).lower()
+        values[current] = pair.group(2).strip()
+    raw_tags = values.get("tags", "")
+    if raw_tags:
+        tags.extend(_unquote(t) for t in raw_tags.strip("[]").split(","))
+    when = parse_iso_date(_unquote(values.get("date", ""))[:10]) if values.get("date") else None
+    importance: float | None = None
+    if values.get("importance"):
+        try:
+            importance = min(1.0, max(0.0, float(_unquote(values["importance"]))))
+        except ValueError:
+            importance = None
+    clean = tuple(dict.fromkeys(t.lstrip("#").casefold() for t in tags if t.strip("# ")))
+    return FrontMatter(close + 1, when, clean, importance)
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def _blocks(lines: list[str], start: int) -> list[_Block]:
+    blocks: list[_Block] = []
+    i, n = start, len(lines)
+    while i < n:
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        fence = _FENCE_OPEN.match(line)
+        if fence:
+            marker = fence.group(1)
+            j = i + 1
+            while j < n and not re.match(rf"^ {{0,3}}{marker[0]}{{{len(marker)},}}\s*$", lines[j]):
+                j += 1
+            end = min(j, n - 1)
+            blocks.append(_Block(i, end, "fence", _cost(lines, i, end)))
+            i = end + 1
+            continue
+        if _HEADING.match(line):
+            blocks.append(_Block(i, i, "heading", estimate_tokens(line)))
+            i += 1
+            continue
+        item = _LIST_ITEM.match(line)
+        if item:
+            end = _item_end(lines, i, len(item.group(1)))
+            blocks.append(_Block(i, end, "item", _cost(lines, i, end)))
+            i = end + 1
+            continue
+        j = i
+        while (
+            j + 1 < n
+            and lines[j + 1].strip()
+            and not _HEADING.match(lines[j + 1])
+            and not _FENCE_OPEN.match(lines[j + 1])
+            and not _LIST_ITEM.match(lines[j + 1])
+        ):
+            j += 1
+        blocks.append(_Block(i, j, "para", _cost(lines, i, j)))
+        i = j + 1
+    return blocks
+
+
+def _item_end(lines: list[str], start: int, indent: int) -> int:
+    """Last line of a list item: lines indented deeper (even after a blank) or lazy continuations."""
+    end, j, n = start, start + 1, len(lines)
+    while j < n:
+        line = lines[j]
+        if not line.strip():
+            k = j
+            while k < n and not lines[k].strip():
+                k += 1
+            if k < n and _indent(lines[k]) > indent and not _FENCE_OPEN.match(lines[k]):
+                j = k
+                continue
+            break
+        if _HEADING.match(line) or _FENCE_OPEN.match(line):
+            break
+        if _indent(line) <= indent and _LIST_ITEM.match(line):
+            break
+        end = j
+        j += 1
+    return end
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _cost(lines: list[str], start: int, end: int) -> int:
+    return sum(estimate_tokens(lines[k]) for k in range(start, end + 1))
+
+
+def _split_oversized(lines: list[str], block: _Block, max_tokens: int) -> list[_Block]:
+    if block.tokens <= max_tokens or block.kind == "fence" or block.start == block.end:
+        return [block]
+    pieces: list[_Block] = []
+    start, used = block.start, 0
+    for k in range(block.start, block.end + 1):
+        cost = estimate_tokens(lines[k])
+        if k > start and used + cost > max_tokens:
+            pieces.append(_Block(start, k - 1, block.kind, used))
+            start, used = k, 0
+        used += cost
+    pieces.append(_Block(start, block.end, block.kind, used))
+    trimmed = (_trim(lines, piece) for piece in pieces)
+    return [piece for piece in trimmed if piece is not None]
+
+
+def _trim(lines: list[str], block: _Block) -> _Block | None:
+    start, end = block.start, block.end
+    while start <= end and not lines[start].strip():
+        start += 1
+    while end >= start and not lines[end].strip():
+        end -= 1
+    if start > end:
+        return None
+    return _Block(start, end, block.kind, block.tokens)
+
+
+def chunk_markdown(text: str, rel_path: str, *, max_tokens: int = MAX_TOKENS) -> list[Chunk]:
+    """Cut one vault file into chunks. Files outside the memory tiers give no chunks."""
+    source = source_of(rel_path)
+    tier = tier_of(rel_path)
+    if source is None or tier is None:
+        return []
+    lines = text.splitlines()
+    front = parse_front_matter(lines)
+    file_date = _file_date(rel_path, source, front)
+    importance = front.importance if front.importance is not None else DEFAULT_IMPORTANCE[source]
+
+    chunks: list[Chunk] = []
+    path_stack: list[tuple[int, str]] = []
+    section_date = file_date
+    group: list[_Block] = []
+    group_tokens = 0
+
+    def flush() -> None:
+        nonlocal group, group_tokens
+        if group:
+            chunks.append(
+                _make_chunk(
+                    lines, group, path_stack, tier, source, section_date, front.tags, importance
+                )
+            )
+        group, group_tokens = [], 0
+
+    for block in _blocks(lines, front.end_line):
+        if block.kind == "heading":
+            flush()
+            match = _HEADING.match(lines[block.start])
+            assert match is not None
+            level, title = len(match.group(1)), (match.group(2) or "").strip()
+            while path_stack and path_stack[-1][0] >= level:
+                path_stack.pop()
+            path_stack.append((level, title))
+            if source == "decision" and level <= 2:
+                dated = DECISION_HEADING.match(lines[block.start]) if level == 2 else None
+                day = parse_iso_date(dated.group(1)) if dated else None
+                section_date = day.isoformat() if day else None
+            group, group_tokens = [block], block.tokens
+            continue
+        for piece in _split_oversized(lines, block, max_tokens):
+            only_heading = len(group) == 1 and group[0].kind == "heading"
+            if group and group_tokens + piece.tokens > max_tokens and not only_heading:
+                flush()
+            group.append(piece)
+            group_tokens += piece.tokens
+    flush()
+    return chunks
+
+
+def _make_chunk(
+    lines: list[str],
+    group: list[_Block],
+    path_stack: list[tuple[int, str]],
+    tier: str,
+    source: str,
+    day: str | None,
+    file_tags: tuple[str, ...],
+    importance: float,
+) -> Chunk:
+    start, end = group[0].start, group[-1].end
+    text = "\n".join(lines[start : end + 1])
+    prose = "\n".join("\n".join(lines[b.start : b.end + 1]) for b in group if b.kind != "fence")
+    tags = tuple(dict.fromkeys((*file_tags, *extract_tags(prose))))
+    return Chunk(
+        line_start=start + 1,
+        line_end=end + 1,
+        heading=" > ".join(title for _, title in path_stack if title),
+        text=text,
+        hash=content_hash(text),
+        tier=tier,
+        source=source,
+        date=day,
+        tags=tags,
+        importance=importance,
+    )
+
+
+def extract_tags(text: str) -> list[str]:
+    """`#tag` words (any script), casefolded; pure digits are issue numbers, not tags."""
+    found = []
+    for match in _TAG.finditer(text):
+        tag = match.group(1).rstrip("/-")
+        if tag and not tag.isdigit() and not tag.replace("_", "").isdigit():
+            found.append(tag.casefold())
+    return list(dict.fromkeys(found))
+
+
+def _file_date(rel_path: str, source: str, front: FrontMatter) -> str | None:
+    name = rel_path.rsplit("/", 1)[-1]
+    if source == "daily":
+        day = daily_note_date(name)
+        return day.isoformat() if day else (front.date.isoformat() if front.date else None)
+    if source == "decision":
+        return None  # each decision carries its own date
+    if front.date is not None:
+        return front.date.isoformat()
+    # A demoted daily note keeps its dated name in the archive.
+    match = _DATE_IN_NAME.search(name)
+    day = parse_iso_date(match.group(1)) if match else None
+    return day.isoformat() if day else None

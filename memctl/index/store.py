@@ -1,0 +1,369 @@
+"""The SQLite store: `index.db` (derived, rebuildable) with `state.db` attached as `state`.
+
+The schema is the contract in docs/internals.md; search reads these tables with its own
+SQL, so a change here is a change there. Triggers keep both FTS5 tables and the vector
+table in step with `chunks`, so no code path can leave a stale FTS or vector row behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memctl import clock
+from memctl.index import usage
+from memctl.index.chunker import Chunk
+from memctl.index.usage import ChunkRecord
+from memctl.sqlite import connect
+from memctl.vault import Vault
+
+if TYPE_CHECKING:
+    import numpy as np
+
+SCHEMA_VERSION = "1"
+INDEX_FILE = "index.db"
+STATE_FILE = "state.db"
+DEFAULT_DIM = 384
+
+_INDEX_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(
+  path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_at TEXT);
+CREATE TABLE IF NOT EXISTS chunks(
+  id INTEGER PRIMARY KEY, path TEXT, line_start INTEGER, line_end INTEGER,
+  heading TEXT, text TEXT, hash TEXT,
+  tier TEXT, source TEXT, date TEXT, tags TEXT,
+  importance REAL, embedded INTEGER DEFAULT 0);
+CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
+CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
+CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(embedded) WHERE embedded = 0;
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+  heading, text, content='chunks', content_rowid='id',
+  tokenize='unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_trigram USING fts5(
+  text, content='chunks', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+  INSERT INTO chunks_fts(rowid, heading, text) VALUES (new.id, new.heading, new.text);
+  INSERT INTO chunks_trigram(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, heading, text)
+    VALUES ('delete', old.id, old.heading, old.text);
+  INSERT INTO chunks_trigram(chunks_trigram, rowid, text) VALUES ('delete', old.id, old.text);
+  DELETE FROM chunks_vec WHERE rowid = old.id;
+END;
+CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF heading, text ON chunks BEGIN
+  INSERT INTO chunks_fts(chunks_fts, rowid, heading, text)
+    VALUES ('delete', old.id, old.heading, old.text);
+  INSERT INTO chunks_trigram(chunks_trigram, rowid, text) VALUES ('delete', old.id, old.text);
+  INSERT INTO chunks_fts(rowid, heading, text) VALUES (new.id, new.heading, new.text);
+  INSERT INTO chunks_trigram(rowid, text) VALUES (new.id, new.text);
+END;
+"""
+
+_STATE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS state.embed_cache(
+  model TEXT, hash TEXT, vector BLOB, PRIMARY KEY (model, hash));
+CREATE TABLE IF NOT EXISTS state.usage(
+  hash TEXT PRIMARY KEY, created_at TEXT, last_referenced_at TEXT, access_count INTEGER);
+CREATE TABLE IF NOT EXISTS state.reference_log(
+  id INTEGER PRIMARY KEY, hash TEXT, path TEXT, ts TEXT, kind TEXT, query TEXT);
+CREATE INDEX IF NOT EXISTS state.reference_log_ts ON reference_log(ts);
+"""
+
+
+def index_path(vault: Vault) -> Path:
+    return vault.state_dir / INDEX_FILE
+
+
+class Store:
+    """One connection to the index with the state database attached."""
+
+    def __init__(self, conn: Any, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+
+    @classmethod
+    def open(
+        cls,
+        vault: Vault,
+        *,
+        path: Path | None = None,
+        model_id: str | None = None,
+        dim: int = DEFAULT_DIM,
+    ) -> Store:
+        """Open (creating if needed) the index. `model_id`/`dim` seed a brand-new index."""
+        path = path or index_path(vault)
+        conn = connect(path)
+        conn.execute("ATTACH DATABASE ? AS state", (str(vault.state_dir / STATE_FILE),))
+        conn.execute("PRAGMA state.journal_mode=WAL")
+        conn.execute("PRAGMA state.synchronous=NORMAL")
+        store = cls(conn, path)
+        try:
+            store._ensure_schema(model_id or vault.settings.embed.model, dim)
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    def _ensure_schema(self, model_id: str, dim: int) -> None:
+        exists = self.conn.execute(
+            "SELECT 1 FROM main.sqlite_master WHERE name = 'chunks_vec'"
+        ).fetchone()
+        state_ready = self.conn.execute(
+            "SELECT 1 FROM state.sqlite_master WHERE name = 'reference_log'"
+        ).fetchone()
+        if exists and state_ready:
+            return
+        with self.transaction():
+            for statement in _split_sql(_STATE_SCHEMA):
+                self.conn.execute(statement)
+            if self.conn.execute(
+                "SELECT 1 FROM main.sqlite_master WHERE name = 'chunks_vec'"
+            ).fetchone():
+                return
+            self.conn.execute(
+                f"CREATE VIRTUAL TABLE chunks_vec USING vec0("
+                f"embedding float[{int(dim)}] distance_metric=cosine)"
+            )
+            for statement in _split_sql(_INDEX_SCHEMA):
+                self.conn.execute(statement)
+            self._set_meta("schema_version", SCHEMA_VERSION)
+            self._set_meta("model_id", model_id)
+            self._set_meta("dim", str(int(dim)))
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT; a failure rolls the whole batch back."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # -- meta -------------------------------------------------------------------------
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    @property
+    def model_id(self) -> str:
+        return self.meta("model_id") or ""
+
+    @property
+    def dim(self) -> int:
+        return int(self.meta("dim") or DEFAULT_DIM)
+
+    def set_model(self, model_id: str, dim: int) -> bool:
+        """Switch the index to another embedding model; returns whether anything changed.
+
+        Vectors of two models are never mixed: a new model (or dimension) drops every
+        vector and marks every chunk pending; cached vectors of the new model come back
+        from `state.embed_cache` without running the model.
+        """
+        if model_id == self.model_id and dim == self.dim:
+            return False
+        with self.transaction():
+            self.conn.execute("DROP TABLE IF EXISTS chunks_vec")
+            self.conn.execute(
+                f"CREATE VIRTUAL TABLE chunks_vec USING vec0("
+                f"embedding float[{int(dim)}] distance_metric=cosine)"
+            )
+            self.conn.execute("UPDATE chunks SET embedded = 0")
+            self._set_meta("model_id", model_id)
+            self._set_meta("dim", str(int(dim)))
+        with self.transaction():
+            self._fill_from_cache("SELECT id, hash FROM chunks")
+        return True
+
+    def mark_synced(self, now: datetime) -> None:
+        with self.transaction():
+            self._set_meta("last_sync", clock.iso(now))
+
+    # -- files and chunks (the writer's side) ----------------------------------------
+
+    def file_states(self) -> dict[str, tuple[int, int, str]]:
+        rows = self.conn.execute("SELECT path, size, mtime_ns, hash FROM files")
+        return {path: (size, mtime_ns, digest) for path, size, mtime_ns, digest in rows}
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        """Same content, new stat (a `touch`, a checkout): remember it so the next walk skips it."""
+        self.conn.execute(
+            "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?", (size, mtime_ns, path)
+        )
+
+    def replace_file(
+        self,
+        path: str,
+        *,
+        size: int,
+        mtime_ns: int,
+        digest: str,
+        chunks: Sequence[Chunk],
+        now: datetime,
+    ) -> int:
+        """Swap a file's chunks for new ones (caller holds a transaction); returns how many
+        of them got their vector straight from the embedding cache."""
+        self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        for chunk in chunks:
+            self.conn.execute(
+                "INSERT INTO chunks(path, line_start, line_end, heading, text, hash, tier, "
+                "source, date, tags, importance, embedded) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                (
+                    path,
+                    chunk.line_start,
+                    chunk.line_end,
+                    chunk.heading,
+                    chunk.text,
+                    chunk.hash,
+                    chunk.tier,
+                    chunk.source,
+                    chunk.date,
+                    json.dumps(list(chunk.tags), ensure_ascii=False),
+                    chunk.importance,
+                ),
+            )
+        stamp = clock.iso(now)
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO state.usage(hash, created_at, last_referenced_at, "
+            "access_count) VALUES (?, ?, NULL, 0)",
+            [(chunk.hash, stamp) for chunk in chunks],
+        )
+        self.conn.execute(
+            "INSERT INTO files(path, size, mtime_ns, hash, indexed_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, "
+            "hash = excluded.hash, indexed_at = excluded.indexed_at",
+            (path, size, mtime_ns, digest, stamp),
+        )
+        if not chunks:
+            return 0
+        return self._fill_from_cache("SELECT id, hash FROM chunks WHERE path = ?", (path,))
+
+    def remove_file(self, path: str) -> int:
+        cursor = self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+        return max(cursor.rowcount, 0)
+
+    def _fill_from_cache(self, select: str, params: Sequence[Any] = ()) -> int:
+        """Give chunks the cached vector of their text under the current model."""
+        rows = self.conn.execute(
+            f"SELECT c.id, e.vector FROM ({select}) AS c "
+            "JOIN state.embed_cache AS e ON e.model = ? AND e.hash = c.hash",
+            (*params, self.model_id),
+        ).fetchall()
+        dim_bytes = self.dim * 4
+        good = [(cid, vector) for cid, vector in rows if len(vector) == dim_bytes]
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO chunks_vec(rowid, embedding) VALUES (?, ?)", good
+        )
+        self.conn.executemany(
+            "UPDATE chunks SET embedded = 1 WHERE id = ?", [(cid,) for cid, _ in good]
+        )
+        return len(good)
+
+    # -- embeddings ---------------------------------------------------------------------
+
+    def pending_after(self, last_id: int, limit: int) -> list[tuple[int, str]]:
+        """(id, hash) of chunks still waiting for a vector, in id order after `last_id`."""
+        return self.conn.execute(
+            "SELECT id, hash FROM chunks WHERE embedded = 0 AND id > ? ORDER BY id LIMIT ?",
+            (last_id, limit),
+        ).fetchall()
+
+    def still_pending(self, ids: Sequence[int]) -> list[tuple[str, str]]:
+        """(hash, text) of those chunks that still exist and still lack a vector."""
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        return self.conn.execute(
+            f"SELECT hash, text FROM chunks WHERE embedded = 0 AND id IN ({marks})", list(ids)
+        ).fetchall()
+
+    def pending_count(self) -> int:
+        return int(
+            self.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0]
+        )
+
+    def cache_vectors(self, model_id: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        import numpy as np
+
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO state.embed_cache(model, hash, vector) VALUES (?, ?, ?)",
+            [
+                (model_id, digest, np.asarray(vector, dtype=np.float32).tobytes())
+                for digest, vector in items
+            ],
+        )
+
+    def fill_pending_from_cache(self, ids: Sequence[int]) -> int:
+        """Vectors for these chunks from the cache, if they still exist unchanged."""
+        if not ids:
+            return 0
+        marks = ",".join("?" * len(ids))
+        return self._fill_from_cache(
+            f"SELECT id, hash FROM chunks WHERE embedded = 0 AND id IN ({marks})", list(ids)
+        )
+
+    # -- reading and usage (search, lifecycle, agent) -------------------------------------
+
+    def chunks_by_ids(self, ids: Sequence[int]) -> list[ChunkRecord]:
+        return usage.chunks_by_ids(self.conn, ids)
+
+    def record_references(
+        self,
+        hashes_and_paths: Iterable[tuple[str, str]],
+        kind: str,
+        query: str | None,
+        now: datetime,
+    ) -> None:
+        with self.transaction():
+            usage.record_references(self.conn, hashes_and_paths, kind, query, now)
+
+    def reference_counts(self, since: datetime) -> dict[str, int]:
+        return usage.reference_counts(self.conn, since)
+
+    def counts(self) -> dict[str, Any]:
+        by_tier = dict(self.conn.execute("SELECT tier, count(*) FROM chunks GROUP BY tier"))
+        return {
+            "chunks": sum(by_tier.values()),
+            "chunks_by_tier": {tier: by_tier.get(tier, 0) for tier in ("hot", "warm", "cold")},
+            "files": self.conn.execute("SELECT count(*) FROM files").fetchone()[0],
+            "pending_embeddings": self.pending_count(),
+        }
+
+
+def _split_sql(script: str) -> list[str]:
+    """Statements of a schema script; trigger bodies keep their inner semicolons."""
+    statements, current = [], []
+    for line in script.strip().splitlines():
+        current.append(line)
+        joined = "\n".join(current).strip()
+        in_trigger = joined.upper().startswith("CREATE TRIGGER")
+        if joined.endswith(";") and (not in_trigger or joined.upper().endswith("END;")):
+            statements.append(joined)
+            current = []
+    return statements

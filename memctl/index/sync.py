@@ -1,0 +1,339 @@
+"""Vault -> index, incrementally: lexical rows first, vectors after.
+
+1. Stat every memory file; only files whose size or mtime moved are read, and only
+   those whose bytes changed are re-chunked.
+2. Changed files are written in batches, one transaction each: a crash leaves the
+   previous consistent index, and a changed file is keyword-searchable as soon as its
+   batch commits. A chunk whose text is in the embedding cache gets its vector at once.
+3. Remaining chunks are embedded in batches (one transaction per batch) under
+   `embed.lock`, outside `index.lock`, so a long embedding run never keeps a later edit
+   out of keyword search. The embedding loop re-reads the pending list, so it also
+   embeds chunks that another process wrote meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memctl import clock
+from memctl.errors import LockBusy
+from memctl.index.chunker import Chunk, chunk_markdown
+from memctl.index.store import INDEX_FILE, Store, index_path
+from memctl.vault import Vault, tier_of
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+LOCK_WAIT_SECONDS = 5.0
+_BATCH_FILES = 100
+_BATCH_CHUNKS = 1000
+
+
+@dataclass
+class SyncReport:
+    files_seen: int = 0
+    files_unchanged: int = 0
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    chunks_total: int = 0
+    chunks_written: int = 0
+    cache_hits: int = 0
+    embedded: int = 0
+    pending_embeddings: int = 0
+    model: str = ""
+    model_changed: bool = False
+    full: bool = False
+    skipped: str | None = None  # why nothing was done (another indexer holds the lock)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Read:
+    rel: str
+    size: int
+    mtime_ns: int
+    digest: str
+    chunks: list[Chunk]
+
+
+def sync(
+    vault: Vault,
+    *,
+    embed: bool = True,
+    full: bool = False,
+    progress: Progress | None = None,
+    wait: float = LOCK_WAIT_SECONDS,
+    now: datetime | None = None,
+) -> SyncReport:
+    """Bring the index up to date with the vault (see the module docstring)."""
+    started = time.perf_counter()
+    report = SyncReport(full=full)
+    now = now or clock.now()
+    with vault.lock("index", timeout=wait):
+        if full:
+            _rebuild(vault, report, progress, now, embed=embed)
+            report.seconds = round(time.perf_counter() - started, 3)
+            return report
+        with Store.open(vault) as store:
+            _sync_lexical(vault, store, report, progress, now)
+    if embed:
+        with Store.open(vault) as store:
+            _embed_pending(vault, store, report, progress)
+    with Store.open(vault) as store:
+        report.pending_embeddings = store.pending_count()
+        report.model = store.model_id
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def ensure_fresh(vault: Vault, *, now: datetime | None = None) -> SyncReport:
+    """The cheap pre-search sync: a stat walk and lexical rows only; never waits.
+
+    When another indexer holds the lock it is already bringing the index up to date,
+    so this returns at once with `skipped` set instead of queueing behind it.
+    """
+    started = time.perf_counter()
+    report = SyncReport()
+    try:
+        with vault.lock("index", timeout=0), Store.open(vault) as store:
+            _sync_lexical(vault, store, report, None, now or clock.now())
+            report.pending_embeddings = store.pending_count()
+            report.model = store.model_id
+    except LockBusy:
+        report.skipped = "another memctl process is indexing"
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+# -- lexical phase -----------------------------------------------------------------------
+
+
+def _sync_lexical(
+    vault: Vault,
+    store: Store,
+    report: SyncReport,
+    progress: Progress | None,
+    now: datetime,
+) -> None:
+    known = store.file_states()
+    max_bytes = vault.settings.embed.max_file_bytes
+    seen: set[str] = set()
+    candidates: list[tuple[str, Path, os.stat_result]] = []
+    for rel, path, st in _walk(vault, report):
+        seen.add(rel)
+        report.files_seen += 1
+        previous = known.get(rel)
+        if previous and previous[0] == st.st_size and previous[1] == st.st_mtime_ns:
+            report.files_unchanged += 1
+            continue
+        candidates.append((rel, path, st))
+
+    batch: list[_Read] = []
+    touched: list[tuple[str, int, int]] = []
+    batch_chunks = 0
+    for done, (rel, path, st) in enumerate(candidates, 1):
+        read = _read_file(rel, path, st, max_bytes, report)
+        if read is None:
+            continue  # unreadable: keep what the index already holds for it
+        previous = known.get(rel)
+        if previous and previous[2] == read.digest:
+            touched.append((rel, read.size, read.mtime_ns))
+            report.files_unchanged += 1
+            continue
+        batch.append(read)
+        batch_chunks += len(read.chunks)
+        if len(batch) >= _BATCH_FILES or batch_chunks >= _BATCH_CHUNKS:
+            _write_batch(store, batch, touched, report, now)
+            batch, touched, batch_chunks = [], [], 0
+        if progress:
+            progress("reading", done, len(candidates))
+    removed = sorted(set(known) - seen)
+    if batch or touched or removed:
+        _write_batch(store, batch, touched, report, now, removed=removed)
+    store.mark_synced(now)
+    report.chunks_total = store.counts()["chunks"]
+
+
+def _write_batch(
+    store: Store,
+    batch: list[_Read],
+    touched: list[tuple[str, int, int]],
+    report: SyncReport,
+    now: datetime,
+    removed: list[str] = (),  # type: ignore[assignment]
+) -> None:
+    with store.transaction():
+        for read in batch:
+            report.cache_hits += store.replace_file(
+                read.rel,
+                size=read.size,
+                mtime_ns=read.mtime_ns,
+                digest=read.digest,
+                chunks=read.chunks,
+                now=now,
+            )
+            report.chunks_written += len(read.chunks)
+        for rel, size, mtime_ns in touched:
+            store.touch_file(rel, size, mtime_ns)
+        for rel in removed:
+            store.remove_file(rel)
+    report.changed.extend(read.rel for read in batch)
+    report.removed.extend(removed)
+
+
+def _walk(vault: Vault, report: SyncReport) -> list[tuple[str, Path, os.stat_result]]:
+    """Tier files under memory/ with their stat; links leaving the vault are skipped."""
+    root = vault.root.resolve()
+    found = []
+    for path in vault.memory_files():
+        rel = path.relative_to(vault.root).as_posix()
+        if tier_of(rel) is None:
+            continue
+        try:
+            if path.is_symlink() and not path.resolve().is_relative_to(root):
+                report.warnings.append(f"{rel}: skipped, it is a link that leaves the vault")
+                continue
+            st = path.stat()
+        except OSError as exc:
+            report.warnings.append(f"{rel}: skipped, cannot stat it ({exc.strerror or exc})")
+            continue
+        if not path.is_file():
+            continue
+        found.append((rel, path, st))
+    return found
+
+
+def _read_file(
+    rel: str, path: Path, st: os.stat_result, max_bytes: int, report: SyncReport
+) -> _Read | None:
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        report.warnings.append(f"{rel}: skipped, cannot read it ({exc.strerror or exc})")
+        return None
+    digest = hashlib.sha256(data).hexdigest()[:32]
+    if b"\x00" in data[:8192]:
+        report.warnings.append(f"{rel}: skipped, it looks like a binary file")
+        return _Read(rel, st.st_size, st.st_mtime_ns, digest, [])
+    if len(data) > max_bytes:
+        # Cut at the last whole line so no chunk ends in half a line or half a character.
+        data = data[:max_bytes]
+        data = data[: data.rfind(b"\n") + 1] or data
+        report.warnings.append(
+            f"{rel}: larger than [embed] max_file_bytes ({max_bytes} bytes); "
+            "only the first part is indexed"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        report.warnings.append(
+            f"{rel}: not valid UTF-8 (byte {exc.start}); indexed with replacement characters"
+        )
+    return _Read(rel, st.st_size, st.st_mtime_ns, digest, chunk_markdown(text, rel))
+
+
+# -- vectors ---------------------------------------------------------------------------
+
+
+def _embed_pending(
+    vault: Vault,
+    store: Store,
+    report: SyncReport,
+    progress: Progress | None,
+    *,
+    private: bool = False,
+) -> None:
+    """Embed what is pending. `private`: a rebuild file nobody else sees needs no lock."""
+    if store.pending_count() == 0 and store.model_id == vault.settings.embed.model:
+        return
+    from memctl.index.embed import get_embedder
+
+    with contextlib.ExitStack() as stack:
+        if not private:
+            try:
+                stack.enter_context(vault.lock("embed", timeout=0))
+            except LockBusy:
+                report.warnings.append(
+                    "another memctl process is computing embeddings; it embeds these chunks too"
+                )
+                return
+        embedder = get_embedder(vault.settings)
+        report.model_changed = store.set_model(embedder.model_id, embedder.dim)
+        batch_size = max(1, vault.settings.embed.batch_size)
+        total = store.pending_count()
+        last_id, done = 0, 0
+        while rows := store.pending_after(last_id, batch_size):
+            last_id = rows[-1][0]
+            ids = [row[0] for row in rows]
+            with store.transaction():
+                report.cache_hits += store.fill_pending_from_cache(ids)
+            texts = dict(store.still_pending(ids))  # hash -> text: equal texts embed once
+            if texts:
+                vectors = embedder.embed_passages(list(texts.values()))
+                with store.transaction():
+                    store.cache_vectors(embedder.model_id, zip(texts, vectors, strict=True))
+                    report.embedded += store.fill_pending_from_cache(ids)
+            done += len(rows)
+            if progress:
+                progress("embedding", min(done, total), max(total, done))
+
+
+# -- full rebuild -----------------------------------------------------------------------
+
+
+def _rebuild(
+    vault: Vault,
+    report: SyncReport,
+    progress: Progress | None,
+    now: datetime,
+    *,
+    embed: bool,
+) -> None:
+    """Build a fresh index file beside the live one, then swap it in with os.replace().
+
+    Searches keep reading the old file until the swap; state.db (cache, usage) is shared,
+    so unchanged texts get their vectors back from the cache.
+    """
+    from memctl.index.embed import model_identity
+
+    live = index_path(vault)
+    fresh = live.with_name(INDEX_FILE + ".rebuild")
+    _remove_db(fresh)
+    model_id, dim = model_identity(vault.settings)
+    try:
+        with Store.open(vault, path=fresh, model_id=model_id, dim=dim or 384) as store:
+            _sync_lexical(vault, store, report, progress, now)
+            if embed:
+                _embed_pending(vault, store, report, progress, private=True)
+            report.pending_embeddings = store.pending_count()
+            report.model = store.model_id
+            store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            store.conn.execute("PRAGMA journal_mode=DELETE")
+        if live.exists():
+            # Fold the old WAL into the old file first: a new file must never meet an
+            # old file's WAL frames.
+            with Store.open(vault) as old:
+                old.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        os.replace(fresh, live)
+    except BaseException:
+        _remove_db(fresh)
+        raise
+
+
+def _remove_db(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            path.with_name(path.name + suffix).unlink()

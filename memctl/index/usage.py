@@ -1,0 +1,117 @@
+"""Reading chunks with their usage, and the reference log (state.db).
+
+Usage is keyed by content hash, so a chunk keeps its history when its file is re-chunked
+or moved to another tier.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memctl import clock
+
+REFERENCE_KINDS = ("search", "context", "tool")
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    id: int
+    path: str
+    line_start: int
+    line_end: int
+    heading: str
+    text: str
+    hash: str
+    tier: str
+    source: str
+    date: str | None
+    tags: list[str]
+    importance: float
+    embedded: bool
+    created_at: str | None
+    last_referenced_at: str | None
+    access_count: int
+
+
+_SELECT = (
+    "SELECT c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.hash, c.tier, "
+    "c.source, c.date, c.tags, c.importance, c.embedded, "
+    "u.created_at, u.last_referenced_at, coalesce(u.access_count, 0) "
+    "FROM chunks AS c LEFT JOIN state.usage AS u ON u.hash = c.hash "
+)
+
+
+def chunks_by_ids(conn: Any, ids: Sequence[int]) -> list[ChunkRecord]:
+    """The chunks with these ids, in the order asked; ids no longer in the index are skipped."""
+    found: dict[int, ChunkRecord] = {}
+    unique = list(dict.fromkeys(int(i) for i in ids))
+    # SQLite caps bound parameters; 500 per query stays far below every build's limit.
+    for start in range(0, len(unique), 500):
+        part = unique[start : start + 500]
+        marks = ",".join("?" * len(part))
+        for row in conn.execute(_SELECT + f"WHERE c.id IN ({marks})", part):
+            found[row[0]] = _record(row)
+    return [found[i] for i in unique if i in found]
+
+
+def _record(row: Sequence[Any]) -> ChunkRecord:
+    return ChunkRecord(
+        id=row[0],
+        path=row[1],
+        line_start=row[2],
+        line_end=row[3],
+        heading=row[4] or "",
+        text=row[5],
+        hash=row[6],
+        tier=row[7],
+        source=row[8],
+        date=row[9],
+        tags=json.loads(row[10]) if row[10] else [],
+        importance=float(row[11]) if row[11] is not None else 0.0,
+        embedded=bool(row[12]),
+        created_at=row[13],
+        last_referenced_at=row[14],
+        access_count=int(row[15]),
+    )
+
+
+def record_references(
+    conn: Any,
+    hashes_and_paths: Iterable[tuple[str, str]],
+    kind: str,
+    query: str | None,
+    now: datetime,
+) -> int:
+    """Log that these chunks were shown (caller holds a transaction); returns rows logged.
+
+    A chunk shown twice in one call counts once: one search is one reference.
+    """
+    if kind not in REFERENCE_KINDS:
+        raise ValueError(f"reference kind must be one of {REFERENCE_KINDS}, not {kind!r}")
+    stamp = clock.iso(now)
+    items = list(dict.fromkeys((h, p) for h, p in hashes_and_paths))
+    conn.executemany(
+        "INSERT INTO state.reference_log(hash, path, ts, kind, query) VALUES (?, ?, ?, ?, ?)",
+        [(h, p, stamp, kind, query) for h, p in items],
+    )
+    conn.executemany(
+        "INSERT INTO state.usage(hash, created_at, last_referenced_at, access_count) "
+        "VALUES (?, ?, ?, 1) ON CONFLICT(hash) DO UPDATE SET "
+        "access_count = access_count + 1, "
+        "last_referenced_at = max(coalesce(last_referenced_at, ''), excluded.last_referenced_at)",
+        [(h, stamp, stamp) for h in dict.fromkeys(h for h, _ in items)],
+    )
+    return len(items)
+
+
+def reference_counts(conn: Any, since: datetime) -> dict[str, int]:
+    """How many times each hash was referenced at or after `since`."""
+    rows = conn.execute(
+        "SELECT hash, count(*) FROM state.reference_log WHERE ts >= ? GROUP BY hash",
+        (clock.iso(since),),
+    )
+    return {digest: int(count) for digest, count in rows}
