@@ -1,3 +1,162 @@
-"""CLI commands for the agent concern (registered on import)."""
+"""context, tools, mcp, capture, compact-history: the agent-facing commands."""
 
-from memctl.cli import app  # noqa: F401
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from memctl.cli import app
+from memctl.cli._common import JSON_HELP, err, get_vault, print_json
+from memctl.errors import UsageError
+
+
+def _read_input(source: str) -> str:
+    """FILE, or standard input for `-`, as UTF-8 text."""
+    if source == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(source).read_bytes()
+        except FileNotFoundError:
+            raise UsageError(f"{source} does not exist") from None
+        except IsADirectoryError:
+            raise UsageError(f"{source} is a folder, not a file") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{source} is not valid UTF-8") from None
+
+
+def _read_json(source: str) -> Any:
+    text = _read_input(source)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+@app.command()
+def context(
+    ctx: typer.Context,
+    query: str | None = typer.Option(
+        None, "--query", "-q", help="Also add the top COLD snippets for this."
+    ),
+    budget: int | None = typer.Option(
+        None, "--budget", help="Token budget (default [agent] context_budget_tokens, 8000)."
+    ),
+    fmt: str = typer.Option(
+        "text", "--format", help="text, or anthropic (Messages API system blocks)."
+    ),
+    cold_k: int = typer.Option(5, "--cold", help="How many COLD snippets with --query."),
+    no_tools: bool = typer.Option(
+        False, "--no-tool-guide", help="Leave out the memory-tool guide."
+    ),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Assemble the context an agent loads: HOT core, WARM recent notes and decisions, COLD for --query.
+
+    Stable blocks come first (core, tool guide), then WARM, then COLD and the date, so the
+    prompt cache keeps working; over the budget, WARM is dropped oldest first, then COLD.
+
+    Examples: memctl context --budget 4000
+              memctl context --query "deploy dns" --format anthropic > system.json
+    """
+    from memctl.agent.context import assemble
+
+    if fmt not in ("text", "anthropic"):
+        raise UsageError(f"--format {fmt!r}: choose text or anthropic")
+    if budget is not None and budget < 1:
+        raise UsageError("--budget must be a positive number of tokens")
+    vault = get_vault(ctx)
+    result = assemble(vault, query=query, budget=budget, cold_k=cold_k, include_tools=not no_tools)
+    for notice in result.notices:
+        err(f"memctl: {notice}")
+    if fmt == "anthropic":
+        print_json({"system": result.anthropic_system(), **result.summary()})
+        return
+    if json_out:
+        print_json({"text": result.text(), **result.summary()})
+        return
+    sys.stdout.write(result.text())
+    err(
+        f"memctl: {result.tokens} of {result.budget} tokens (estimated), {len(result.dropped)} block(s) dropped"
+    )
+
+
+@app.command()
+def tools(
+    ctx: typer.Context,
+    fmt: str = typer.Option("anthropic", "--format", help="anthropic (Messages API tools) or mcp."),
+    call: str | None = typer.Option(None, "--call", metavar="NAME", help="Run this tool instead."),
+    arguments: str = typer.Option(
+        "{}", "--args", metavar="JSON", help="Arguments for --call (JSON object, or - for stdin)."
+    ),
+) -> None:
+    """Print the memory tools' JSON schemas, or run one tool and print its JSON result.
+
+    Output is always JSON. A tool result is capped at [agent] tool_result_tokens.
+
+    Examples: memctl tools --format mcp
+              memctl tools --call search_memory --args '{"query": "dns"}'
+    """
+    from memctl.agent.tools import run_tool, tool_schemas
+
+    if call is None:
+        print_json(tool_schemas(fmt))
+        return
+    vault = get_vault(ctx)
+    raw = _read_input("-") if arguments == "-" else arguments
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--args is not valid JSON ({exc.msg})") from None
+    text = run_tool(vault, call, parsed)
+    sys.stdout.write(text + "\n")
+    if not json.loads(text).get("ok"):
+        # The JSON error result is the message; SystemExit passes the CLI group untouched.
+        raise SystemExit(1)
+
+
+@app.command()
+def mcp(ctx: typer.Context) -> None:
+    """Serve the memory tools over stdio (Model Context Protocol) for this vault.
+
+    Example (Claude Desktop / Claude Code config): {"command": "memctl", "args": ["--vault", "/path/to/vault", "mcp"]}
+    """
+    from memctl.agent.mcp_server import run
+
+    run(get_vault(ctx))
+
+
+@app.command("compact-history")
+def compact_history_cmd(
+    ctx: typer.Context,
+    source: str = typer.Argument(..., help="Messages JSON file, or - for stdin."),
+    keep: int | None = typer.Option(None, "--keep", help="Messages kept untouched (default 12)."),
+    soft_budget: int | None = typer.Option(
+        None, "--soft-budget", help="Do nothing below this many tokens (default 20000)."
+    ),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Summarise the head of an Anthropic messages list; the last messages stay untouched.
+
+    Prints the new messages list (with --json: an object with the list and what was done).
+
+    Example: memctl compact-history conversation.json > compacted.json
+    """
+    from memctl.agent.history import compact_history
+    from memctl.llm import get_llm
+
+    if keep is not None and keep < 1:
+        raise UsageError("--keep must be at least 1")
+    vault = get_vault(ctx)
+    messages = _read_json(source)
+    result = compact_history(
+        messages, get_llm(vault.settings), vault.settings, keep=keep, soft_budget=soft_budget
+    )
+    err(f"memctl: {result.reason} ({result.before_tokens} -> {result.after_tokens} tokens)")
+    print_json(result.to_dict() if json_out else result.messages)

@@ -1,0 +1,49 @@
+"""Record that an agent loaded memory, so promotion rules see what is actually used.
+
+Only when the index exists: loading context must work on a vault never indexed, and
+building an index as a side effect of reading would surprise (and be slow).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from memctl import clock
+from memctl.vault import STATE_DIR, Vault
+
+Range = tuple[str | None, int | None, int | None]
+
+
+def record_loaded(
+    vault: Vault,
+    ranges: Sequence[Range],
+    *,
+    kind: str,
+    query: str | None = None,
+    now: datetime | None = None,
+) -> str | None:
+    """Log a reference for every indexed chunk overlapping `ranges`; a notice if it failed."""
+    wanted = [(p, s or 1, e or s or 1) for p, s, e in ranges if p]
+    if not wanted or not (vault.root / STATE_DIR / "index.db").exists():
+        return None
+    try:
+        from memctl.index.store import Store
+
+        with Store.open(vault) as store:
+            paths = sorted({p for p, _, _ in wanted})
+            marks = ",".join("?" * len(paths))
+            rows = store.conn.execute(
+                f"SELECT hash, path, line_start, line_end FROM chunks WHERE path IN ({marks})",
+                paths,
+            ).fetchall()
+            hits = [
+                (h, p)
+                for h, p, s, e in rows
+                if any(p == wp and s <= we and e >= ws for wp, ws, we in wanted)
+            ]
+            if hits:
+                store.record_references(hits, kind, query, now or clock.now())
+    except Exception as exc:  # the agent's read must not fail because usage logging did
+        return f"usage not recorded ({type(exc).__name__}: {exc})"
+    return None
