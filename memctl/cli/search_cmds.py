@@ -1,3 +1,227 @@
-"""CLI commands for the search concern (registered on import)."""
+"""`memctl search` and `memctl eval`: parse, call memctl.search, print."""
 
-from memctl.cli import app  # noqa: F401
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from memctl.cli import app
+from memctl.cli._common import (
+    JSON_HELP,
+    console,
+    err,
+    get_vault,
+    parse_date,
+    print_json,
+    print_json_line,
+)
+from memctl.errors import UsageError
+from memctl.search.evaluate import Hit, parse_queries, run_eval
+from memctl.search.hybrid import MODES, Filters, Searcher, SearchResponse
+from memctl.vault import SOURCES, TIERS, Vault
+
+_MODE_HELP = "hybrid (default), lexical (words + trigram), vector, or bm25 (words only)."
+
+
+def _filters(tier: str | None, source: str | None, since: str | None, until: str | None) -> Filters:
+    if tier is not None and tier not in TIERS:
+        raise UsageError(f"--tier must be one of {', '.join(TIERS)}")
+    if source is not None and source not in SOURCES:
+        raise UsageError(f"--source must be one of {', '.join(SOURCES)}")
+    return Filters(
+        tier=tier,
+        source=source,
+        since=parse_date(since, "--since"),
+        until=parse_date(until, "--until"),
+    )
+
+
+def _print_listing(response: SearchResponse, explain: bool) -> None:
+    if not response.results:
+        console.print(f"no results for {response.query!r}")
+        return
+    for n, result in enumerate(response.results, start=1):
+        head = Text(f"{n}. ", style="bold")
+        head.append(f"{result.path}:{result.line_start}-{result.line_end}", style="bold cyan")
+        head.append(f"  {result.date or 'undated'}  {result.tier}/{result.source}  ")
+        head.append(f"score {result.score:.3f}", style="dim")
+        console.print(head)
+        if result.heading:
+            console.print(Text(f"   {result.heading}", style="dim"))
+        body = Text(result.snippet)
+        for start, end in result.highlights:
+            body.stylize("bold yellow", start, end)
+        for line in body.split("\n"):
+            console.print(Text("   ").append(line))
+        if explain and result.explain:
+            table = Table(show_header=True, box=None, padding=(0, 2))
+            table.add_column("signal")
+            table.add_column("raw", justify="right")
+            table.add_column("contribution", justify="right")
+            for name, value in result.explain["contribution"].items():
+                raw = result.explain["raw"].get(name, "")
+                table.add_row(name, f"{raw}", f"{value:.4f}")
+            for name, value in result.explain["factors"].items():
+                table.add_row(name, "", f"× {value:.4f}")
+            table.add_row("final", "", f"{result.explain['final']:.4f}")
+            console.print(table)
+        console.print()
+
+
+def _notify(response: SearchResponse) -> None:
+    for notice in response.notices:
+        err(f"memctl: {notice}")
+
+
+@app.command()
+def search(
+    ctx: typer.Context,
+    query: str | None = typer.Argument(
+        None, help="What to look for (plain text; no query syntax)."
+    ),
+    k: int = typer.Option(5, "-k", help="How many results."),
+    tier: str | None = typer.Option(None, "--tier", help="Only this tier: hot, warm or cold."),
+    source: str | None = typer.Option(
+        None, "--source", help="Only this source: core, daily, decision or archive."
+    ),
+    since: str | None = typer.Option(
+        None, "--since", help="Only memories dated on or after (YYYY-MM-DD)."
+    ),
+    until: str | None = typer.Option(
+        None, "--until", help="Only memories dated on or before (YYYY-MM-DD)."
+    ),
+    explain: bool = typer.Option(
+        False, "--explain", help="Show each signal's raw value and contribution."
+    ),
+    no_log: bool = typer.Option(False, "--no-log", help="Leave no trace in the usage log."),
+    batch: str | None = typer.Option(
+        None,
+        "--batch",
+        metavar="FILE|-",
+        help="One query per line; prints one JSON object per line.",
+    ),
+    mode: str = typer.Option("hybrid", "--mode", help=_MODE_HELP),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Hybrid search of the vault (words, typos, meaning), freshest and most useful first.
+
+    Examples: memctl search "why did we pick sqlite"
+              memctl search get_vault --tier warm --json
+              printf 'deploy\\nдеплой\\n' | memctl search --batch - --json
+    """
+    vault = get_vault(ctx)
+    filters = _filters(tier, source, since, until)
+    if batch is not None:
+        if query is not None:
+            raise UsageError("give either QUERY or --batch, not both")
+        _run_batch(vault, batch, k=k, filters=filters, explain=explain, log=not no_log, mode=mode)
+        return
+    if query is None or not query.strip():
+        raise UsageError("nothing to search for: give a QUERY (or --batch FILE)")
+    with Searcher(vault) as searcher:
+        response = searcher.search(
+            query, k=k, filters=filters, explain=explain, log=not no_log, mode=mode
+        )
+    _notify(response)
+    if json_out:
+        print_json(response.to_dict())
+    else:
+        _print_listing(response, explain)
+
+
+def _read_lines(source: str) -> list[str]:
+    if source == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(source).read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read {source}: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise UsageError(f"{source} is not valid UTF-8") from None
+
+
+def _run_batch(
+    vault: Vault, source: str, *, k: int, filters: Filters, explain: bool, log: bool, mode: str
+) -> None:
+    lines = [line for line in _read_lines(source) if line.strip()]
+    with Searcher(vault) as searcher:
+        for n, line in enumerate(lines):
+            # One freshness check per batch: the vault does not change under a batch's feet.
+            searcher.fresh = n == 0
+            response = searcher.search(
+                line, k=k, filters=filters, explain=explain, log=log, mode=mode
+            )
+            if n == 0:
+                _notify(response)
+            out = response.to_dict()
+            print_json_line({"query": out["query"], "results": out["results"]})
+
+
+@app.command("eval")
+def eval_cmd(
+    ctx: typer.Context,
+    queries: Path = typer.Argument(..., help="Labelled queries, one JSON object per line."),
+    k: int = typer.Option(5, "-k", help="Cut-off for recall@k and NDCG@k."),
+    modes: str = typer.Option(
+        "hybrid,lexical,vector", "--modes", help="Comma-separated: hybrid, lexical, vector, bm25."
+    ),
+    per_query: bool = typer.Option(False, "--per-query", help="Include each query's metrics."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Measure recall@k, MRR and NDCG@k of each search mode on labelled queries.
+
+    Searches run with --no-log, so evaluating never changes usage counts.
+    Example: memctl eval tests/search/fixture_vault/queries.jsonl -k 5
+    """
+    vault = get_vault(ctx)
+    wanted = [m.strip() for m in modes.split(",") if m.strip()]
+    bad = [m for m in wanted if m not in MODES]
+    if bad or not wanted:
+        raise UsageError(f"--modes takes {', '.join(MODES)} (got {modes!r})")
+    try:
+        labelled = parse_queries(queries.read_text(encoding="utf-8").splitlines(), str(queries))
+    except OSError as exc:
+        raise UsageError(f"cannot read {queries}: {exc.strerror}") from None
+    if not labelled:
+        raise UsageError(f"{queries} holds no query with gold evidence")
+    with Searcher(vault) as searcher:
+        searcher.search("warm up", k=1, log=False, mode="lexical")  # one freshness sync
+        searcher.fresh = False
+        cache: dict[str, object] = {}
+
+        def run(text: str, mode: str) -> list[Hit]:
+            vector = None
+            if mode in ("hybrid", "vector"):
+                vector = cache.get(text)
+                if vector is None and searcher._has_vectors():
+                    vector = cache[text] = searcher._embed(text)
+            response = searcher.search(text, k=k, log=False, mode=mode, vector=vector)
+            return [Hit(r.path, r.line_start, r.line_end, r.snippet) for r in response.results]
+
+        reports = run_eval(labelled, run, k=k, modes=wanted)
+    data = {
+        "k": k,
+        "queries": len(labelled),
+        "modes": {m: r.to_dict(per_query) for m, r in reports.items()},
+    }
+    if json_out:
+        print_json(data)
+        return
+    table = Table(title=f"{len(labelled)} queries, k={k}")
+    for col in ("mode", "category", "n", f"recall@{k}", "MRR", f"NDCG@{k}"):
+        table.add_column(col, justify="left" if col in ("mode", "category") else "right")
+    for mode, report in reports.items():
+        rows = [("all", report.overall), *sorted(report.categories.items())]
+        for name, tally in rows:
+            d = tally.to_dict()
+            table.add_row(
+                mode, name, str(d["n"]), f"{d['recall']:.3f}", f"{d['mrr']:.3f}", f"{d['ndcg']:.3f}"
+            )
+    console.print(table)

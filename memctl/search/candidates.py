@@ -1,0 +1,267 @@
+"""The three candidate lists, read from the index with its own SQL (schema: docs/internals.md).
+
+Each function returns {chunk id: raw score}, higher is better, at most `limit` entries.
+Costs follow ../shared/notes/sqlite-search-costs.md: BM25 OR-queries drop terms found in
+too many rows (their posting lists are what makes OR slow, and their IDF is ~0 anyway);
+typos go through the vocabulary (fts5vocab → rapidfuzz → corrected words) rather than a
+ranked OR of trigrams; trigram matching is an unranked substring lookup scored in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+from memctl.search.query import Query, fts_expression, quote
+
+# The vocabulary view is created per connection in `temp`, so the index schema stays as
+# the index layer defines it.
+_VOCAB = "temp.memctl_search_vocab"
+TYPO_MIN_LENGTH = 4
+TYPO_MIN_RATIO = 80.0
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Restrict a search to a tier, a source, or a date range (inclusive)."""
+
+    tier: str | None = None
+    source: str | None = None
+    since: date | None = None
+    until: date | None = None
+
+    def sql(self, alias: str = "c") -> tuple[str, list[Any]]:
+        """An SQL condition on `chunks AS alias` ('1' when nothing is filtered)."""
+        parts: list[str] = []
+        params: list[Any] = []
+        if self.tier:
+            parts.append(f"{alias}.tier = ?")
+            params.append(self.tier)
+        if self.source:
+            parts.append(f"{alias}.source = ?")
+            params.append(self.source)
+        if self.since:
+            parts.append(f"{alias}.date >= ?")
+            params.append(self.since.isoformat())
+        if self.until:
+            parts.append(f"{alias}.date <= ?")
+            params.append(self.until.isoformat())
+        return (" AND ".join(parts) or "1"), params
+
+    def active(self) -> bool:
+        return any((self.tier, self.source, self.since, self.until))
+
+
+@dataclass
+class LexicalPlan:
+    """What the words list will ask FTS5, and why (shown by --explain)."""
+
+    forms: list[str] = field(default_factory=list)
+    prefixes: list[str] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # too common to be worth their cost
+    corrections: dict[str, str] = field(default_factory=dict)  # typo → vocabulary word
+
+    def expression(self) -> str:
+        parts = [fts_expression(self.forms, self.prefixes)]
+        parts += [quote(p) for p in self.phrases]
+        return " OR ".join(p for p in parts if p)
+
+
+def ensure_vocab(conn: Any) -> None:
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} USING fts5vocab(main, chunks_fts, row)"
+    )
+
+
+def row_count(conn: Any) -> int:
+    return int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
+
+
+def doc_freqs(conn: Any, words: Iterable[str]) -> dict[str, int]:
+    words = list(dict.fromkeys(words))
+    if not words:
+        return {}
+    marks = ",".join("?" * len(words))
+    rows = conn.execute(f"SELECT term, doc FROM {_VOCAB} WHERE term IN ({marks})", words)
+    found = {term: int(n) for term, n in rows}
+    return {w: found.get(w, 0) for w in words}
+
+
+def prefix_freq(conn: Any, prefix: str, cap: int) -> int:
+    """Documents matching `prefix*`, counted up to `cap` (enough to decide a drop)."""
+    rows = conn.execute(
+        f"SELECT doc FROM {_VOCAB} WHERE term >= ? AND term < ? LIMIT 200",
+        (prefix, prefix + "\U0010ffff"),
+    )
+    total = 0
+    for (n,) in rows:
+        total += int(n)
+        if total > cap:
+            break
+    return total
+
+
+def correct_typo(conn: Any, word: str) -> str | None:
+    """The closest vocabulary word sharing the first letter, if it is close enough."""
+    rows = conn.execute(
+        f"SELECT term FROM {_VOCAB} WHERE term >= ? AND term < ?",
+        (word[0], word[0] + "\U0010ffff"),
+    ).fetchall()
+    choices = [t for (t,) in rows if abs(len(t) - len(word)) <= 2]
+    best = process.extractOne(word, choices, scorer=fuzz.ratio, score_cutoff=TYPO_MIN_RATIO)
+    return best[0] if best else None
+
+
+def plan_lexical(conn: Any, query: Query, common_fraction: float) -> LexicalPlan:
+    """Choose the FTS5 forms: drop very common ones (never all), correct unknown words."""
+    ensure_vocab(conn)
+    plan = LexicalPlan()
+    terms = query.content_terms
+    forms = [f for t in terms for f in t.forms()]
+    freqs = doc_freqs(conn, forms)
+    limit = max(int(row_count(conn) * common_fraction), 50)
+    kept: list[tuple[int, str]] = []
+    for term in terms:
+        known = [f for f in term.forms() if freqs.get(f, 0) > 0]
+        stem_df = prefix_freq(conn, term.stem, limit) if term.stem else 0
+        if (
+            not known
+            and not stem_df
+            and len(term.text) >= TYPO_MIN_LENGTH
+            and not term.text.isdigit()
+        ):
+            fixed = correct_typo(conn, term.text)
+            if fixed:
+                plan.corrections[term.text] = fixed
+                known = [fixed]
+                freqs[fixed] = doc_freqs(conn, [fixed])[fixed]
+        for form in known:
+            kept.append((freqs[form], form))
+        if term.stem and 0 < stem_df <= limit:
+            plan.prefixes.append(term.stem)
+    common = [form for df, form in kept if df > limit]
+    rare = [form for df, form in kept if df <= limit]
+    if not rare and not plan.prefixes and kept:
+        # Every word is common: keep the rarest one rather than answer nothing.
+        rarest = min(kept)[1]
+        rare, common = [rarest], [f for f in common if f != rarest]
+    plan.forms = rare
+    plan.dropped = common
+    plan.phrases = [i for i in query.identifiers]
+    return plan
+
+
+def fts_candidates(conn: Any, plan: LexicalPlan, filters: Filters, limit: int) -> dict[int, float]:
+    expression = plan.expression()
+    if not expression:
+        return {}
+    if filters.active():
+        where, params = filters.sql("c")
+        rows = conn.execute(
+            "SELECT f.rowid, -bm25(chunks_fts) FROM chunks_fts AS f JOIN chunks AS c "
+            f"ON c.id = f.rowid WHERE chunks_fts MATCH ? AND {where} "
+            "ORDER BY bm25(chunks_fts) LIMIT ?",
+            (expression, *params, limit),
+        )
+    else:
+        rows = conn.execute(
+            "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? "
+            "ORDER BY rank LIMIT ?",
+            (expression, limit),
+        )
+    return {int(i): float(s) for i, s in rows}
+
+
+def trigram_words(query: Query, plan: LexicalPlan) -> list[str]:
+    """Substrings worth looking up: words of 3+ characters, corrected typos, identifiers."""
+    words = [t.text for t in query.content_terms if len(t.text) >= 3 and not t.text.isdigit()]
+    words += [v for t in query.content_terms for v in t.variants if len(v) >= 3]
+    words += list(plan.corrections.values()) + list(query.identifiers) + list(query.dates)
+    return list(dict.fromkeys(words))
+
+
+def trigram_candidates(
+    conn: Any, query: Query, plan: LexicalPlan, filters: Filters, limit: int
+) -> dict[int, float]:
+    """Chunks containing a query word as a substring (or dated as asked), scored by rapidfuzz."""
+    words = trigram_words(query, plan)
+    where, params = filters.sql("c")
+    ids: dict[int, None] = {}
+    per_word = limit * 4
+    for word in words:
+        # Unranked substring lookups stay cheap at 1M rows; ranking them does not.
+        rows = conn.execute(
+            "SELECT t.rowid FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
+            f"WHERE chunks_trigram MATCH ? AND {where} LIMIT ?",
+            (quote(word), *params, per_word),
+        )
+        ids.update((int(r), None) for (r,) in rows)
+    dated: set[int] = set()
+    for day in query.dates:
+        rows = conn.execute(
+            f"SELECT c.id FROM chunks AS c WHERE c.date = ? AND {where} LIMIT ?",
+            (day, *params, per_word),
+        )
+        dated.update(int(r) for (r,) in rows)
+        ids.update((i, None) for i in dated)
+    if not ids:
+        return {}
+    targets = [w.lower() for w in words if w not in query.dates]
+    texts = _texts(conn, list(ids))
+    scored = {i: fuzzy_score(targets, texts.get(i, "")) + (1.0 if i in dated else 0.0) for i in ids}
+    best = sorted(scored, key=lambda i: -scored[i])[:limit]
+    return {i: scored[i] for i in best if scored[i] > 0}
+
+
+def fuzzy_score(targets: Sequence[str], text: str) -> float:
+    """Mean over query words of the best word-to-word similarity (0..1); substrings score 1."""
+    if not targets:
+        return 0.0
+    lower = text.lower()
+    words = list(dict.fromkeys(lower.split()))
+    total = 0.0
+    for target in targets:
+        if target in lower:
+            total += 1.0
+            continue
+        best = process.extractOne(target, words, scorer=fuzz.ratio, score_cutoff=70.0)
+        total += best[1] / 100.0 if best else 0.0
+    return total / len(targets)
+
+
+def _texts(conn: Any, ids: Sequence[int]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        marks = ",".join("?" * len(part))
+        out.update(conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", part))
+    return out
+
+
+def vec0_candidates(conn: Any, vector: Any, filters: Filters, limit: int) -> dict[int, float]:
+    """Nearest neighbours from sqlite-vec (cosine similarity = 1 - distance)."""
+    blob = vector.astype("float32").tobytes()
+    # vec0 cannot filter on chunks' columns, so over-fetch and filter after.
+    fetch = limit * 8 if filters.active() else limit
+    rows = conn.execute(
+        "SELECT rowid, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?", (blob, fetch)
+    ).fetchall()
+    scores = {int(i): 1.0 - float(d) for i, d in rows}
+    if filters.active() and scores:
+        scores = {i: scores[i] for i in _filtered(conn, list(scores), filters)}
+    best = sorted(scores, key=lambda i: -scores[i])[:limit]
+    return {i: scores[i] for i in best}
+
+
+def _filtered(conn: Any, ids: Sequence[int], filters: Filters) -> list[int]:
+    where, params = filters.sql("c")
+    marks = ",".join("?" * len(ids))
+    rows = conn.execute(
+        f"SELECT c.id FROM chunks AS c WHERE c.id IN ({marks}) AND {where}", (*ids, *params)
+    )
+    return [int(r) for (r,) in rows]

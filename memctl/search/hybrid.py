@@ -1,0 +1,339 @@
+"""search(): candidates from the index, fusion, composite score, diversity, snippets, usage log.
+
+A `Searcher` holds the open index and (once needed) the embedding model, so `--batch`
+and `memctl eval` pay the model load once; `search()` is the one-shot entry point.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from memctl import clock
+from memctl.errors import UsageError
+from memctl.index.store import Store
+from memctl.index.usage import ChunkRecord
+from memctl.search import candidates as cand
+from memctl.search.candidates import Filters
+from memctl.search.query import Query, parse_query
+from memctl.search.scoring import Policy, Signals, Weights, composite, fuse, mmr, text_similarity
+from memctl.search.snippets import Matcher, Snippet, best_snippet
+from memctl.vault import Vault
+
+MODES = ("hybrid", "lexical", "vector", "bm25")
+_MODE_LISTS = {
+    "hybrid": ("fts", "trigram", "vector"),
+    "lexical": ("fts", "trigram"),
+    "vector": ("vector",),
+    "bm25": ("fts",),
+}
+# How far around a chunk the snippet may look for context lines.
+_CONTEXT_LINES = 40
+__all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
+
+
+@dataclass
+class SearchResult:
+    path: str
+    line_start: int
+    line_end: int
+    heading: str
+    snippet: str
+    score: float
+    tier: str
+    source: str
+    date: str | None
+    highlights: tuple[tuple[int, int], ...] = ()
+    hash: str = ""
+    explain: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "path": self.path,
+            "line_start": self.line_start,
+            "line_end": self.line_end,
+            "heading": self.heading,
+            "snippet": self.snippet,
+            "score": round(self.score, 6),
+            "tier": self.tier,
+            "source": self.source,
+            "date": self.date,
+        }
+        if self.explain is not None:
+            out["explain"] = self.explain
+        return out
+
+
+@dataclass
+class SearchResponse:
+    query: str
+    results: list[SearchResult]
+    pending_embeddings: int = 0
+    notices: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "results": [r.to_dict() for r in self.results],
+            "pending_embeddings": self.pending_embeddings,
+            "notices": self.notices,
+        }
+
+
+def policy_from(vault: Vault) -> Policy:
+    s = vault.settings.search
+    return Policy(
+        fusion=s.fusion,
+        weights=Weights(fts=s.weight_fts, trigram=s.weight_trigram, vector=s.weight_vector),
+        rrf_k=s.rrf_k,
+        half_life_days=s.half_life_days,
+    )
+
+
+class Searcher:
+    """Searches one vault; keep it for many queries (batch, eval), close it when done."""
+
+    def __init__(self, vault: Vault, *, fresh: bool = True, policy: Policy | None = None) -> None:
+        self.vault = vault
+        self.settings = vault.settings.search
+        self.policy = policy or policy_from(vault)
+        self.fresh = fresh
+        self._store: Store | None = None
+        self._embedder: Any = None
+        self.timings: dict[str, float] = {}
+
+    @property
+    def store(self) -> Store:
+        if self._store is None:
+            self._store = Store.open(self.vault)
+        return self._store
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def __enter__(self) -> Searcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _embed(self, text: str) -> Any:
+        if self._embedder is None:
+            from memctl.index.embed import get_embedder
+
+            self._embedder = get_embedder(self.vault.settings)
+        started = time.perf_counter()
+        vector = self._embedder.embed_query(text)
+        self.timings["embed_ms"] = (time.perf_counter() - started) * 1000
+        return vector
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        filters: Filters | None = None,
+        explain: bool = False,
+        log: bool = True,
+        mode: str = "hybrid",
+        now: datetime | None = None,
+        vector: Any = None,
+    ) -> SearchResponse:
+        if mode not in MODES:
+            raise UsageError(f"search mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if k < 1:
+            raise UsageError("-k must be at least 1")
+        now = now or clock.now()
+        filters = filters or Filters()
+        notices: list[str] = []
+        if self.fresh:
+            from memctl.index.sync import ensure_fresh
+
+            report = ensure_fresh(self.vault, now=now)
+            if report.skipped:
+                notices.append(f"index not refreshed: {report.skipped}")
+        parsed = parse_query(query)
+        conn = self.store.conn
+        pending = self.store.pending_count()
+        response = SearchResponse(
+            query=query, results=[], pending_embeddings=pending, notices=notices
+        )
+        if parsed.is_empty():
+            notices.append("the query has no words to search for")
+            return response
+        lists_wanted = _MODE_LISTS[mode]
+        limit = self.settings.candidates
+        plan = cand.plan_lexical(conn, parsed, self.settings.common_term_fraction)
+        lists: dict[str, dict[int, float]] = {}
+        started = time.perf_counter()
+        if "fts" in lists_wanted:
+            lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
+        if "trigram" in lists_wanted:
+            lists["trigram"] = cand.trigram_candidates(conn, parsed, plan, filters, limit)
+        if "vector" in lists_wanted:
+            if self._has_vectors():
+                qvec = vector if vector is not None else self._embed(query)
+                lists["vector"] = cand.vec0_candidates(conn, qvec, filters, limit)
+            else:
+                notices.append("no embeddings yet: answered from keyword search only")
+        if pending:
+            notices.append(f"{pending} chunks still wait for embeddings: answered from what exists")
+        fused = fuse(lists, self.policy)
+        records = {r.id: r for r in self.store.chunks_by_ids(list(fused))}
+        recent = self._recent_hashes(now)
+        matcher = _matcher(parsed, plan)
+        words = [t.text for t in parsed.content_terms]
+        scored: dict[int, float] = {}
+        detail: dict[int, dict[str, Any]] = {}
+        for cid, parts in fused.items():
+            record = records.get(cid)
+            if record is None:
+                continue
+            relevance = sum(parts.values())
+            signals = Signals(
+                source=record.source,
+                day=_day(record.date),
+                text=record.text,
+                importance=record.importance,
+                access_count=record.access_count,
+                tags=tuple(record.tags),
+                returned_recently=record.hash in recent,
+            )
+            score, factors = composite(relevance, signals, words, now, self.policy)
+            scored[cid] = score
+            if explain:
+                detail[cid] = {
+                    "raw": {
+                        name: round(lists[name][cid], 6) for name in lists if cid in lists[name]
+                    },
+                    "contribution": {name: round(v, 6) for name, v in parts.items()},
+                    "relevance": round(relevance, 6),
+                    "factors": {name: round(v, 6) for name, v in factors.items()},
+                    "access_count": record.access_count,
+                    "final": round(score, 6),
+                }
+        ranked = sorted(scored, key=lambda i: (-scored[i], i))
+        snippets: dict[int, Snippet] = {}
+        pool = ranked[: max(k * 6, 30)]
+        for cid in pool:
+            snippets[cid] = self._snippet(records[cid], matcher)
+
+        def similarity(a: int, b: int) -> float:
+            sa, sb = snippets[a], snippets[b]
+            ra, rb = records[a], records[b]
+            if ra.path == rb.path and sa.line_start <= sb.line_end and sb.line_start <= sa.line_end:
+                return 1.0  # the same lines shown twice
+            if ra.hash == rb.hash:
+                return 1.0
+            return text_similarity(ra.text, rb.text)
+
+        chosen = mmr(pool, scored, similarity, k, self.policy)
+        self.timings["search_ms"] = (time.perf_counter() - started) * 1000
+        for cid in chosen:
+            record, snip = records[cid], snippets[cid]
+            result = SearchResult(
+                path=record.path,
+                line_start=snip.line_start,
+                line_end=snip.line_end,
+                heading=record.heading,
+                snippet=snip.text,
+                score=scored[cid],
+                tier=record.tier,
+                source=record.source,
+                date=record.date,
+                highlights=snip.highlights,
+                hash=record.hash,
+            )
+            if explain:
+                result.explain = {
+                    **detail[cid],
+                    "chunk_lines": [record.line_start, record.line_end],
+                    "terms": plan.forms,
+                    "prefixes": plan.prefixes,
+                    "dropped_common": plan.dropped,
+                    "corrections": plan.corrections,
+                }
+            response.results.append(result)
+        if log and response.results:
+            self.store.record_references(
+                [(r.hash, r.path) for r in response.results], "search", query, now
+            )
+        return response
+
+    def _has_vectors(self) -> bool:
+        row = self.store.conn.execute("SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone()
+        return row is not None
+
+    def _recent_hashes(self, now: datetime) -> set[str]:
+        minutes = self.settings.recent_penalty_minutes
+        if minutes <= 0:
+            return set()
+        return set(self.store.reference_counts(now - timedelta(minutes=minutes)))
+
+    def _snippet(self, record: ChunkRecord, matcher: Matcher) -> Snippet:
+        """The best window of the chunk, widened with neighbouring lines of the same file."""
+        lo = max(record.line_start - _CONTEXT_LINES, 1)
+        hi = record.line_end + _CONTEXT_LINES
+        rows = self.store.conn.execute(
+            "SELECT line_start, line_end, text FROM chunks WHERE path = ? AND line_end >= ? "
+            "AND line_start <= ? ORDER BY line_start",
+            (record.path, lo, hi),
+        ).fetchall()
+        first = min(r[0] for r in rows) if rows else record.line_start
+        last = max(r[1] for r in rows) if rows else record.line_end
+        lines: list[str | None] = [None] * (last - first + 1)
+        covered_lo, covered_hi = first, last
+        for start, _end, text in rows:
+            for offset, line in enumerate(text.split("\n")):
+                lines[start - first + offset] = line
+        # Lines between two chunks of a file are blank (the chunker keeps every other line).
+        for i in range(covered_lo - first, covered_hi - first + 1):
+            if lines[i] is None:
+                lines[i] = ""
+        if not rows:
+            lines = list(record.text.split("\n"))
+        core = (record.line_start - first, record.line_end - first)
+        return best_snippet(lines, first, matcher, self.settings.snippet_tokens, core=core)
+
+
+def _matcher(parsed: Query, plan: cand.LexicalPlan) -> Matcher:
+    exact = {f for t in parsed.content_terms for f in t.forms()}
+    exact |= set(plan.corrections.values())
+    for ident in parsed.identifiers:
+        exact.update(w.lower() for w in ident.replace(".", " ").replace("_", " ").split())
+    prefixes = tuple(t.stem for t in parsed.content_terms if t.stem)
+    return Matcher(exact=frozenset(exact), prefixes=prefixes)
+
+
+def _day(value: str | None) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def search(
+    vault: Vault,
+    query: str,
+    *,
+    k: int = 5,
+    filters: Filters | None = None,
+    explain: bool = False,
+    log: bool = True,
+    mode: str = "hybrid",
+    now: datetime | None = None,
+) -> SearchResponse:
+    """Search the vault (after a cheap freshness sync) and return the top k results.
+
+    Example: search(vault, "why did we pick sqlite", k=3).results[0].snippet
+    """
+    with Searcher(vault) as searcher:
+        return searcher.search(
+            query, k=k, filters=filters, explain=explain, log=log, mode=mode, now=now
+        )

@@ -1,0 +1,215 @@
+"""Ranking policy (pure, no I/O): normalisation, fusion, the composite score, diversity.
+
+relevance = fusion of the three candidate lists (weighted sum of normalised scores, or RRF)
+final     = relevance × recency × importance × usage × tags × recent-return penalty
+
+Each factor is a multiplier near 1 so relevance still decides between unrelated chunks;
+the factors break ties between similar ones (a fresh note over a stale one with a
+similar name, a memory that proved useful over one never used).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+LISTS = ("fts", "trigram", "vector")
+
+# Kinds of memory whose value does not fade with age.
+DURABLE_SOURCES = frozenset({"core", "decision"})
+_SUPERSEDED = re.compile(r"\b(superseded|obsolete|reverted|replaced by)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Weights:
+    fts: float = 0.4
+    trigram: float = 0.2
+    vector: float = 0.4
+
+    def of(self, name: str) -> float:
+        return float(getattr(self, name))
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The knobs of the composite score; defaults come from [search] in .memctl.toml."""
+
+    fusion: str = "weighted"  # or "rrf"
+    weights: Weights = field(default_factory=Weights)
+    rrf_k: int = 60
+    half_life_days: float = 14.0
+    recency_floor: float = 0.75  # a very old dated note keeps this share of its relevance
+    importance_span: float = 0.2  # importance 0 → ×0.9, 1 → ×1.1
+    access_step: float = 0.03  # per log(1 + access_count)
+    access_cap: float = 1.15
+    tag_boost: float = 0.10  # per query word that matches one of the chunk's tags
+    recent_penalty: float = 0.8  # multiplier for a chunk returned in the last few minutes
+    mmr_lambda: float = 0.75
+    duplicate_similarity: float = 0.9
+
+
+def normalise(scores: Mapping[int, float]) -> dict[int, float]:
+    """Scale to (0, 1] by the list's best score; higher is better on input.
+
+    Max-scaling (not min-max) keeps the weakest candidate above zero: it still earned
+    its place in the list, and min-max would erase it from the fusion.
+    """
+    if not scores:
+        return {}
+    top = max(scores.values())
+    if top <= 0:
+        return {key: 1.0 for key in scores}
+    return {key: max(value, 0.0) / top for key, value in scores.items()}
+
+
+def fuse_weighted(
+    lists: Mapping[str, Mapping[int, float]], weights: Weights
+) -> dict[int, dict[str, float]]:
+    """Per chunk, each list's contribution (weight × normalised score); absent lists add 0."""
+    out: dict[int, dict[str, float]] = {}
+    for name, scores in lists.items():
+        w = weights.of(name)
+        for key, value in normalise(scores).items():
+            out.setdefault(key, {})[name] = w * value
+    return out
+
+
+def fuse_rrf(
+    lists: Mapping[str, Mapping[int, float]], weights: Weights, k: int = 60
+) -> dict[int, dict[str, float]]:
+    """Reciprocal-rank fusion, weighted per list, scaled so rank 1 in every list scores 1."""
+    total = sum(weights.of(name) for name in lists) or 1.0
+    out: dict[int, dict[str, float]] = {}
+    for name, scores in lists.items():
+        ranked = sorted(scores, key=lambda key: -scores[key])
+        w = weights.of(name)
+        for rank, key in enumerate(ranked, start=1):
+            out.setdefault(key, {})[name] = w * (k + 1) / (k + rank) / total
+    return out
+
+
+def fuse(lists: Mapping[str, Mapping[int, float]], policy: Policy) -> dict[int, dict[str, float]]:
+    if policy.fusion == "rrf":
+        return fuse_rrf(lists, policy.weights, policy.rrf_k)
+    return fuse_weighted(lists, policy.weights)
+
+
+def decays(source: str | None, text: str) -> bool:
+    """Dated operational notes fade; core, decisions in force and undated facts do not."""
+    if source in DURABLE_SOURCES:
+        return bool(_SUPERSEDED.search(text)) if source == "decision" else False
+    return True
+
+
+def recency(
+    source: str | None, day: date | None, now: datetime, policy: Policy, text: str = ""
+) -> float:
+    if day is None or not decays(source, text):
+        return 1.0
+    age = max((now.date() - day).days, 0)
+    fade = 0.5 ** (age / policy.half_life_days)
+    return policy.recency_floor + (1.0 - policy.recency_floor) * fade
+
+
+def importance_factor(importance: float | None, policy: Policy) -> float:
+    value = 0.5 if importance is None else min(max(importance, 0.0), 1.0)
+    return 1.0 + policy.importance_span * (value - 0.5)
+
+
+def access_factor(access_count: int, policy: Policy) -> float:
+    return min(1.0 + policy.access_step * math.log1p(max(access_count, 0)), policy.access_cap)
+
+
+def tag_factor(
+    query_words: Sequence[str], tags: Sequence[str], policy: Policy
+) -> tuple[float, int]:
+    """+10% per distinct query word that equals one of the chunk's tags (case and # ignored)."""
+    wanted = {t.lower().lstrip("#") for t in tags}
+    hits = len({w for w in query_words if w in wanted})
+    return 1.0 + policy.tag_boost * hits, hits
+
+
+def recent_factor(returned_recently: bool, policy: Policy) -> float:
+    return policy.recent_penalty if returned_recently else 1.0
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the composite score knows about one candidate besides its relevance."""
+
+    source: str | None
+    day: date | None
+    text: str
+    importance: float | None
+    access_count: int
+    tags: tuple[str, ...]
+    returned_recently: bool
+
+
+def composite(
+    relevance: float,
+    signals: Signals,
+    query_words: Sequence[str],
+    now: datetime,
+    policy: Policy,
+) -> tuple[float, dict[str, float]]:
+    """The final score and each factor (for --explain)."""
+    factors = {
+        "recency": recency(signals.source, signals.day, now, policy, signals.text),
+        "importance": importance_factor(signals.importance, policy),
+        "access": access_factor(signals.access_count, policy),
+        "tags": tag_factor(query_words, signals.tags, policy)[0],
+        "recent_penalty": recent_factor(signals.returned_recently, policy),
+    }
+    score = relevance
+    for value in factors.values():
+        score *= value
+    return score, factors
+
+
+def mmr(
+    ranked: Sequence[int],
+    scores: Mapping[int, float],
+    similarity: Callable[[int, int], float],
+    k: int,
+    policy: Policy,
+) -> list[int]:
+    """Maximal marginal relevance: pick k items trading score against redundancy.
+
+    Items at least `duplicate_similarity` alike to one already picked are skipped
+    outright, so near-duplicates never crowd the top k.
+    """
+    if not ranked:
+        return []
+    top = max(scores[i] for i in ranked) or 1.0
+    picked: list[int] = []
+    pool = list(ranked)
+    while pool and len(picked) < k:
+        best_item, best_value = None, -math.inf
+        for item in pool:
+            redundancy = max((similarity(item, p) for p in picked), default=0.0)
+            if redundancy >= policy.duplicate_similarity:
+                continue
+            value = policy.mmr_lambda * scores[item] / top - (1 - policy.mmr_lambda) * redundancy
+            if value > best_value:
+                best_item, best_value = item, value
+        if best_item is None:
+            break
+        picked.append(best_item)
+        pool.remove(best_item)
+    return picked
+
+
+_TOKENS = re.compile(r"\w+", re.UNICODE)
+
+
+def text_similarity(a: str, b: str) -> float:
+    """Jaccard overlap of word sets: the redundancy measure when vectors are missing."""
+    sa = set(_TOKENS.findall(a.lower()))
+    sb = set(_TOKENS.findall(b.lower()))
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
