@@ -22,6 +22,9 @@ def index_cmd(
     no_embed: bool = typer.Option(
         False, "--no-embed", help="Lexical rows only; vectors wait for the next plain run."
     ),
+    wait: float = typer.Option(
+        5.0, "--wait", min=0, help="Seconds to wait for another indexer before giving up."
+    ),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Bring the index up to date with the vault (incremental; words first, vectors after).
@@ -33,7 +36,7 @@ def index_cmd(
 
     vault = get_vault(ctx)
     with _progress(enabled=not json_out and sys.stdout.isatty()) as progress:
-        report = sync(vault, embed=not no_embed, full=full, progress=progress)
+        report = sync(vault, embed=not no_embed, full=full, progress=progress, wait=wait)
     for warning in report.warnings:
         err(f"memctl: warning: {warning}")
     if json_out:
@@ -100,6 +103,7 @@ def watch(
         for warning in report.warnings:
             err(f"memctl: warning: {warning}")
         console.print(summary_line(report))
+        sys.stdout.flush()  # one line per sync, visible at once in a log file or pipe
 
     def failed(message: str) -> None:
         err(f"memctl: error: {message}")

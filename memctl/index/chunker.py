@@ -132,6 +132,8 @@ def _blocks(lines: list[str], start: int) -> list[_Block]:
             while j < n and not re.match(rf"^ {{0,3}}{marker[0]}{{{len(marker)},}}\s*$", lines[j]):
                 j += 1
             end = min(j, n - 1)
+            while end > i and not lines[end].strip():
+                end -= 1  # an unclosed fence ends at its last non-blank line
             blocks.append(_Block(i, end, "fence", _cost(lines, i, end)))
             i = end + 1
             continue

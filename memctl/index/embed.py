@@ -108,6 +108,11 @@ def _load(name: str, batch_size: int) -> Embedder:
         from fastembed import TextEmbedding
     except ImportError as exc:
         raise MemctlError(f"fastembed is not installed ({exc})") from None
+    with contextlib.suppress(ImportError):
+        # fastembed logs its own multi-line errors through loguru; ours is one line.
+        from loguru import logger
+
+        logger.disable("fastembed")
     try:
         if name == DEFAULT_EMBED_MODEL:
             model = TextEmbedding(name, specific_model_path=str(default_model_dir()))

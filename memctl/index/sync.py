@@ -97,6 +97,19 @@ def sync(
     return report
 
 
+def embed_pending(vault: Vault, *, progress: Progress | None = None) -> SyncReport:
+    """Only the vector phase: embed whatever the lexical syncs left pending."""
+    started = time.perf_counter()
+    report = SyncReport()
+    with Store.open(vault) as store:
+        _embed_pending(vault, store, report, progress)
+        report.pending_embeddings = store.pending_count()
+        report.chunks_total = store.counts()["chunks"]
+        report.model = store.model_id
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
 def ensure_fresh(vault: Vault, *, now: datetime | None = None) -> SyncReport:
     """The cheap pre-search sync: a stat walk and lexical rows only; never waits.
 

@@ -1,0 +1,117 @@
+"""`memctl watch`: a watchdog observer that syncs the index after each burst of edits.
+
+Editors save in many ways (write in place, write a temp file and rename it over the
+original, delete and re-create), so events are only a hint that something under
+memory/ moved: after `debounce` seconds of quiet the incremental sync stats the
+vault and finds out what really changed. Lexical sync runs on the watcher's thread so
+an edit is keyword-searchable about `debounce` seconds after the save; vectors are
+computed on a second thread so a long embedding run never delays the next edit.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from memctl.errors import MemctlError
+from memctl.index.sync import SyncReport, embed_pending, sync
+from memctl.vault import MEMORY_DIR, Vault
+
+
+def is_relevant(vault_root: Path, path: str | bytes | None) -> bool:
+    """Whether an event path can change the index: under memory/, no hidden part, .md
+    (or a folder, whose move or removal takes its notes along)."""
+    if not path:
+        return False
+    text = path.decode() if isinstance(path, bytes) else path
+    try:
+        rel = Path(text).relative_to(vault_root)
+    except ValueError:
+        return False
+    parts = rel.parts
+    if not parts or parts[0] != MEMORY_DIR or any(p.startswith(".") for p in parts):
+        return False
+    return len(parts) == 1 or not Path(parts[-1]).suffix or parts[-1].endswith(".md")
+
+
+def watch_vault(
+    vault: Vault,
+    *,
+    debounce: float = 1.0,
+    embed: bool = True,
+    on_sync: Callable[[SyncReport], None] = lambda report: None,
+    on_error: Callable[[str], None] = lambda message: None,
+    stop: threading.Event | None = None,
+    ready: threading.Event | None = None,
+) -> None:
+    """Run until `stop` is set (or Ctrl-C). `ready` is set once the observer is running
+    and the first sync is done, which is what tests wait on instead of sleeping."""
+    from watchdog.events import FileSystemEvent, FileSystemEventHandler
+    from watchdog.observers import Observer
+
+    stop = stop or threading.Event()
+    dirty = threading.Event()
+    wanted = threading.Event()  # new lexical rows may need vectors
+    last_event = [time.monotonic()]
+    root = vault.root.resolve()
+
+    class Handler(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            if event.event_type in ("opened", "closed_no_write"):
+                return
+            paths = (event.src_path, getattr(event, "dest_path", None))
+            if any(is_relevant(root, p) for p in paths):
+                last_event[0] = time.monotonic()
+                dirty.set()
+
+    def run_sync() -> None:
+        try:
+            report = sync(vault, embed=False)
+        except MemctlError as exc:
+            on_error(str(exc))
+            return
+        on_sync(report)
+        if report.pending_embeddings:
+            wanted.set()
+
+    def embed_worker() -> None:
+        while not stop.is_set():
+            if not wanted.wait(timeout=0.2):
+                continue
+            wanted.clear()
+            try:
+                report = embed_pending(vault)
+            except MemctlError as exc:
+                on_error(str(exc))
+                continue
+            if report.embedded or report.cache_hits:
+                on_sync(report)
+
+    observer: Any = Observer()
+    observer.schedule(Handler(), str(root), recursive=True)
+    observer.start()
+    worker = threading.Thread(target=embed_worker, name="memctl-embed", daemon=True)
+    if embed:
+        worker.start()
+    try:
+        run_sync()
+        if ready is not None:
+            ready.set()
+        while not stop.is_set():
+            if not dirty.wait(timeout=0.2):
+                continue
+            # Wait for `debounce` seconds without events: one sync per burst of saves.
+            while (quiet := debounce - (time.monotonic() - last_event[0])) > 0:
+                if stop.wait(quiet):
+                    return
+            dirty.clear()
+            run_sync()
+    finally:
+        stop.set()
+        observer.stop()
+        observer.join(timeout=5)
+        if embed:
+            worker.join(timeout=1)

@@ -1,0 +1,140 @@
+"""Vectors: the offline default model, the embedding cache, and model changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from memctl.cli import app
+from memctl.config import Settings
+from memctl.errors import MemctlError
+from memctl.index import embed as embed_module
+from memctl.index.embed import Embedder, default_model_dir, get_embedder, needs_e5_prefixes
+from memctl.index.store import Store
+from memctl.index.sync import sync
+from memctl.vault import Vault
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return get_embedder(Settings())
+
+
+def _vectors(vault: Vault) -> dict[str, np.ndarray]:
+    with Store.open(vault) as store:
+        rows = store.conn.execute(
+            "SELECT c.text, v.embedding FROM chunks AS c JOIN chunks_vec AS v ON v.rowid = c.id"
+        ).fetchall()
+    return {text: np.frombuffer(blob, dtype=np.float32) for text, blob in rows}
+
+
+def test_default_model_is_offline_unit_length_and_multilingual(embedder: Embedder) -> None:
+    assert embedder.model_id == "sentence-transformers/all-MiniLM-L6-v2" and embedder.dim == 384
+    passages = embedder.embed_passages(
+        ["the deploy is blocked on DNS", "my cat sleeps all day", "кошка спит"]
+    )
+    assert passages.shape == (3, 384) and passages.dtype == np.float32
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-5)
+    query = embedder.embed_query("deployment blocked by a DNS problem")
+    scores = passages @ query
+    assert scores[0] > scores[1]
+    assert get_embedder(Settings()) is embedder  # loaded once per process
+
+
+def test_sync_embeds_everything_then_reuses_the_cache(
+    notes_vault: Vault, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = sync(notes_vault)
+    assert report.embedded == report.chunks_total and report.pending_embeddings == 0
+    vectors = _vectors(notes_vault)
+    assert len(vectors) == report.chunks_total
+    with Store.open(notes_vault) as store:
+        assert (
+            store.conn.execute("SELECT count(*) FROM chunks WHERE embedded = 0").fetchone()[0] == 0
+        )
+
+    def no_model(self: Embedder, texts: list[str]) -> np.ndarray:
+        raise AssertionError(f"re-embedded {texts}")
+
+    # Moving text around (new ids, same content) and a full rebuild never run the model.
+    monkeypatch.setattr(Embedder, "embed_passages", no_model)
+    daily = notes_vault.daily_dir / "2026-11-20.md"
+    daily.write_text("\n\n" + daily.read_text(encoding="utf-8"), encoding="utf-8")
+    moved = sync(notes_vault)
+    assert moved.cache_hits > 0 and moved.embedded == 0 and moved.pending_embeddings == 0
+    rebuilt = sync(notes_vault, full=True)
+    assert rebuilt.cache_hits == rebuilt.chunks_total and rebuilt.pending_embeddings == 0
+    after = _vectors(notes_vault)
+    assert all(np.array_equal(after[text], vectors[text]) for text in vectors)
+
+
+def test_nearest_vector_is_the_matching_note(notes_vault: Vault, embedder: Embedder) -> None:
+    sync(notes_vault)
+    query = embedder.embed_query("which database did we choose").astype(np.float32)
+    with Store.open(notes_vault) as store:
+        [(path, heading)] = store.conn.execute(
+            "SELECT c.path, c.heading FROM chunks_vec AS v JOIN chunks AS c ON c.id = v.rowid "
+            "WHERE v.embedding MATCH ? AND k = 1",
+            (query.tobytes(),),
+        ).fetchall()
+    assert path == "memory/decisions.md" and "SQLite" in heading
+
+
+def test_model_change_drops_vectors_and_cache_brings_them_back(
+    notes_vault: Vault, embedder: Embedder
+) -> None:
+    sync(notes_vault)
+    with Store.open(notes_vault) as store:
+        total = store.counts()["chunks"]
+        assert store.set_model("another/model", 8) is True
+        assert store.dim == 8 and store.pending_count() == total
+        assert store.conn.execute("SELECT count(*) FROM chunks_vec").fetchone()[0] == 0
+        assert store.set_model(embedder.model_id, embedder.dim) is True
+        assert store.pending_count() == 0
+        assert store.set_model(embedder.model_id, embedder.dim) is False
+
+
+def test_unloadable_model_is_one_line_after_lexical_rows(
+    notes_vault: Vault, runner: CliRunner
+) -> None:
+    (notes_vault.root / ".memctl.toml").write_text('[embed]\nmodel = "no/such-model"\n')
+    result = runner.invoke(app, ["--vault", str(notes_vault.root), "index"])
+    assert result.exit_code == 1
+    assert "cannot load embedding model 'no/such-model'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    with Store.open(Vault(notes_vault.root)) as store:
+        assert store.counts()["chunks"] > 0  # keyword search works meanwhile
+
+
+def test_e5_prefixes() -> None:
+    assert needs_e5_prefixes("intfloat/multilingual-e5-large")
+    assert needs_e5_prefixes("intfloat/e5-small-v2")
+    assert not needs_e5_prefixes("sentence-transformers/all-MiniLM-L6-v2")
+
+
+def test_model_folder_respects_xdg_and_falls_back_to_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    folder = default_model_dir()
+    assert folder.is_relative_to(tmp_path / "cache")
+    assert {p.name for p in folder.iterdir()} >= {
+        "model.onnx",
+        "tokenizer.json",
+        "tokenizer_config.json",
+    }
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.setattr(embed_module.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    assert default_model_dir().is_relative_to(tmp_path / "tmp")
+
+
+def test_get_embedder_error_names_the_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memctl.config import settings_from_dict
+
+    with pytest.raises(MemctlError, match="no/such-model"):
+        get_embedder(settings_from_dict({"embed": {"model": "no/such-model"}}))
