@@ -1,75 +1,64 @@
-"""`update_core_memory`: add one line to a section of core.md, never past the HOT cap."""
+"""`update_core_memory`: the same review and cap as promotion, for an agent's proposal.
+
+Order matters for cost and safety: a cheap cap pre-check first (a full core.md is
+refused before any LLM call), then the LLM review (`memctl.lifecycle.review`), then the
+one writer (`memctl.lifecycle.hot.apply_core_addition`), which re-checks the cap under
+the vault lock. Without an API key nothing is written: the agent is told to use
+`remember` instead, because core.md only changes after review.
+"""
 
 from __future__ import annotations
 
-import re
-from datetime import datetime
 from typing import Any
 
-from memctl.errors import UsageError
-from memctl.vault import Vault, read_text, update_file
+from memctl.agent.errors import ToolFailure
+from memctl.lifecycle.hot import HotCapExceeded, apply_core_addition, line_count
+from memctl.lifecycle.review import review_core_addition
+from memctl.llm import LLM
+from memctl.vault import Vault, read_text
 
-_H2 = re.compile(r"^##\s+(.*?)\s*#*\s*$")
-
-
-def section_names(core_text: str) -> list[str]:
-    return [m.group(1) for line in core_text.splitlines() if (m := _H2.match(line))]
-
-
-def as_bullet(text: str) -> str:
-    """One core line: core.md is a list of short lines, so multi-line text is joined."""
-    flat = " ".join(text.split())
-    return flat if flat.startswith(("- ", "* ")) else f"- {flat}"
+_ARCHIVE_HINT = (
+    "archive stale core lines first (`memctl demote`), or save this with remember instead"
+)
 
 
-def insert_into_section(core_text: str, section: str, line: str) -> tuple[str, int]:
-    """`core_text` with `line` appended at the end of `section` (matched case-insensitively).
-
-    Returns the new text and the 1-based line number of the insertion. Raises UsageError
-    for an unknown section, listing the ones that exist.
-    """
-    lines = core_text.splitlines()
-    wanted = " ".join(section.split()).casefold()
-    start = next(
-        (
-            i
-            for i, row in enumerate(lines)
-            if (m := _H2.match(row)) and m.group(1).casefold() == wanted
-        ),
-        None,
+def add_to_core(vault: Vault, section: str, text: str, *, llm: LLM | None) -> dict[str, Any]:
+    settings = vault.settings
+    known = {s.casefold(): s for s in settings.hot.sections}
+    if section.strip().casefold() not in known:
+        raise ToolFailure(
+            "invalid_arguments",
+            f"section: {section!r} is not a core memory section; choose one of "
+            f"{', '.join(settings.hot.sections)}",
+        )
+    core_text = read_text(vault.core_path)
+    if line_count(core_text) >= settings.hot.cap_lines:
+        raise ToolFailure(
+            "refused",
+            f"core.md is full ({line_count(core_text)} lines, cap {settings.hot.cap_lines}): "
+            + _ARCHIVE_HINT,
+        )
+    review = review_core_addition(
+        settings, known[section.strip().casefold()], text, llm=llm, core_text=core_text
     )
-    if start is None:
-        names = ", ".join(section_names(core_text)) or "none"
-        raise UsageError(f"core.md has no section {section!r} (sections: {names})")
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("#")), len(lines))
-    # After the section's last non-blank line, so blank separators stay where they were.
-    at = end
-    while at > start + 1 and not lines[at - 1].strip():
-        at -= 1
-    if at == start + 1:
-        new = [*lines[:at], "", line, *lines[at:]]
-        line_no = at + 2
-    else:
-        new = [*lines[:at], line, *lines[at:]]
-        line_no = at + 1
-    return "\n".join(new) + "\n", line_no
-
-
-def add_to_core(vault: Vault, section: str, text: str, *, now: datetime) -> dict[str, Any]:
-    """Review and apply one core addition: duplicate → no change; over the cap → refused."""
-    cap = vault.settings.hot.cap_lines
-    line = as_bullet(text)
-    rel = vault.rel(vault.core_path)
-    with vault.lock():
-        before = read_text(vault.core_path)
-        if any(" ".join(row.split()).casefold() == line.casefold() for row in before.splitlines()):
-            return {"path": rel, "changed": False, "reason": "already in core memory"}
-        after, line_no = insert_into_section(before, section, line)
-        count = len(after.splitlines())
-        if count > cap:
-            raise UsageError(
-                f"refused: core.md would have {count} lines, over its cap of {cap}. Archive "
-                "stale core lines first (`memctl demote`), or save this with remember instead"
-            )
-        update_file(vault.core_path, lambda current: insert_into_section(current, section, line)[0])
-    return {"path": rel, "changed": True, "line": line_no, "lines": count, "cap": cap}
+    if review.status == "unreviewed":
+        raise ToolFailure(
+            "unreviewed",
+            f"not written: core memory changes need an LLM review ({review.reason}); "
+            "save it with remember instead",
+        )
+    if review.status != "approved" or not review.section or not review.line:
+        raise ToolFailure("rejected", f"core memory review rejected it: {review.reason}")
+    try:
+        edit = apply_core_addition(vault, review.section, review.line)
+    except HotCapExceeded as exc:
+        raise ToolFailure("refused", f"refused: {exc}; {_ARCHIVE_HINT}") from None
+    return {
+        "path": vault.rel(vault.core_path),
+        "section": edit.section,
+        "added": edit.added,
+        "changed": bool(edit.added),
+        "lines": edit.line_count,
+        "cap": edit.cap,
+        "review": review.reason,
+    }

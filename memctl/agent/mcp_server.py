@@ -22,6 +22,7 @@ from mcp.server.stdio import stdio_server
 
 from memctl import __version__
 from memctl.agent.tools import TOOL_SPECS, call_tool, cap_result, dumps
+from memctl.llm import LLM, get_llm
 from memctl.vault import Vault
 
 INSTRUCTIONS = (
@@ -31,7 +32,8 @@ INSTRUCTIONS = (
 )
 
 
-def build_server(vault: Vault) -> Server[Any]:
+def build_server(vault: Vault, llm: LLM | None = None) -> Server[Any]:
+    """`llm` reviews update_core_memory proposals (None: they are refused, not written)."""
     budget = vault.settings.agent.tool_result_tokens
 
     async def list_tools(
@@ -51,7 +53,9 @@ def build_server(vault: Vault) -> Server[Any]:
     async def call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments
         # Handlers block on files, SQLite and the embedder: keep the event loop free.
-        result = await anyio.to_thread.run_sync(lambda: call_tool(vault, params.name, arguments))
+        result = await anyio.to_thread.run_sync(
+            lambda: call_tool(vault, params.name, arguments, llm=llm)
+        )
         capped = cap_result(result, budget)
         return types.CallToolResult(
             content=[types.TextContent(text=dumps(capped))],
@@ -69,7 +73,7 @@ def build_server(vault: Vault) -> Server[Any]:
 
 
 async def serve(vault: Vault) -> None:
-    server = build_server(vault)
+    server = build_server(vault, get_llm(vault.settings))
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 

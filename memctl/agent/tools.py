@@ -18,7 +18,9 @@ from typing import Any
 import jsonschema
 
 from memctl import clock, memory
+from memctl.agent.errors import ToolFailure
 from memctl.errors import MemctlError
+from memctl.llm import LLM
 from memctl.tokens import estimate_tokens, truncate_to_tokens
 from memctl.vault import Vault
 
@@ -150,14 +152,6 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (SEARCH, LOAD, REMEMBER, UPDATE_CORE)
 SPECS_BY_NAME = {spec.name: spec for spec in TOOL_SPECS}
 
 
-class ToolFailure(Exception):
-    """An error result with a type the model can act on."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
 def tool_schemas(fmt: str) -> list[dict[str, Any]]:
     if fmt == "anthropic":
         return [spec.anthropic() for spec in TOOL_SPECS]
@@ -189,6 +183,7 @@ def validate_arguments(name: str, arguments: Any) -> dict[str, Any]:
 class ToolContext:
     vault: Vault
     now: datetime | None = None
+    llm: LLM | None = None
 
     @property
     def moment(self) -> datetime:
@@ -284,7 +279,7 @@ def _remember(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 def _update_core(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     from memctl.agent.core_update import add_to_core
 
-    return add_to_core(ctx.vault, args["section"], args["text"], now=ctx.moment)
+    return add_to_core(ctx.vault, args["section"], args["text"], llm=ctx.llm)
 
 
 HANDLERS: dict[str, Callable[[ToolContext, dict[str, Any]], dict[str, Any]]] = {
@@ -296,12 +291,20 @@ HANDLERS: dict[str, Callable[[ToolContext, dict[str, Any]], dict[str, Any]]] = {
 
 
 def call_tool(
-    vault: Vault, name: str, arguments: Any, *, now: datetime | None = None
+    vault: Vault,
+    name: str,
+    arguments: Any,
+    *,
+    now: datetime | None = None,
+    llm: LLM | None = None,
 ) -> dict[str, Any]:
-    """Run one tool call; always returns a result object, never raises."""
+    """Run one tool call; always returns a result object, never raises.
+
+    `llm` reviews update_core_memory proposals; without one they are not written.
+    """
     try:
         args = validate_arguments(name, arguments)
-        payload = HANDLERS[name](ToolContext(vault, now), args)
+        payload = HANDLERS[name](ToolContext(vault, now, llm), args)
         return {"ok": True, "tool": name, **payload}
     except ToolFailure as exc:
         return error_result(name, exc.kind, str(exc))
@@ -390,8 +393,9 @@ def run_tool(
     arguments: Any,
     *,
     now: datetime | None = None,
+    llm: LLM | None = None,
     budget: int | None = None,
 ) -> str:
     """Call a tool and return its capped, stable JSON text (what the model sees)."""
     budget = vault.settings.agent.tool_result_tokens if budget is None else budget
-    return dumps(cap_result(call_tool(vault, name, arguments, now=now), budget))
+    return dumps(cap_result(call_tool(vault, name, arguments, now=now, llm=llm), budget))

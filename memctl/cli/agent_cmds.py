@@ -11,7 +11,8 @@ import typer
 
 from memctl.cli import app
 from memctl.cli._common import JSON_HELP, err, get_vault, print_json
-from memctl.errors import UsageError
+from memctl.config import Settings
+from memctl.errors import UsageError, VaultNotFound
 
 
 def _read_input(source: str) -> str:
@@ -104,6 +105,7 @@ def tools(
               memctl tools --call search_memory --args '{"query": "dns"}'
     """
     from memctl.agent.tools import run_tool, tool_schemas
+    from memctl.llm import get_llm
 
     if call is None:
         print_json(tool_schemas(fmt))
@@ -114,7 +116,7 @@ def tools(
         parsed = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise UsageError(f"--args is not valid JSON ({exc.msg})") from None
-    text = run_tool(vault, call, parsed)
+    text = run_tool(vault, call, parsed, llm=get_llm(vault.settings))
     sys.stdout.write(text + "\n")
     if not json.loads(text).get("ok"):
         # The JSON error result is the message; SystemExit passes the CLI group untouched.
@@ -153,10 +155,14 @@ def compact_history_cmd(
 
     if keep is not None and keep < 1:
         raise UsageError("--keep must be at least 1")
-    vault = get_vault(ctx)
+    try:
+        settings = get_vault(ctx).settings
+    except VaultNotFound:
+        # Compaction reads no memory: outside a vault it runs on the default settings.
+        settings = Settings()
     messages = _read_json(source)
     result = compact_history(
-        messages, get_llm(vault.settings), vault.settings, keep=keep, soft_budget=soft_budget
+        messages, get_llm(settings), settings, keep=keep, soft_budget=soft_budget
     )
     err(f"memctl: {result.reason} ({result.before_tokens} -> {result.after_tokens} tokens)")
     print_json(result.to_dict() if json_out else result.messages)

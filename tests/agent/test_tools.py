@@ -10,7 +10,6 @@ import jsonschema
 import pytest
 
 from memctl import memory
-from memctl.agent.core_update import insert_into_section
 from memctl.agent.tools import (
     REMEMBER_MAX_TOKENS,
     TOOL_SPECS,
@@ -22,8 +21,10 @@ from memctl.agent.tools import (
 )
 from memctl.cli import app
 from memctl.config import HotSettings, Settings
+from memctl.llm import get_llm
 from memctl.tokens import estimate_tokens
 from memctl.vault import Vault
+from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, tool_message
 
 NOW = datetime(2026, 11, 22, 9, 30)
 
@@ -73,7 +74,7 @@ def test_remember_note_and_decision_in_three_languages(vault: Vault) -> None:
         ("load_memory", {"what": "date", "date": "../../etc/passwd"}, "invalid_arguments"),
         ("load_memory", {"what": "date", "date": "2026-02-30"}, "invalid_arguments"),
         ("update_core_memory", {"section": "Iron rules"}, "invalid_arguments"),
-        ("update_core_memory", {"section": "Nope", "text": "x"}, "refused"),
+        ("update_core_memory", {"section": "Nope", "text": "x"}, "invalid_arguments"),
         ("search_memory", {"query": 7}, "invalid_arguments"),
         ("delete_everything", {}, "unknown_tool"),
     ],
@@ -180,39 +181,68 @@ def test_cli_tools_prints_schemas(runner) -> None:
     assert {t["name"] for t in json.loads(out.stdout)} >= {"remember", "search_memory"}
 
 
-# update_core_memory
+# update_core_memory: the lifecycle review and cap, with the real client on a mocked transport
 
 
-def test_insert_into_section_appends_after_last_line() -> None:
-    core = "# Core\n\n## Identity\n- I am memctl\n\n## Iron rules\n\n## Active project\n"
-    after, line = insert_into_section(core, "iron RULES", "- никогда не пушить в пятницу")
-    assert after.splitlines()[line - 1] == "- никогда не пушить в пятницу"
-    assert after == (
-        "# Core\n\n## Identity\n- I am memctl\n\n## Iron rules\n\n"
-        "- никогда не пушить в пятницу\n\n## Active project\n"
+def _approve(line: str, section: str = "Iron rules") -> dict:
+    return tool_message(
+        {"approve": True, "reason": "durable rule", "section": section, "line": line}
     )
-    after, line = insert_into_section(after, "Identity", "- דובר עברית")
-    assert after.splitlines()[line - 2 : line] == ["- I am memctl", "- דובר עברית"]
 
 
-def test_update_core_memory_writes_and_dedupes(vault: Vault) -> None:
-    args = {"section": "Iron rules", "text": "Never push on Friday"}
-    first = call_tool(vault, "update_core_memory", args, now=NOW)
-    assert first["ok"] and first["changed"] is True
-    assert "- Never push on Friday" in vault.core_path.read_text()
-    again = call_tool(vault, "update_core_memory", args, now=NOW)
-    assert again["ok"] and again["changed"] is False
-    assert vault.core_path.read_text().count("Never push on Friday") == 1
+def test_update_core_memory_reviewed_then_written(vault: Vault) -> None:
+    api = ScriptedAPI([_approve("Никогда не пушить в пятницу")])
+    llm = get_llm(fast_settings(), client=api.client())
+    args = {"section": "iron rules", "text": "никогда не пушим в пятницу!!"}
+    result = call_tool(vault, "update_core_memory", args, now=NOW, llm=llm)
+    assert result["ok"], result
+    assert result["added"] == ["- Никогда не пушить в пятницу"] and result["changed"]
+    assert "- Никогда не пушить в пятницу" in vault.core_path.read_text()
+    assert "никогда не пушим" in api.requests[0]["messages"][0]["content"]
 
 
-def test_update_core_memory_over_cap_is_refused(vault_dir) -> None:
-    vault = Vault(vault_dir, replace(Settings(), hot=HotSettings(cap_lines=14)))
-    before = vault.core_path.read_text()
-    assert len(before.splitlines()) == 12
-    ok = call_tool(vault, "update_core_memory", {"section": "Identity", "text": "a"}, now=NOW)
-    assert ok["ok"]
-    refused = call_tool(vault, "update_core_memory", {"section": "Identity", "text": "b"}, now=NOW)
-    assert refused["ok"] is False and refused["error"]["type"] == "refused"
-    assert "cap of 14" in refused["error"]["message"]
-    assert "archive" in refused["error"]["message"].lower()
-    assert len(vault.core_path.read_text().splitlines()) == 14
+def test_update_core_memory_rejected_by_review_writes_nothing(vault: Vault) -> None:
+    before = vault.core_path.read_bytes()
+    rejection = {
+        "approve": False,
+        "reason": "transient state",
+        "section": "Active project",
+        "line": "",
+    }
+    llm = get_llm(fast_settings(), client=ScriptedAPI([tool_message(rejection)]).client())
+    args = {"section": "Active project", "text": "היום אני עובד על הבאג"}
+    result = call_tool(vault, "update_core_memory", args, now=NOW, llm=llm)
+    assert result["error"]["type"] == "rejected" and "transient" in result["error"]["message"]
+    assert vault.core_path.read_bytes() == before
+
+
+def test_update_core_memory_without_llm_is_not_written(vault: Vault) -> None:
+    before = vault.core_path.read_bytes()
+    result = call_tool(vault, "update_core_memory", {"section": "Identity", "text": "x"}, now=NOW)
+    assert result["error"]["type"] == "unreviewed"
+    assert "remember" in result["error"]["message"]
+    assert vault.core_path.read_bytes() == before
+
+
+def test_update_core_memory_full_core_refused_before_any_llm_call(vault_dir) -> None:
+    vault = Vault(vault_dir, replace(Settings(), hot=HotSettings(cap_lines=12)))
+    api = ScriptedAPI([])
+    llm = get_llm(fast_settings(), client=api.client())
+    args = {"section": "Identity", "text": "I am memctl"}
+    result = call_tool(vault, "update_core_memory", args, now=NOW, llm=llm)
+    assert result["error"]["type"] == "refused"
+    assert "cap 12" in result["error"]["message"] and "archive" in result["error"]["message"]
+    assert api.requests == []
+
+
+def test_update_core_memory_over_cap_after_review_is_refused(vault_dir) -> None:
+    vault = Vault(vault_dir, replace(Settings(), hot=HotSettings(cap_lines=13)))
+    before = vault.core_path.read_bytes()
+    llm = get_llm(
+        fast_settings(), client=ScriptedAPI([_approve("I am memctl", "Identity")]).client()
+    )
+    args = {"section": "Identity", "text": "I am memctl"}
+    result = call_tool(vault, "update_core_memory", args, now=NOW, llm=llm)
+    assert result["error"]["type"] == "refused"
+    assert "cap of 13" in result["error"]["message"]
+    assert vault.core_path.read_bytes() == before

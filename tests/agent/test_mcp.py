@@ -1,0 +1,147 @@
+"""`memctl mcp` end to end: the installed binary in a subprocess, driven by the SDK's client."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from memctl.vault import Vault
+
+MEMCTL = str(Path(sys.executable).with_name("memctl"))
+NOW = "2026-11-22T09:30:00"
+
+
+def _env() -> dict[str, str]:
+    return {"MEMCTL_NOW": NOW, "HF_HUB_OFFLINE": "1"}
+
+
+def _payload(result: Any) -> dict[str, Any]:
+    text = result.content[0].text
+    data = json.loads(text)
+    assert result.is_error is (not data["ok"])
+    return data
+
+
+async def _session_calls(vault_dir: Path) -> dict[str, Any]:
+    params = StdioServerParameters(
+        command=MEMCTL, args=["--vault", str(vault_dir), "mcp"], env=_env()
+    )
+    out: dict[str, Any] = {}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        listed = await session.list_tools()
+        out["tools"] = {t.name: t.input_schema for t in listed.tools}
+        out["remember"] = _payload(
+            await session.call_tool("remember", {"text": "הפריסה דורשת DNS — деплой ждёт"})
+        )
+        out["decision"] = _payload(
+            await session.call_tool(
+                "remember", {"text": "Use SQLite: one file", "kind": "decision", "title": "SQLite"}
+            )
+        )
+        out["today"] = _payload(await session.call_tool("load_memory", {"what": "today"}))
+        out["missing"] = _payload(await session.call_tool("remember", {}))
+        out["no_args"] = _payload(await session.call_tool("load_memory", None))
+        out["escape"] = _payload(
+            await session.call_tool("load_memory", {"what": "date", "date": "../../../etc/passwd"})
+        )
+        out["extra"] = _payload(
+            await session.call_tool("remember", {"text": "x", "path": "../../outside.md"})
+        )
+        out["unknown"] = _payload(await session.call_tool("rm_rf", {"x": 1}))
+        out["huge"] = _payload(await session.call_tool("remember", {"text": "слово " * 50_000}))
+        out["core"] = _payload(
+            await session.call_tool("update_core_memory", {"section": "Identity", "text": "x"})
+        )
+        # Still alive and answering after every bad call above.
+        out["after"] = _payload(await session.call_tool("load_memory", {"what": "decisions"}))
+    return out
+
+
+def test_mcp_server_with_sdk_client(vault_dir: Path, tmp_path: Path) -> None:
+    before_core = (vault_dir / "memory" / "core.md").read_bytes()
+    out = anyio.run(_session_calls, vault_dir)
+    assert set(out["tools"]) == {"search_memory", "load_memory", "remember", "update_core_memory"}
+    assert out["tools"]["remember"]["required"] == ["text"]
+    assert out["remember"] == {
+        "ok": True,
+        "tool": "remember",
+        "kind": "note",
+        "path": "memory/daily/2026-11-22.md",
+    }
+    assert "הפריסה" in out["today"]["items"][0]["text"]
+    assert out["decision"]["ok"]
+    for key in ("missing", "no_args", "escape", "extra"):
+        assert out[key]["error"]["type"] == "invalid_arguments", key
+    assert out["unknown"]["error"]["type"] == "unknown_tool"
+    assert out["huge"]["error"]["type"] == "too_large"
+    assert out["core"]["error"]["type"] == "unreviewed"  # no API key in tests
+    assert out["after"]["items"][0]["text"].startswith("## 2026-11-22 — SQLite")
+    # Nothing written outside memory/, and core.md untouched without a review.
+    assert (vault_dir / "memory" / "core.md").read_bytes() == before_core
+    assert not (tmp_path / "outside.md").exists()
+    written = {p.relative_to(vault_dir).as_posix() for p in vault_dir.rglob("*.md")}
+    assert {p for p in written if p.startswith("memory/daily/")} == {"memory/daily/2026-11-22.md"}
+    assert all(p.startswith("memory/") or p == "README.md" for p in written), written
+    assert Vault(vault_dir).daily_path(date(2026, 11, 22)).exists()
+
+
+def test_mcp_server_survives_malformed_json(vault_dir: Path) -> None:
+    """Garbage on stdin gets a JSON-RPC error (or is ignored); the server keeps serving."""
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    }
+    lines = [
+        "{this is not json",
+        json.dumps(init),
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ]
+    server = subprocess.Popen(
+        [MEMCTL, "--vault", str(vault_dir), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **_env()},
+    )
+    # stdin stays open until both replies are read: closing it first would end the session.
+    watchdog = threading.Timer(60, server.kill)
+    watchdog.start()
+    try:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write("\n".join(lines) + "\n")
+        server.stdin.flush()
+        by_id: dict[Any, Any] = {}
+        while 2 not in by_id:
+            line = server.stdout.readline()
+            assert line, "server closed its output early"
+            reply = json.loads(line)
+            by_id[reply.get("id")] = reply
+        server.stdin.close()
+        stderr = server.stderr.read() if server.stderr else ""
+        server.wait(timeout=30)
+    finally:
+        watchdog.cancel()
+        if server.poll() is None:
+            server.kill()
+    assert "result" in by_id[1]
+    assert {t["name"] for t in by_id[2]["result"]["tools"]} >= {"remember", "search_memory"}
+    assert "Traceback" not in stderr
