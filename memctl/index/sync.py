@@ -97,12 +97,21 @@ def sync(
     return report
 
 
-def embed_pending(vault: Vault, *, progress: Progress | None = None) -> SyncReport:
-    """Only the vector phase: embed whatever the lexical syncs left pending."""
+def embed_pending(
+    vault: Vault,
+    *,
+    progress: Progress | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> SyncReport:
+    """Only the vector phase: embed whatever the lexical syncs left pending.
+
+    `stop` is asked between batches, so a watcher can shut down without killing the
+    model mid-batch (onnxruntime aborts the process if its thread dies at exit).
+    """
     started = time.perf_counter()
     report = SyncReport()
     with Store.open(vault) as store:
-        _embed_pending(vault, store, report, progress)
+        _embed_pending(vault, store, report, progress, stop=stop)
         report.pending_embeddings = store.pending_count()
         report.chunks_total = store.counts()["chunks"]
         report.model = store.model_id
@@ -268,6 +277,7 @@ def _embed_pending(
     progress: Progress | None,
     *,
     private: bool = False,
+    stop: Callable[[], bool] | None = None,
 ) -> None:
     """Embed what is pending. `private`: a rebuild file nobody else sees needs no lock."""
     if store.pending_count() == 0 and store.model_id == vault.settings.embed.model:
@@ -288,7 +298,7 @@ def _embed_pending(
         batch_size = max(1, vault.settings.embed.batch_size)
         total = store.pending_count()
         last_id, done = 0, 0
-        while rows := store.pending_after(last_id, batch_size):
+        while not (stop and stop()) and (rows := store.pending_after(last_id, batch_size)):
             last_id = rows[-1][0]
             ids = [row[0] for row in rows]
             with store.transaction():

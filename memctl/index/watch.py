@@ -49,8 +49,13 @@ def watch_vault(
 ) -> None:
     """Run until `stop` is set (or Ctrl-C). `ready` is set once the observer is running
     and the first sync is done, which is what tests wait on instead of sleeping."""
+    import logging
+
     from watchdog.events import FileSystemEvent, FileSystemEventHandler
     from watchdog.observers import Observer
+
+    # watchdog warns on stderr about events racing its shutdown; nothing is lost by it.
+    logging.getLogger("watchdog").setLevel(logging.ERROR)
 
     stop = stop or threading.Event()
     dirty = threading.Event()
@@ -83,7 +88,7 @@ def watch_vault(
                 continue
             wanted.clear()
             try:
-                report = embed_pending(vault)
+                report = embed_pending(vault, stop=stop.is_set)
             except MemctlError as exc:
                 on_error(str(exc))
                 continue
@@ -114,4 +119,6 @@ def watch_vault(
         observer.stop()
         observer.join(timeout=5)
         if embed:
-            worker.join(timeout=1)
+            # Let the current batch finish: a thread killed inside onnxruntime at exit
+            # aborts the whole process.
+            worker.join(timeout=120)

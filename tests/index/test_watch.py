@@ -67,7 +67,7 @@ def test_edit_in_place_and_temp_file_rename(notes_vault: Vault, watching: list[S
     assert fts_paths(notes_vault, "carrot") == []
     daily.unlink()
     assert _until(lambda: fts_paths(notes_vault, "turnip") == [])
-    assert any(DAILY in r.removed for r in watching)
+    assert _until(lambda: any(DAILY in r.removed for r in watching))
 
 
 def test_a_burst_of_saves_is_one_sync(notes_vault: Vault, watching: list[SyncReport]) -> None:
