@@ -196,7 +196,7 @@ def _search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     query = args["query"].strip()
     if not query:
         raise ToolFailure("invalid_arguments", "query: must not be blank")
-    response = search(ctx.vault, query, k=int(args.get("k", 5)), log=True)
+    response = search(ctx.vault, query, k=int(args.get("k", 5)), log=True, now=ctx.moment)
     return {
         "query": query,
         "results": [hit.to_dict() for hit in response.results],
