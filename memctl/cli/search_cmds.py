@@ -203,7 +203,7 @@ def eval_cmd(
                 if vector is None and searcher._has_vectors():
                     vector = cache[text] = searcher._embed(text)
             response = searcher.search(text, k=k, log=False, mode=mode, vector=vector)
-            return [Hit(r.path, r.line_start, r.line_end, r.snippet) for r in response.results]
+            return [Hit(r.path, *r.chunk_lines, r.snippet) for r in response.results]
 
         reports = run_eval(labelled, run, k=k, modes=wanted)
     data = {

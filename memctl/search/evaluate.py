@@ -49,7 +49,7 @@ class Hit:
     """The part of a search result the metrics look at."""
 
     path: str
-    line_start: int
+    line_start: int  # the matched chunk's lines: a line-range gold names a chunk, not context
     line_end: int
     snippet: str
 

@@ -31,6 +31,7 @@ _MODE_LISTS = {
 }
 # How far around a chunk the snippet may look for context lines.
 _CONTEXT_LINES = 40
+_CONTEXT_SOURCES = ("daily", "archive")
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
 
 
@@ -47,6 +48,7 @@ class SearchResult:
     date: str | None
     highlights: tuple[tuple[int, int], ...] = ()
     hash: str = ""
+    chunk_lines: tuple[int, int] = (0, 0)  # the matched chunk's own lines (not in the JSON)
     explain: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -247,6 +249,7 @@ class Searcher:
                 date=record.date,
                 highlights=snip.highlights,
                 hash=record.hash,
+                chunk_lines=(record.line_start, record.line_end),
             )
             if explain:
                 result.explain = {
@@ -275,7 +278,14 @@ class Searcher:
         return set(self.store.reference_counts(now - timedelta(minutes=minutes)))
 
     def _snippet(self, record: ChunkRecord, matcher: Matcher) -> Snippet:
-        """The best window of the chunk, widened with neighbouring lines of the same file."""
+        """The best window of the chunk, widened with neighbouring lines of the same file.
+
+        Only running logs (daily notes, the archive) are widened: their neighbouring lines
+        are the same day's story, while a decision or a core section stands alone.
+        """
+        if record.source not in _CONTEXT_SOURCES:
+            lines = record.text.split("\n")
+            return best_snippet(lines, record.line_start, matcher, self.settings.snippet_tokens)
         lo = max(record.line_start - _CONTEXT_LINES, 1)
         hi = record.line_end + _CONTEXT_LINES
         rows = self.store.conn.execute(

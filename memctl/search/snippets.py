@@ -90,7 +90,10 @@ def best_snippet(
     best_range = (lo, lo - 1)
     end = lo
     used = 0
-    for start in range(lo, hi + 1):
+    if sum(costs[lo : hi + 1]) <= budget:
+        # The whole chunk fits: show all of it, then its neighbours.
+        best, best_range, end = (float("inf"), 0.0, 0), (lo, hi), hi + 1
+    for start in range(lo, hi + 1 if best is None else lo):
         if end < start:
             end, used = start, 0
         while end <= hi and used + costs[end] <= budget:

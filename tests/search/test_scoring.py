@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+
+from memctl.search.scoring import (
+    Policy,
+    Signals,
+    Weights,
+    composite,
+    fuse_rrf,
+    fuse_weighted,
+    mmr,
+    normalise,
+    recency,
+    text_similarity,
+)
+
+NOW = datetime(2026, 11, 22, 9, 30)
+POLICY = Policy()
+
+
+def signals(**kw: object) -> Signals:
+    base = dict(
+        source="daily",
+        day=None,
+        text="",
+        importance=0.5,
+        access_count=0,
+        tags=(),
+        returned_recently=False,
+    )
+    base.update(kw)
+    return Signals(**base)  # type: ignore[arg-type]
+
+
+def test_normalise_scales_by_the_best() -> None:
+    assert normalise({1: 4.0, 2: 2.0}) == {1: 1.0, 2: 0.5}
+    assert normalise({}) == {}
+    assert normalise({1: 0.0}) == {1: 1.0}
+
+
+def test_weighted_fusion_sums_contributions() -> None:
+    fused = fuse_weighted({"fts": {1: 2.0, 2: 1.0}, "vector": {2: 0.8}}, Weights())
+    assert fused[1] == {"fts": pytest.approx(0.4)}
+    assert sum(fused[2].values()) == pytest.approx(0.2 + 0.4)
+
+
+def test_rrf_rewards_agreement() -> None:
+    fused = fuse_rrf({"fts": {1: 9.0, 2: 1.0}, "vector": {2: 0.9, 3: 0.1}}, Weights(), k=60)
+    totals = {key: sum(parts.values()) for key, parts in fused.items()}
+    assert totals[2] > totals[1] > totals[3]
+
+
+def test_dated_notes_decay_but_core_and_decisions_in_force_do_not() -> None:
+    old, fresh = date(2025, 3, 1), date(2026, 11, 18)
+    assert (
+        recency("daily", fresh, NOW, POLICY)
+        > recency("daily", old, NOW, POLICY)
+        >= POLICY.recency_floor
+    )
+    assert recency("core", old, NOW, POLICY) == 1.0
+    assert recency("decision", old, NOW, POLICY) == 1.0
+    assert recency("decision", old, NOW, POLICY, "Superseded by the 2026 plan") < 1.0
+
+
+def test_half_life() -> None:
+    day = date(2026, 11, 8)  # 14 days before NOW
+    expected = POLICY.recency_floor + (1 - POLICY.recency_floor) * 0.5
+    assert recency("daily", day, NOW, POLICY) == pytest.approx(expected)
+
+
+def test_fresh_note_outranks_stale_one_of_equal_relevance() -> None:
+    fresh, _ = composite(0.8, signals(day=date(2026, 11, 18)), [], NOW, POLICY)
+    stale, _ = composite(0.8, signals(source="archive", day=date(2025, 3, 1)), [], NOW, POLICY)
+    assert fresh > stale
+
+
+def test_tag_boost_is_ten_percent_per_matching_word() -> None:
+    plain, _ = composite(1.0, signals(), ["flaky", "test"], NOW, POLICY)
+    tagged, f = composite(1.0, signals(tags=("flaky", "ci")), ["flaky", "test"], NOW, POLICY)
+    assert tagged / plain == pytest.approx(1.1)
+    assert f["tags"] == pytest.approx(1.1)
+
+
+def test_usage_boost_is_small_and_capped() -> None:
+    used, _ = composite(1.0, signals(access_count=5), [], NOW, POLICY)
+    heavy, _ = composite(1.0, signals(access_count=10_000), [], NOW, POLICY)
+    assert 1.0 < used < heavy <= POLICY.access_cap
+
+
+def test_recently_returned_chunk_is_penalised() -> None:
+    again, _ = composite(1.0, signals(returned_recently=True), [], NOW, POLICY)
+    assert again == pytest.approx(POLICY.recent_penalty)
+
+
+def test_importance_orders_otherwise_equal_chunks() -> None:
+    high, _ = composite(1.0, signals(importance=1.0), [], NOW, POLICY)
+    low, _ = composite(1.0, signals(importance=0.0), [], NOW, POLICY)
+    assert high > low
+
+
+def test_mmr_skips_near_duplicates() -> None:
+    texts = {1: "deploy the api today", 2: "deploy the api today", 3: "budget meeting with yael"}
+    scores = {1: 1.0, 2: 0.99, 3: 0.5}
+    picked = mmr([1, 2, 3], scores, lambda a, b: text_similarity(texts[a], texts[b]), 2, POLICY)
+    assert picked == [1, 3]
+
+
+def test_text_similarity_bounds() -> None:
+    assert text_similarity("a b", "a b") == 1.0
+    assert text_similarity("a", "b") == 0.0
+    assert text_similarity("", "b") == 0.0

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+from memctl.search.snippets import Matcher, best_snippet
+from memctl.tokens import estimate_tokens
+
+
+def m(*words: str, prefixes: tuple[str, ...] = ()) -> Matcher:
+    return Matcher(exact=frozenset(words), prefixes=prefixes)
+
+
+def test_window_holds_the_matching_lines_with_exact_line_numbers() -> None:
+    lines = [f"filler line number {i} about nothing much at all here" for i in range(60)]
+    lines[40] = "the sqlite decision was made here"
+    snip = best_snippet(lines, 101, m("sqlite"), budget=40)
+    assert "sqlite" in snip.text
+    assert estimate_tokens(snip.text) <= 40
+    assert lines[snip.line_start - 101 : snip.line_end - 101 + 1] == snip.text.split("\n")
+    assert snip.truncated
+
+
+def test_prefers_the_window_with_more_distinct_words() -> None:
+    lines = ["alpha", "x", "x", "x", "x", "x", "beta gamma", "alpha here", "x"]
+    snip = best_snippet(lines, 1, m("alpha", "beta", "gamma"), budget=8)
+    assert "beta gamma" in snip.text and "alpha here" in snip.text
+
+
+def test_highlights_cover_matched_words_in_three_languages() -> None:
+    text = "Deploy блокирован: הפריסה נדחתה; deployments later"
+    snip = best_snippet(
+        [text], 1, m("deploy", "блокирован", "פריסה", prefixes=("deploym",)), budget=200
+    )
+    found = [snip.text[a:b] for a, b in snip.highlights]
+    assert found == ["Deploy", "блокирован", "הפריסה", "deployments"]
+
+
+def test_an_over_long_line_is_cut_around_its_match() -> None:
+    words = ["word"] * 400
+    words[300] = "needle"
+    snip = best_snippet([" ".join(words)], 7, m("needle"), budget=30)
+    assert "needle" in snip.text
+    assert snip.text.startswith("…") and snip.text.endswith("…")
+    assert snip.line_start == snip.line_end == 7
+    assert estimate_tokens(snip.text) <= 32
+
+
+def test_context_widens_a_small_chunk_but_stops_at_hidden_lines() -> None:
+    lines: list[str | None] = [
+        None,
+        "## D1:1",
+        "**Ana:** I adopted a dog",
+        "",
+        "## D1:2",
+        "**Bo:** what breed?",
+    ]
+    snip = best_snippet(lines, 10, m("dog"), budget=200, core=(1, 2))
+    assert snip.line_start == 11 and snip.line_end == 15
+    assert "what breed" in snip.text
+
+
+def test_empty_text() -> None:
+    snip = best_snippet([""], 1, m("x"), budget=10)
+    assert snip.text == "" and snip.highlights == ()
