@@ -1,0 +1,217 @@
+"""WARM -> COLD moves, HOT archive proposals and COLD prune proposals, and applying them.
+
+Callers that change the vault hold `vault.lock()` around plan + apply, so the plan is
+made from the same bytes it changes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import PurePosixPath
+
+from memctl import clock
+from memctl.lifecycle import evidence
+from memctl.lifecycle.moves import (
+    ARCHIVE_CORE,
+    ARCHIVE_DAILY,
+    ARCHIVE_DECISIONS,
+    Move,
+    MoveConflict,
+    cut_block,
+    find_block,
+    move_block,
+    move_file,
+)
+from memctl.lifecycle.proposals import Proposal, ProposalBook, proposal_id
+from memctl.lifecycle.rules import (
+    ChunkUse,
+    daily_demotions,
+    decision_demotions,
+    hot_archive_candidates,
+    prune_candidates,
+)
+from memctl.notes import parse_decisions
+from memctl.vault import CORE, DECISIONS, Vault, read_text, update_file
+
+
+@dataclass
+class DemotePlan:
+    moves: list[Move] = field(default_factory=list)
+    blocks: dict[int, str] = field(default_factory=dict)  # index in moves -> exact block text
+    reasons: dict[int, str] = field(default_factory=dict)
+
+
+def plan_demotions(vault: Vault, uses: list[ChunkUse], now: datetime) -> DemotePlan:
+    settings = vault.settings.lifecycle
+    plan = DemotePlan()
+    for note in daily_demotions(evidence.daily_facts(vault, uses), now, settings):
+        name = PurePosixPath(note.path).name
+        plan.reasons[len(plan.moves)] = (
+            f"daily note of {note.day}, untouched for {settings.demote_after_days}+ days"
+        )
+        plan.moves.append(Move("daily", note.path, f"{ARCHIVE_DAILY}/{name}", name))
+    if vault.decisions_path.exists():
+        decisions = parse_decisions(read_text(vault.decisions_path))
+        ranges = evidence.last_reference_by_range(uses, DECISIONS)
+        last = {
+            i: evidence.last_reference_in(ranges, d.line_start, d.line_end)
+            for i, d in enumerate(decisions)
+        }
+        for item in decision_demotions(decisions, last, now, settings):
+            decision = decisions[item.index]
+            heading = decision.text.splitlines()[0]
+            plan.blocks[len(plan.moves)] = decision.text
+            plan.reasons[len(plan.moves)] = f"superseded ({item.by}) since {item.since}"
+            plan.moves.append(Move("decision", DECISIONS, ARCHIVE_DECISIONS, heading))
+    return plan
+
+
+@dataclass
+class ApplyReport:
+    done: list[Move] = field(default_factory=list)
+    skipped: list[tuple[Move, str]] = field(default_factory=list)
+
+
+def apply_demotions(vault: Vault, plan: DemotePlan) -> ApplyReport:
+    """Perform the planned moves (caller holds the vault lock)."""
+    report = ApplyReport()
+    for i, move in enumerate(plan.moves):
+        try:
+            if move.kind == "daily":
+                move_file(vault, move.source, move.destination)
+            else:
+                move_block(
+                    vault,
+                    move.source,
+                    move.destination,
+                    plan.blocks[i],
+                    header="# Archived decisions\n\n",
+                    kind=move.kind,
+                )
+        except MoveConflict as exc:
+            report.skipped.append((move, str(exc)))
+            continue
+        report.done.append(move)
+    return report
+
+
+# -- HOT: archive proposals ------------------------------------------------------------------
+
+
+def propose_hot_archive(
+    vault: Vault, book: ProposalBook, uses: list[ChunkUse], now: datetime
+) -> list[Proposal]:
+    state = evidence.LifecycleState.load(vault)
+    lines = evidence.observe_core(vault, uses, now, state)
+    state.save()
+    days = vault.settings.lifecycle.hot_unreferenced_days
+    fresh = [
+        Proposal(
+            id=proposal_id("archive", evidence.line_key(line.text)),
+            kind="archive",
+            status="proposed",
+            path=CORE,
+            line_start=line.number,
+            line_end=line.number,
+            hash=evidence.line_key(line.text),
+            text=line.text,
+            section=line.section,
+            evidence={
+                "last_referenced": clock.iso(line.last_referenced)
+                if line.last_referenced
+                else None,
+                "first_seen": clock.iso(line.first_seen) if line.first_seen else None,
+                "unreferenced_days": days,
+            },
+            created_at=clock.iso(now),
+        )
+        for line in hot_archive_candidates(lines, now, vault.settings.lifecycle)
+    ]
+    book.refresh("archive", fresh)
+    return book.of_kind("archive", ("proposed", "approved"))
+
+
+def archive_core_lines(vault: Vault, book: ProposalBook, ids: list[str]) -> ApplyReport:
+    """Move the chosen core.md lines to memory/archive/core.md (caller holds the vault lock)."""
+    report = ApplyReport()
+    for pid in ids:
+        p = book.get(pid, "archive")
+        move = Move("core-line", CORE, ARCHIVE_CORE, p.text.strip())
+        if p.status == "applied":
+            report.skipped.append((move, "already archived"))
+            continue
+        if find_block(read_text(vault.core_path), p.text) is None:
+            report.skipped.append((move, "line no longer in core.md"))
+            continue
+        move_block(
+            vault,
+            CORE,
+            ARCHIVE_CORE,
+            p.text,
+            header="# Archived core.md lines\n\n",
+            kind="core-line",
+        )
+        p.status = "applied"
+        report.done.append(move)
+    return report
+
+
+# -- COLD: prune ------------------------------------------------------------------------------------
+
+
+def propose_prunes(
+    vault: Vault, book: ProposalBook, uses: list[ChunkUse], now: datetime
+) -> list[Proposal]:
+    anchors = evidence.anchors_for_prune(vault, uses)
+    days = vault.settings.lifecycle.prune_after_days
+    fresh = [
+        Proposal(
+            id=proposal_id("prune", c.hash),
+            kind="prune",
+            status="proposed",
+            path=c.path,
+            line_start=c.line_start,
+            line_end=c.line_end,
+            hash=c.hash,
+            text=c.text,
+            evidence={
+                "last_referenced": clock.iso(c.last_referenced) if c.last_referenced else None,
+                "since": clock.iso(anchors[c.hash]),
+                "unread_days": days,
+            },
+            created_at=clock.iso(now),
+        )
+        for c in prune_candidates(uses, anchors, now, vault.settings.lifecycle)
+    ]
+    book.refresh("prune", fresh)
+    return book.of_kind("prune", ("proposed", "approved"))
+
+
+def apply_prunes(vault: Vault, book: ProposalBook, ids: list[str] | None) -> ApplyReport:
+    """Delete the chosen (default: all open) prune proposals' text from their archive files.
+
+    Git keeps the history; a file left with nothing but headings is removed.
+    """
+    report = ApplyReport()
+    chosen = (
+        [book.get(i, "prune") for i in ids]
+        if ids
+        else book.of_kind("prune", ("proposed", "approved"))
+    )
+    for p in chosen:
+        move = Move("prune", p.path, "", p.text.splitlines()[0] if p.text else "")
+        path = vault.root / p.path
+        if not path.exists() or find_block(read_text(path), p.text) is None:
+            report.skipped.append((move, "no longer in the archive"))
+            p.status = "applied"
+            continue
+        after = update_file(path, lambda before, text=p.text: cut_block(before, text))
+        if all(
+            not line.strip() or line.lstrip().startswith(("#", "<!--"))
+            for line in after.splitlines()
+        ):
+            path.unlink()
+        p.status = "applied"
+        report.done.append(move)
+    return report

@@ -1,0 +1,193 @@
+"""The facts the tier rules read: chunks and their references (from the index), file
+ages (from the file system) and core.md line history (`.memctl/lifecycle.json`).
+
+core.md line history lives in local state because usage is keyed by chunk hash, and a
+core.md chunk's hash changes whenever any line of its section is edited; per-line
+first-seen / last-referenced stamps carried forward on each run keep that history.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from memctl import clock
+from memctl.lifecycle.hot import content_lines
+from memctl.lifecycle.rules import ChunkUse, CoreLine, DailyFacts
+from memctl.notes import parse_iso_date
+from memctl.vault import CORE, Vault, atomic_write_text, read_text
+
+STATE_FILE = "lifecycle.json"
+
+
+def _dt(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    moment = datetime.fromisoformat(value)
+    return moment.replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def line_key(text: str) -> str:
+    return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:16]
+
+
+def has_index(vault: Vault) -> bool:
+    from memctl.index.store import index_path
+
+    return index_path(vault).exists()
+
+
+def load_chunk_uses(vault: Vault, now: datetime) -> list[ChunkUse]:
+    """Every indexed chunk with its references; empty when there is no index yet."""
+    if not has_index(vault):
+        return []
+    from memctl.index.store import Store
+
+    since = now - timedelta(days=vault.settings.lifecycle.promote_window_days)
+    with Store.open(vault) as store:
+        ids = [row[0] for row in store.conn.execute("SELECT id FROM chunks ORDER BY id")]
+        records = store.chunks_by_ids(ids)
+        window = {
+            digest: (count, first, last)
+            for digest, count, first, last in store.conn.execute(
+                "SELECT hash, count(*), min(ts), max(ts) FROM state.reference_log "
+                "WHERE ts >= ? AND ts <= ? GROUP BY hash",
+                (clock.iso(since), clock.iso(now)),
+            )
+        }
+    uses = []
+    for r in records:
+        count, first, last = window.get(r.hash, (0, None, None))
+        uses.append(
+            ChunkUse(
+                hash=r.hash,
+                path=r.path,
+                line_start=r.line_start,
+                line_end=r.line_end,
+                text=r.text,
+                tier=r.tier,
+                source=r.source,
+                date=parse_iso_date(r.date) if r.date else None,
+                last_referenced=_dt(r.last_referenced_at),
+                window_references=int(count),
+                first_in_window=_dt(first),
+                last_in_window=_dt(last),
+            )
+        )
+    return uses
+
+
+def last_reference_by_range(
+    uses: list[ChunkUse], path: str
+) -> list[tuple[int, int, datetime | None]]:
+    return [(u.line_start, u.line_end, u.last_referenced) for u in uses if u.path == path]
+
+
+def last_reference_in(
+    ranges: list[tuple[int, int, datetime | None]], start: int, end: int
+) -> datetime | None:
+    """The latest reference of any chunk overlapping lines start..end."""
+    stamps = [ts for s, e, ts in ranges if ts is not None and s <= end and e >= start]
+    return max(stamps) if stamps else None
+
+
+def mtime(path: Path) -> datetime:
+    return datetime.fromtimestamp(path.stat().st_mtime)
+
+
+def daily_facts(vault: Vault, uses: list[ChunkUse]) -> list[DailyFacts]:
+    facts = []
+    for day, path in vault.daily_notes():
+        rel = vault.rel(path)
+        stamps = [u.last_referenced for u in uses if u.path == rel and u.last_referenced]
+        facts.append(DailyFacts(rel, day, mtime(path), max(stamps) if stamps else None))
+    return facts
+
+
+# -- core.md line history -----------------------------------------------------------------------
+
+
+@dataclass
+class LifecycleState:
+    path: Path
+    core_lines: dict[str, dict[str, Any]]
+
+    @classmethod
+    def load(cls, vault: Vault) -> LifecycleState:
+        path = vault.state_dir / STATE_FILE
+        data: dict[str, Any] = {}
+        if path.exists():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, OSError):
+                # Derived, local state: a damaged file only resets line ages (safe: newer
+                # lines are never proposed for archiving).
+                data = {}
+        return cls(path, dict(data.get("core_lines", {})))
+
+    def save(self) -> None:
+        text = json.dumps(
+            {"version": 1, "core_lines": self.core_lines},
+            ensure_ascii=False,
+            indent=1,
+            sort_keys=True,
+        )
+        if not self.path.exists() or self.path.read_text(encoding="utf-8") != text:
+            atomic_write_text(self.path, text)
+
+
+def observe_core(
+    vault: Vault, uses: list[ChunkUse], now: datetime, state: LifecycleState
+) -> list[CoreLine]:
+    """core.md content lines with first-seen and last-referenced stamps, carried forward."""
+    text = read_text(vault.core_path)
+    ranges = last_reference_by_range(uses, CORE)
+    seen_now: dict[str, dict[str, Any]] = {}
+    lines = []
+    for line in content_lines(text):
+        key = line_key(line.text)
+        old = state.core_lines.get(key, {})
+        first = _dt(old.get("first_seen")) or now
+        stamps = [
+            t
+            for t in (
+                _dt(old.get("last_referenced")),
+                last_reference_in(ranges, line.number, line.number),
+            )
+            if t
+        ]
+        last = max(stamps) if stamps else None
+        seen_now[key] = {
+            "first_seen": clock.iso(first),
+            "last_referenced": clock.iso(last) if last else None,
+        }
+        lines.append(CoreLine(line.number, line.text, line.section, first, last))
+    # Lines no longer in core.md are forgotten: if one comes back it starts a new history.
+    state.core_lines = seen_now
+    return lines
+
+
+def anchors_for_prune(vault: Vault, uses: list[ChunkUse]) -> dict[str, datetime]:
+    """When each COLD chunk last changed: its own date when it has one, else its file's mtime."""
+    from memctl.lifecycle.compact import note_day_at
+
+    anchors: dict[str, datetime] = {}
+    texts: dict[str, str] = {}
+    for u in uses:
+        if u.tier != "cold":
+            continue
+        day = u.date
+        path = vault.root / u.path
+        if day is None and path.exists():
+            # A monthly roll-up: the day of the packed note, not the roll-up's own mtime.
+            text = texts.setdefault(u.path, read_text(path))
+            day = note_day_at(text, u.line_start)
+        if isinstance(day, date):
+            anchors[u.hash] = datetime.combine(day, datetime.min.time())
+        elif path.exists():
+            anchors[u.hash] = mtime(path)
+    return anchors

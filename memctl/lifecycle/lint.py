@@ -1,0 +1,347 @@
+"""`memctl lint`: what is wrong with the vault, by file:line.
+
+Errors: core.md over its cap (with the lines to cut), secrets. Warnings: missing core
+sections, undated / badly dated / out-of-order decisions, daily file names that are not
+real dates, near-duplicates across tiers, likely contradictions.
+
+Contradictions are checked among HOT and WARM lines only (what the agent currently
+believes); COLD is history, where a changed mind is expected.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+from rapidfuzz import fuzz, process
+
+from memctl.lifecycle.hot import content_lines, line_count, missing_sections
+from memctl.lifecycle.secrets import find_secrets
+from memctl.llm import LLM, LLMError
+from memctl.notes import daily_note_date, parse_decisions
+from memctl.vault import CORE, DECISIONS, Vault, read_text, tier_of
+
+MIN_UNIT_CHARS = 20  # shorter lines ("- ok", "## Notes") make meaningless duplicates
+MAX_JUDGED = 20  # LLM judge calls per lint run
+
+
+@dataclass(frozen=True)
+class Finding:
+    severity: str  # error | warning
+    code: str
+    path: str
+    line: int
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class LintReport:
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        return sum(f.severity == "error" for f in self.findings)
+
+    @property
+    def warnings(self) -> int:
+        return sum(f.severity == "warning" for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "findings": [f.to_dict() for f in self.findings],
+            "notes": self.notes,
+        }
+
+
+@dataclass(frozen=True)
+class Unit:
+    path: str
+    line: int
+    tier: str
+    text: str  # the line as written
+    norm: str  # casefolded, bullet and time stamp stripped
+
+
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\s+)?")
+
+
+def normalise(line: str) -> str:
+    return " ".join(_BULLET.sub("", line).casefold().split())
+
+
+def units_of(path: str, text: str) -> list[Unit]:
+    tier = tier_of(path) or ""
+    result = []
+    for c in content_lines(text):
+        norm = normalise(c.text)
+        if len(norm) >= MIN_UNIT_CHARS:
+            result.append(Unit(path, c.number, tier, c.text.strip(), norm))
+    return result
+
+
+# -- pure checks ------------------------------------------------------------------------------
+
+
+def check_core(
+    text: str, cap: int, sections: tuple[str, ...], suggestions: list[tuple[int, str]]
+) -> list[Finding]:
+    findings = []
+    count = line_count(text)
+    if count > cap:
+        over = count - cap
+        ideas = suggestions or [(c.number, c.text) for c in content_lines(text)]
+        named = ", ".join(f"line {n} ({t.strip()[:60]})" for n, t in ideas[:over])
+        findings.append(
+            Finding(
+                "error",
+                "hot-over-cap",
+                CORE,
+                cap + 1,
+                f"core.md has {count} lines, over its cap of {cap}: cut {over} line(s), e.g. {named}",
+            )
+        )
+    for name in missing_sections(text, sections):
+        findings.append(
+            Finding("warning", "missing-section", CORE, 1, f"core.md has no '## {name}' section")
+        )
+    return findings
+
+
+def check_decisions(text: str) -> list[Finding]:
+    findings = []
+    previous = None
+    for d in parse_decisions(text):
+        if d.raw_date is None:
+            findings.append(
+                Finding(
+                    "warning",
+                    "undated-decision",
+                    DECISIONS,
+                    d.line_start,
+                    f"decision '{d.title}' has no date (## YYYY-MM-DD — title)",
+                )
+            )
+        elif d.date is None:
+            findings.append(
+                Finding(
+                    "warning",
+                    "bad-date",
+                    DECISIONS,
+                    d.line_start,
+                    f"decision date {d.raw_date} is not a real date",
+                )
+            )
+        else:
+            if previous is not None and d.date < previous:
+                findings.append(
+                    Finding(
+                        "warning",
+                        "out-of-order",
+                        DECISIONS,
+                        d.line_start,
+                        f"decision of {d.date} comes after one of {previous}",
+                    )
+                )
+            previous = max(previous, d.date) if previous else d.date
+    return findings
+
+
+def check_daily_names(rel_paths: list[str]) -> list[Finding]:
+    return [
+        Finding(
+            "warning", "bad-daily-name", p, 1, "daily note name is not a real date (YYYY-MM-DD.md)"
+        )
+        for p in rel_paths
+        if daily_note_date(p.rsplit("/", 1)[-1]) is None
+    ]
+
+
+def check_secrets(path: str, text: str) -> list[Finding]:
+    return [
+        Finding(
+            "error",
+            "secret",
+            path,
+            h.line,
+            f"possible {h.kind} ({h.preview}): remove it, the vault goes to git",
+        )
+        for h in find_secrets(text)
+    ]
+
+
+def near_duplicates(units: list[Unit], ratio: float) -> list[tuple[Unit, Unit, float]]:
+    """Pairs of lines in different tiers whose normalised text is at least `ratio` similar."""
+    pairs = []
+    by_tier = {t: [u for u in units if u.tier == t] for t in ("hot", "warm", "cold")}
+    for a_tier, b_tier in (("hot", "warm"), ("hot", "cold"), ("warm", "cold")):
+        a, b = by_tier[a_tier], by_tier[b_tier]
+        if not a or not b:
+            continue
+        scores = process.cdist(
+            [u.norm for u in a],
+            [u.norm for u in b],
+            scorer=fuzz.ratio,
+            score_cutoff=ratio,
+            dtype=np.uint8,
+            workers=1,
+        )
+        for i, j in zip(*np.nonzero(scores), strict=True):
+            pairs.append((a[i], b[j], float(scores[i, j])))
+    return pairs
+
+
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|don't|doesn't|isn't|aren't|won't|can't|cannot|shouldn't|mustn't)\b|"
+    r"(?<!\w)(?:не|нет|никогда|нельзя|לא|אל|אין|אסור|אף\s?פעם)(?!\w)",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def likely_contradictions(units: list[Unit]) -> list[tuple[Unit, Unit, str]]:
+    """Same statement with opposite polarity, or with a different number (HOT and WARM only)."""
+    current = [u for u in units if u.tier in ("hot", "warm")]
+    if len(current) < 2:
+        return []
+    stripped = [" ".join(_NEGATION.sub(" ", u.norm).split()) for u in current]
+    negated = [bool(_NEGATION.search(u.norm)) for u in current]
+    no_digits = [_NUMBER.sub("#", s) for s in stripped]
+    found = []
+    scores = process.cdist(
+        no_digits, no_digits, scorer=fuzz.ratio, score_cutoff=85, dtype=np.uint8, workers=1
+    )
+    for i, j in zip(*np.nonzero(scores), strict=True):
+        if j <= i or current[i].norm == current[j].norm:
+            continue
+        if negated[i] != negated[j] and fuzz.ratio(stripped[i], stripped[j]) >= 85:
+            found.append((current[i], current[j], "one says the opposite of the other"))
+        elif (
+            negated[i] == negated[j] and no_digits[i] == no_digits[j] and stripped[i] != stripped[j]
+        ):
+            found.append((current[i], current[j], "same statement, different numbers"))
+    return found
+
+
+JUDGE_SYSTEM = (
+    "You check an agent's memory for contradictions. Given two statements, decide whether "
+    "they cannot both be true now (a contradiction), as opposed to compatible, or one being "
+    "a later update the other records as history. Answer by calling the `answer` tool."
+)
+JUDGE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "contradiction": {"type": "boolean"},
+        "reason": {"type": "string", "minLength": 1},
+    },
+    "required": ["contradiction", "reason"],
+    "additionalProperties": False,
+}
+
+
+# -- the lint run -----------------------------------------------------------------------------
+
+
+def lint(
+    vault: Vault,
+    *,
+    llm: LLM | None = None,
+    suggestions: list[tuple[int, str]] | None = None,
+) -> LintReport:
+    settings = vault.settings
+    report = LintReport()
+    texts: dict[str, str] = {vault.rel(p): read_text(p) for p in vault.memory_files()}
+    if CORE not in texts:
+        from memctl.errors import MemctlError
+
+        raise MemctlError(f"{vault.core_path} is missing: cannot lint", exit_code=2)
+    report.findings += check_core(
+        texts[CORE], settings.hot.cap_lines, settings.hot.sections, suggestions or []
+    )
+    if DECISIONS in texts:
+        report.findings += check_decisions(texts[DECISIONS])
+    daily_files = [p for p in texts if p.startswith(("memory/daily/", "memory/archive/daily/"))]
+    report.findings += check_daily_names(daily_files)
+    for path, text in texts.items():
+        report.findings += check_secrets(path, text)
+    units = [u for path, text in texts.items() for u in units_of(path, text)]
+    for a, b, score in near_duplicates(units, settings.lifecycle.duplicate_ratio):
+        report.findings.append(
+            Finding(
+                "warning",
+                "near-duplicate",
+                a.path,
+                a.line,
+                f"{score:.0f}% like {b.path}:{b.line} ({b.text[:60]})",
+            )
+        )
+    report.findings += _vector_duplicates(vault, settings.lifecycle.duplicate_cosine, report)
+    contradictions = likely_contradictions(units)
+    judged = 0
+    for a, b, why in contradictions:
+        message = f"may contradict {b.path}:{b.line} ({b.text[:60]}): {why}"
+        if llm is not None and judged < MAX_JUDGED:
+            judged += 1
+            try:
+                verdict = llm.complete_json(
+                    settings.llm.review_model,
+                    JUDGE_SYSTEM,
+                    f"A: {a.text}\nB: {b.text}",
+                    JUDGE_SCHEMA,
+                    max_tokens=300,
+                )
+            except LLMError as exc:
+                message += f" (LLM judge unavailable: {exc})"
+            else:
+                if not verdict["contradiction"]:
+                    continue
+                message += f"; LLM judge: {verdict['reason']}"
+        report.findings.append(Finding("warning", "contradiction", a.path, a.line, message))
+    report.findings.sort(key=lambda f: (f.path, f.line, f.code))
+    return report
+
+
+def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> list[Finding]:
+    """Chunks in different tiers with cosine >= threshold, when the index holds vectors."""
+    from memctl.lifecycle.evidence import has_index
+
+    if not has_index(vault):
+        report.notes.append("no index: vector near-duplicates skipped (run `memctl index`)")
+        return []
+    from memctl.index.store import Store
+
+    with Store.open(vault) as store:
+        rows = store.conn.execute(
+            "SELECT c.path, c.line_start, c.tier, c.text, v.embedding FROM chunks AS c "
+            "JOIN chunks_vec AS v ON v.rowid = c.id WHERE c.embedded = 1"
+        ).fetchall()
+    if len(rows) < 2:
+        return []
+    vectors = np.stack([np.frombuffer(r[4], dtype=np.float32) for r in rows])
+    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    tiers = np.array([r[2] for r in rows])
+    findings = []
+    for a_tier, b_tier in (("hot", "warm"), ("hot", "cold"), ("warm", "cold")):
+        ia, ib = np.nonzero(tiers == a_tier)[0], np.nonzero(tiers == b_tier)[0]
+        if not len(ia) or not len(ib):
+            continue
+        sims = vectors[ia] @ vectors[ib].T
+        for i, j in zip(*np.nonzero(sims >= threshold), strict=True):
+            a, b = rows[ia[i]], rows[ib[j]]
+            findings.append(
+                Finding(
+                    "warning",
+                    "near-duplicate",
+                    a[0],
+                    a[1],
+                    f"cosine {sims[i, j]:.2f} with {b[0]}:{b[1]} ({b[3].splitlines()[0][:60]})",
+                )
+            )
+    return findings

@@ -1,0 +1,216 @@
+"""The nightly job: sync, demote, propose (and review), lint, report, optionally commit.
+
+Everything runs under the vault lock, so `add` and another `maintain` wait for it; the
+index sync inside takes the index lock as usual, so `watch` stays consistent. A second
+run right after the first changes nothing: moves are already made, proposals keep their
+ids and statuses (nothing is reviewed twice), and unchanged state files are not rewritten.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memctl import clock
+from memctl.errors import MemctlError
+from memctl.lifecycle import evidence
+from memctl.lifecycle.demote import (
+    apply_demotions,
+    plan_demotions,
+    propose_hot_archive,
+    propose_prunes,
+)
+from memctl.lifecycle.hot import line_count
+from memctl.lifecycle.lint import LintReport, lint
+from memctl.lifecycle.moves import finish_pending_moves
+from memctl.lifecycle.promote import archivable_suggestions, propose_promotions, review_promotions
+from memctl.lifecycle.proposals import ProposalBook
+from memctl.llm import LLM, NO_KEY_NOTICE
+from memctl.vault import MEMORY_DIR, Vault, read_text
+
+
+@dataclass
+class MaintainReport:
+    now: str
+    sync: dict[str, Any] | None = None
+    recovered: list[str] = field(default_factory=list)
+    moves: list[dict[str, str]] = field(default_factory=list)
+    skipped_moves: list[str] = field(default_factory=list)
+    promotions: list[dict[str, Any]] = field(default_factory=list)
+    reviewed: int = 0
+    hot_archive: list[dict[str, Any]] = field(default_factory=list)
+    prunes: list[dict[str, Any]] = field(default_factory=list)
+    lint: LintReport = field(default_factory=LintReport)
+    tiers: dict[str, Any] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+    commit: str | None = None
+
+    @property
+    def hot_over_cap(self) -> bool:
+        return self.tiers.get("hot_lines", 0) > self.tiers.get("hot_cap", 0)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.hot_over_cap or self.lint.errors else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "now": self.now,
+            "sync": self.sync,
+            "recovered": self.recovered,
+            "moves": self.moves,
+            "skipped_moves": self.skipped_moves,
+            "promotions": self.promotions,
+            "reviewed": self.reviewed,
+            "hot_archive": self.hot_archive,
+            "prunes": self.prunes,
+            "lint": self.lint.to_dict(),
+            "tiers": self.tiers,
+            "notices": self.notices,
+            "commit": self.commit,
+            "exit_code": self.exit_code,
+        }
+
+
+def _brief(p: Any) -> dict[str, Any]:
+    return {
+        "id": p.id,
+        "status": p.status,
+        "path": p.path,
+        "line": p.line_start,
+        "text": p.text,
+        **(
+            {"section": p.section, "evidence": p.evidence, "review": p.review}
+            if p.kind == "promote"
+            else {"evidence": p.evidence}
+        ),
+    }
+
+
+def maintain(
+    vault: Vault,
+    *,
+    now: datetime | None = None,
+    llm: LLM | None = None,
+    sync_index: bool = True,
+    embed: bool = True,
+    commit: bool = False,
+) -> MaintainReport:
+    now = now or clock.now()
+    report = MaintainReport(now=clock.iso(now))
+    if llm is None:
+        report.notices.append(NO_KEY_NOTICE)
+    with vault.lock():
+        report.recovered = finish_pending_moves(vault)
+        _sync(vault, report, sync_index, embed, now)
+        uses = evidence.load_chunk_uses(vault, now)
+        if not uses:
+            report.notices.append("the index is empty or missing: usage-based rules had no data")
+        applied = apply_demotions(vault, plan_demotions(vault, uses, now))
+        report.moves = [m.to_dict() for m in applied.done]
+        report.skipped_moves = [f"{m.source}: {why}" for m, why in applied.skipped]
+        if applied.done and sync_index:
+            # Moved text keeps its hash, so the vectors come from the embedding cache.
+            _sync(vault, report, True, embed, now)
+            uses = evidence.load_chunk_uses(vault, now)
+        book = ProposalBook(vault)
+        propose_promotions(vault, book, uses, now)
+        if llm is not None:
+            report.reviewed = len(review_promotions(vault, book, llm, now))
+        report.promotions = [_brief(p) for p in book.of_kind("promote", ("proposed", "approved"))]
+        report.hot_archive = [_brief(p) for p in propose_hot_archive(vault, book, uses, now)]
+        report.prunes = [_brief(p) for p in propose_prunes(vault, book, uses, now)]
+        book.save()
+        report.lint = lint(vault, llm=llm, suggestions=archivable_suggestions(vault, uses, now))
+        report.tiers = tier_counts(vault)
+        report.tiers["moves_made"] = len(report.moves)
+        report.tiers["proposals_waiting"] = (
+            len(report.promotions) + len(report.hot_archive) + len(report.prunes)
+        )
+        if commit:
+            report.commit = commit_vault(vault, _commit_message(report))
+    return report
+
+
+def _sync(vault: Vault, report: MaintainReport, enabled: bool, embed: bool, now: datetime) -> None:
+    if not enabled:
+        return
+    from memctl.index.sync import sync
+
+    result = sync(vault, embed=embed, now=now)
+    report.sync = result.to_dict()
+    if result.skipped:
+        report.notices.append(f"index sync skipped: {result.skipped}")
+
+
+def tier_counts(vault: Vault) -> dict[str, Any]:
+    counts: dict[str, Any] = {
+        "hot_lines": line_count(read_text(vault.core_path)),
+        "hot_cap": vault.settings.hot.cap_lines,
+        "warm_files": len(vault.daily_notes()) + (1 if vault.decisions_path.exists() else 0),
+        "cold_files": sum(1 for _ in vault.archive_dir.rglob("*.md"))
+        if vault.archive_dir.exists()
+        else 0,
+        "cold_chunks": None,
+    }
+    if evidence.has_index(vault):
+        from memctl.index.store import Store
+
+        with Store.open(vault) as store:
+            counts["cold_chunks"] = store.counts()["chunks_by_tier"]["cold"]
+    return counts
+
+
+def _commit_message(report: MaintainReport) -> str:
+    kinds: dict[str, int] = {}
+    for move in report.moves:
+        kinds[move["kind"]] = kinds.get(move["kind"], 0) + 1
+    names = {
+        "daily": "daily note(s)",
+        "decision": "superseded decision(s)",
+        "core-line": "core line(s)",
+    }
+    summary = ", ".join(f"{n} {names.get(k, k)}" for k, n in sorted(kinds.items()))
+    title = f"memctl maintain {report.now[:10]}: " + (
+        f"archived {summary}" if summary else "vault changes"
+    )
+    body = (
+        "\n".join(f"- {m['from']} -> {m['to']}" for m in report.moves)
+        + "\n"
+        + "\n".join(f"- {note}" for note in report.recovered)
+    )
+    return title + ("\n\n" + body.strip() if body.strip() else "")
+
+
+def _git(vault: Vault, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=vault.root, capture_output=True, text=True)
+
+
+def commit_vault(vault: Vault, message: str) -> str | None:
+    """One commit of everything changed under memory/; None when nothing changed."""
+    if (
+        shutil.which("git") is None
+        or _git(vault, "rev-parse", "--is-inside-work-tree").returncode != 0
+    ):
+        raise MemctlError(
+            f"--commit: {vault.root} is not in a git repository (git init it, or drop --commit)"
+        )
+    if not _git(vault, "status", "--porcelain", "--", MEMORY_DIR).stdout.strip():
+        return None
+    identity = (
+        []
+        if _git(vault, "config", "user.email").stdout.strip()
+        else ["-c", "user.name=memctl", "-c", "user.email=memctl@localhost"]
+    )
+    for step in (
+        ["add", "-A", "--", MEMORY_DIR],
+        [*identity, "commit", "-q", "-m", message, "--", MEMORY_DIR],
+    ):
+        done = _git(vault, *step)
+        if done.returncode != 0:
+            detail = (done.stderr or done.stdout).strip().splitlines()
+            raise MemctlError(f"git {step[0]} failed: {detail[-1] if detail else '?'}")
+    return _git(vault, "rev-parse", "--short", "HEAD").stdout.strip()

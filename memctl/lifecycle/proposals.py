@@ -1,0 +1,114 @@
+"""Proposals waiting for a decision, kept across runs in `.memctl/proposals.json`.
+
+A proposal's id is derived from its content (kind prefix + hash), so re-running the
+rules finds the same ids: `--apply ID` works across runs, a reviewed proposal is not
+reviewed again, and a rejected one is not proposed again until its content changes.
+
+Kinds: `promote` (P…, WARM chunk -> core.md), `archive` (H…, core.md line -> archive),
+`prune` (X…, archive chunk -> deleted). Status: proposed -> approved | rejected -> applied.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memctl.errors import UsageError
+from memctl.vault import Vault, atomic_write_text
+
+FILE = "proposals.json"
+PREFIX = {"promote": "P", "archive": "H", "prune": "X"}
+OPEN = ("proposed", "approved")
+
+
+@dataclass
+class Proposal:
+    id: str
+    kind: str
+    status: str
+    path: str
+    line_start: int
+    line_end: int
+    hash: str
+    text: str  # the memory as it is in the vault
+    section: str | None = None  # promote: where it goes in core.md
+    line: str | None = None  # promote: what gets written (the reviewer's rewrite, if any)
+    evidence: dict[str, Any] = field(default_factory=dict)
+    review: dict[str, Any] | None = None
+    created_at: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def proposal_id(kind: str, digest: str) -> str:
+    return PREFIX[kind] + digest[:8]
+
+
+class ProposalBook:
+    def __init__(self, vault: Vault) -> None:
+        self.path: Path = vault.state_dir / FILE
+        self.items: dict[str, Proposal] = {}
+        if self.path.exists():
+            try:
+                raw = json.loads(self.path.read_text(encoding="utf-8"))
+            except ValueError:
+                raise UsageError(
+                    f"{self.path} is damaged; delete it to start the proposals afresh"
+                ) from None
+            self.items = {p["id"]: Proposal(**p) for p in raw.get("proposals", [])}
+        self._saved = self._text()
+
+    def _text(self) -> str:
+        ordered = sorted(self.items.values(), key=lambda p: (p.kind, p.path, p.line_start, p.id))
+        return json.dumps(
+            {"version": 1, "proposals": [p.to_dict() for p in ordered]},
+            ensure_ascii=False,
+            indent=1,
+        )
+
+    def save(self) -> bool:
+        """Write if anything changed; True when written."""
+        text = self._text()
+        if text == self._saved:
+            return False
+        atomic_write_text(self.path, text)
+        self._saved = text
+        return True
+
+    def of_kind(self, kind: str, statuses: tuple[str, ...] | None = None) -> list[Proposal]:
+        found = [
+            p
+            for p in self.items.values()
+            if p.kind == kind and (statuses is None or p.status in statuses)
+        ]
+        return sorted(found, key=lambda p: (p.path, p.line_start, p.id))
+
+    def refresh(self, kind: str, fresh: list[Proposal]) -> list[Proposal]:
+        """Merge this run's candidates of `kind`: keep known ones' status and review, add new
+        ones, drop still-unreviewed ones the rules no longer produce. Returns the new ones."""
+        wanted = {p.id: p for p in fresh}
+        added = []
+        for pid, old in list(self.items.items()):
+            if old.kind == kind and old.status == "proposed" and pid not in wanted:
+                del self.items[pid]
+        for pid, new in wanted.items():
+            old = self.items.get(pid)
+            if old is None:
+                self.items[pid] = new
+                added.append(new)
+            elif old.status in OPEN:
+                old.path, old.line_start, old.line_end = new.path, new.line_start, new.line_end
+                old.evidence = new.evidence
+        return added
+
+    def get(self, pid: str, kind: str | None = None) -> Proposal:
+        found = self.items.get(pid) or self.items.get(pid.upper())
+        if found is None or (kind is not None and found.kind != kind):
+            what = f"{kind} proposal" if kind else "proposal"
+            raise UsageError(
+                f"no {what} {pid!r} (list them with `memctl promote` / `memctl demote` / `memctl prune`)"
+            )
+        return found
