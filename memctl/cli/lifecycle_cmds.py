@@ -1,4 +1,8 @@
-"""promote, demote, prune, compact, lint, maintain: moving memories between tiers."""
+"""promote, demote, prune, compact, lint, maintain: moving memories between tiers.
+
+Exit codes are raised as SystemExit: this typer version's `typer.Exit` is not a click
+exit, so the CLI group would report it as an internal error.
+"""
 
 from __future__ import annotations
 
@@ -134,7 +138,7 @@ def promote(
         for p in listed:
             _show(p)
     if result and result.refused:
-        raise typer.Exit(1)
+        raise SystemExit(1)
 
 
 @app.command()
@@ -302,7 +306,7 @@ def compact(
     for line in report.conflicts + report.summary_errors:
         err(line)
     if report.conflicts:
-        raise typer.Exit(1)
+        raise SystemExit(1)
 
 
 @app.command()
@@ -338,7 +342,7 @@ def lint(
     for note in report.notes:
         err(note)
     if report.findings:
-        raise typer.Exit(1)
+        raise SystemExit(1)
 
 
 @app.command()
@@ -396,4 +400,4 @@ def maintain(
     for note in report.notices:
         err(note)
     if report.exit_code:
-        raise typer.Exit(report.exit_code)
+        raise SystemExit(report.exit_code)

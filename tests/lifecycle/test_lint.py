@@ -1,0 +1,202 @@
+"""lint: each check by file:line, the LLM judge, and the 0/1/2 exit codes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from memctl.cli import app
+from memctl.lifecycle.lint import (
+    check_core,
+    check_daily_names,
+    check_decisions,
+    likely_contradictions,
+    lint,
+    near_duplicates,
+    units_of,
+)
+from memctl.lifecycle.secrets import find_secrets
+from memctl.llm import get_llm
+from memctl.vault import Vault, read_text
+from tests.lifecycle.helpers import write
+from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, tool_message
+
+SECTIONS = ("Identity", "Iron rules", "Active project", "Open blockers")
+
+
+def test_core_over_cap_names_lines_to_cut() -> None:
+    text = "# Core\n## Identity\n" + "".join(f"- fact {i}\n" for i in range(10))
+    findings = check_core(text, 8, SECTIONS, [(7, "- fact 4"), (3, "- fact 0"), (4, "- fact 1")])
+    over = [f for f in findings if f.code == "hot-over-cap"]
+    assert over[0].severity == "error" and over[0].line == 9
+    assert "cut 4 line(s)" in over[0].message and "line 7 (- fact 4)" in over[0].message
+    assert {f.message for f in findings if f.code == "missing-section"} == {
+        "core.md has no '## Iron rules' section",
+        "core.md has no '## Active project' section",
+        "core.md has no '## Open blockers' section",
+    }
+
+
+def test_decision_dates() -> None:
+    text = (
+        "# Decisions\n\n## 2026-09-05 — b\n\nx\n\n## 2026-09-01 — a\n\nx\n\n"
+        "## Без даты\n\nx\n\n## 2026-02-30 — נובמבר\n\nx\n"
+    )
+    found = {(f.code, f.line) for f in check_decisions(text)}
+    assert found == {("out-of-order", 7), ("undated-decision", 11), ("bad-date", 15)}
+
+
+def test_daily_names() -> None:
+    found = check_daily_names(
+        ["memory/daily/2026-11-22.md", "memory/daily/2026-13-01.md", "memory/daily/notes.md"]
+    )
+    assert [f.path for f in found] == ["memory/daily/2026-13-01.md", "memory/daily/notes.md"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx",
+        "aws AKIAIOSFODNN7EXAMPLE",
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+        "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "password: hunter22",
+        "пароль: Kx9!qq2z",
+        "סיסמה: abc12345",
+        "db postgres://admin:s3cret@db.local/app",
+    ],
+)
+def test_secrets_found(line: str) -> None:
+    hits = find_secrets(f"# note\n{line}\n")
+    assert hits and hits[0].line == 2
+    assert all(len(h.preview) <= 5 for h in hits)  # never echoes the secret
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "the password is in 1Password",
+        "password: <redacted>",
+        "api key: ${ANTHROPIC_API_KEY}",
+        "пароль хранится в менеджере",
+    ],
+)
+def test_secrets_not_found(line: str) -> None:
+    assert find_secrets(line) == []
+
+
+def test_near_duplicates_across_tiers_only() -> None:
+    units = (
+        units_of("memory/core.md", "## Iron rules\n- Never push directly to the main branch\n")
+        + units_of(
+            "memory/daily/2026-11-20.md", "- 10:00 never push directly to the main branch!\n"
+        )
+        + units_of(
+            "memory/daily/2026-11-21.md", "- 10:00 never push directly to the main branch!\n"
+        )
+        + units_of("memory/archive/2026-09.md", "- Деплой по пятницам запрещён всегда\n")
+    )
+    pairs = near_duplicates(units, 92.0)
+    assert [(a.path, b.path) for a, b, _ in pairs] == [
+        ("memory/core.md", "memory/daily/2026-11-20.md"),
+        ("memory/core.md", "memory/daily/2026-11-21.md"),
+    ]
+
+
+def test_contradiction_heuristics_in_three_languages() -> None:
+    units = (
+        units_of(
+            "memory/core.md",
+            "## Iron rules\n- We deploy on Fridays after the review\n- Бэкап хранится 30 дней на сервере\n",
+        )
+        + units_of(
+            "memory/decisions.md",
+            "## 2026-11-01 — x\n\n- We do not deploy on Fridays after the review\n",
+        )
+        + units_of(
+            "memory/daily/2026-11-20.md",
+            "- 10:00 Бэкап хранится 90 дней на сервере\n- 11:00 אנחנו משתמשים ב-SQLite לאינדקס\n",
+        )
+        + units_of("memory/daily/2026-11-21.md", "- 10:00 אנחנו לא משתמשים ב-SQLite לאינדקס\n")
+        + units_of(
+            "memory/archive/2026-09.md", "- We do not deploy on Fridays after the review, ever\n"
+        )
+    )
+    found = {(a.text[:12], b.text[:12], why) for a, b, why in likely_contradictions(units)}
+    assert found == {
+        ("- We deploy ", "- We do not ", "one says the opposite of the other"),
+        ("- Бэкап хран", "- 10:00 Бэка", "same statement, different numbers"),
+        ("- 11:00 אנחנ", "- 10:00 אנחנ", "one says the opposite of the other"),
+    }
+
+
+def _messy_vault(vault: Vault) -> None:
+    core = read_text(vault.core_path).replace(
+        "## Identity\n", "## Identity\n\n- My name is Dana, I work from Tel Aviv\n"
+    )
+    write(vault, "memory/core.md", core)
+    write(
+        vault,
+        "memory/daily/2026-11-20.md",
+        "# 2026-11-20\n\n- 10:00 my name is Dana, I work from Tel Aviv\n",
+    )
+    write(
+        vault,
+        "memory/daily/2026-11-21.md",
+        "# 2026-11-21\n\n- 10:00 We deploy on Fridays after the review\n- 11:00 We do not deploy on Fridays after the review\n",
+    )
+
+
+def test_llm_judge_dismisses_or_confirms(vault: Vault) -> None:
+    _messy_vault(vault)
+    assert any(f.code == "contradiction" for f in lint(vault).findings)
+    no = ScriptedAPI([tool_message({"contradiction": False, "reason": "history"})])
+    assert not any(
+        f.code == "contradiction"
+        for f in lint(vault, llm=get_llm(fast_settings(), client=no.client())).findings
+    )
+    yes = ScriptedAPI([tool_message({"contradiction": True, "reason": "both cannot hold"})])
+    judged = [
+        f
+        for f in lint(vault, llm=get_llm(fast_settings(), client=yes.client())).findings
+        if f.code == "contradiction"
+    ]
+    assert "LLM judge: both cannot hold" in judged[0].message
+    bad = ScriptedAPI([tool_message({"verdict": "yes"})])
+    kept = [
+        f
+        for f in lint(vault, llm=get_llm(fast_settings(), client=bad.client())).findings
+        if f.code == "contradiction"
+    ]
+    assert "LLM judge unavailable" in kept[0].message
+
+
+def test_cli_exit_codes(vault: Vault, runner: CliRunner) -> None:
+    args = ["--vault", str(vault.root), "lint", "--json"]
+    clean = runner.invoke(app, args)
+    assert clean.exit_code == 0, clean.output
+    assert json.loads(clean.stdout) == {
+        "errors": 0,
+        "warnings": 0,
+        "findings": [],
+        "notes": json.loads(clean.stdout)["notes"],
+    }
+    _messy_vault(vault)
+    messy = runner.invoke(app, args)
+    assert messy.exit_code == 1
+    codes = {f["code"] for f in json.loads(messy.stdout)["findings"]}
+    assert codes == {"near-duplicate", "contradiction"}
+    write(
+        vault,
+        "memory/daily/2026-11-22.md",
+        "# x\n\n- 10:00 token=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n",
+    )
+    secret = runner.invoke(app, args)
+    found = [f for f in json.loads(secret.stdout)["findings"] if f["code"] == "secret"]
+    assert found[0]["severity"] == "error" and found[0]["line"] == 3
+    assert "abcdefghij" not in secret.stdout
+    (vault.root / "memory/daily/2026-11-23.md").write_bytes(b"\xff\xfe broken")
+    broken = runner.invoke(app, args)
+    assert broken.exit_code == 2 and "lint cannot run" in broken.stderr
