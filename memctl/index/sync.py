@@ -325,12 +325,17 @@ def _rebuild(
     *,
     embed: bool,
 ) -> None:
-    """Build a fresh index file beside the live one, then swap it in with os.replace().
+    """Build a fresh index file beside the live one, then swap its content in.
 
-    Searches keep reading the old file until the swap; state.db (cache, usage) is shared,
-    so unchanged texts get their vectors back from the cache.
+    The swap copies the finished file into the live one with SQLite's backup API in one
+    write transaction, rather than renaming a file over it: a long-lived reader (an MCP
+    server, a search in progress) keeps its connection and sees either the old index
+    or the new one, and no connection is ever left pointing at a deleted file whose WAL
+    now belongs to another. state.db (cache, usage) is shared, so unchanged texts get
+    their vectors back from the cache.
     """
     from memctl.index.embed import model_identity
+    from memctl.sqlite import connect
 
     live = index_path(vault)
     fresh = live.with_name(INDEX_FILE + ".rebuild")
@@ -344,16 +349,15 @@ def _rebuild(
             report.pending_embeddings = store.pending_count()
             report.model = store.model_id
             store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            store.conn.execute("PRAGMA journal_mode=DELETE")
-        if live.exists():
-            # Fold the old WAL into the old file first: a new file must never meet an
-            # old file's WAL frames.
-            with Store.open(vault) as old:
-                old.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        os.replace(fresh, live)
-    except BaseException:
+        source = connect(fresh, load_vec=False)
+        target = connect(live, load_vec=False)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+            source.close()
+    finally:
         _remove_db(fresh)
-        raise
 
 
 def _remove_db(path: Path) -> None:

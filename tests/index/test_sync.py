@@ -53,8 +53,7 @@ def test_edit_delete_and_touch(notes_vault: Vault) -> None:
     assert report.removed == [DAILY] and fts_paths(notes_vault, "kiwi") == []
     with Store.open(notes_vault) as store:
         assert DAILY not in store.file_states()
-        fts_rows = store.conn.execute("SELECT count(*) FROM chunks_fts").fetchone()[0]
-        assert fts_rows == store.counts()["chunks"]
+        _fts_integrity(store)
 
 
 def test_only_tier_files_under_memory_are_indexed(vault: Vault) -> None:
@@ -160,17 +159,23 @@ def test_second_indexer_waits_briefly_then_gives_up(notes_vault: Vault, runner: 
     assert fts_paths(notes_vault, "DNS") == [DAILY]
 
 
-def test_full_rebuild_swaps_in_a_new_file(notes_vault: Vault) -> None:
+def test_full_rebuild_swaps_content_under_an_open_reader(notes_vault: Vault) -> None:
     sync(notes_vault, embed=False)
     live = store_module.index_path(notes_vault)
-    before = live.stat().st_ino
-    (notes_vault.root / DAILY).unlink()
-    report = sync(notes_vault, embed=False, full=True)
-    assert report.full and DAILY not in report.changed
-    assert live.stat().st_ino != before
+    query = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'DNS'"
+    with Store.open(notes_vault) as reader:  # a long-lived reader, like an MCP server
+        assert reader.conn.execute(query).fetchone()[0] == 1
+        (notes_vault.root / DAILY).unlink()
+        report = sync(notes_vault, embed=False, full=True)
+        assert report.full and DAILY not in report.changed
+        assert reader.conn.execute(query).fetchone()[0] == 0
+        assert reader.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert not live.with_name("index.db.rebuild").exists()
     assert fts_paths(notes_vault, "DNS") == []
     assert fts_paths(notes_vault, "Заметки") == ["memory/decisions.md"]
+    with Store.open(notes_vault) as store:
+        _fts_integrity(store)
+        assert store.counts()["chunks"] == report.chunks_total
 
 
 def test_failed_rebuild_keeps_the_live_index(
@@ -219,3 +224,9 @@ def test_cli_busy_lock_is_a_one_line_error(notes_vault: Vault, runner: CliRunner
     assert result.exit_code == 3
     assert "another memctl process holds the index lock" in result.stderr
     assert "Traceback" not in result.output
+
+
+def _fts_integrity(store: Store) -> None:
+    """Both FTS indexes agree with `chunks` row for row (SQLite raises if not)."""
+    for table in ("chunks_fts", "chunks_trigram"):
+        store.conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
