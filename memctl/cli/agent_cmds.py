@@ -10,7 +10,7 @@ from typing import Any
 import typer
 
 from memctl.cli import app
-from memctl.cli._common import JSON_HELP, err, get_vault, print_json
+from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
 from memctl.config import Settings
 from memctl.errors import UsageError, VaultNotFound
 
@@ -166,3 +166,49 @@ def compact_history_cmd(
     )
     err(f"memctl: {result.reason} ({result.before_tokens} -> {result.after_tokens} tokens)")
     print_json(result.to_dict() if json_out else result.messages)
+
+
+@app.command()
+def capture(
+    ctx: typer.Context,
+    source: str = typer.Argument(
+        ..., help="Conversation: messages JSON or plain text; - for stdin."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; write nothing."),
+    json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
+) -> None:
+    """Extract durable memories from a conversation and write them (ADD/UPDATE/DELETE/NOOP).
+
+    Filler and transient state are dropped, near-duplicates skipped, and every replaced or
+    retracted memory is archived in memory/archive/superseded.md with a pointer. Needs
+    ANTHROPIC_API_KEY (exit 2 without it).
+
+    Examples: memctl capture session.json --dry-run
+              pbpaste | memctl capture -
+    """
+    from memctl.agent.capture import capture as run_capture
+    from memctl.llm import get_llm
+
+    vault = get_vault(ctx)
+    llm = get_llm(vault.settings)
+    if llm is None:
+        from memctl.llm import NO_KEY_NOTICE
+
+        raise UsageError(f"capture needs the LLM: {NO_KEY_NOTICE}")
+    report = run_capture(vault, _read_input(source), llm, dry_run=dry_run)
+    for notice in report.notices:
+        err(f"memctl: {notice}")
+    if json_out:
+        print_json(report.to_dict())
+        return
+    for cand in report.candidates:
+        where = ""
+        if cand.written and cand.written.get("path"):
+            where = f" -> {cand.written['path']}"
+        elif cand.target is not None:
+            where = f" ({cand.target.path}:{cand.target.line_start})"
+        console.print(f"{cand.outcome:<9} {cand.text}{where}")
+        if cand.reason and cand.outcome not in ("ADD",):
+            console.print(f"          {cand.reason}")
+    summary = ", ".join(f"{n} {k}" for k, n in sorted(report.counts().items())) or "nothing found"
+    err(f"memctl: {'plan (dry run): ' if dry_run else ''}{summary}; {report.llm_calls} LLM call(s)")
