@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memctl.errors import MemctlError
-from memctl.index.sync import SyncReport, embed_pending, sync
+from memctl.errors import LockBusy, MemctlError
+from memctl.index.sync import LOCK_WAIT_SECONDS, SyncReport, embed_pending, sync
 from memctl.vault import MEMORY_DIR, Vault
 
 
@@ -46,6 +46,7 @@ def watch_vault(
     on_error: Callable[[str], None] = lambda message: None,
     stop: threading.Event | None = None,
     ready: threading.Event | None = None,
+    lock_wait: float = LOCK_WAIT_SECONDS,
 ) -> None:
     """Run until `stop` is set (or Ctrl-C). `ready` is set once the observer is running
     and the first sync is done, which is what tests wait on instead of sleeping."""
@@ -74,7 +75,14 @@ def watch_vault(
 
     def run_sync() -> None:
         try:
-            report = sync(vault, embed=False)
+            report = sync(vault, embed=False, wait=lock_wait)
+        except LockBusy as exc:
+            # Another indexer is busy for longer than the lock wait: try again after
+            # the next quiet period instead of dropping the edit.
+            on_error(str(exc))
+            last_event[0] = time.monotonic()
+            dirty.set()
+            return
         except MemctlError as exc:
             on_error(str(exc))
             return

@@ -80,6 +80,35 @@ def test_a_burst_of_saves_is_one_sync(notes_vault: Vault, watching: list[SyncRep
     assert len(watching) - before <= 2  # debounced: not one sync per save
 
 
+def test_an_edit_during_a_busy_lock_is_retried(notes_vault: Vault) -> None:
+    errors: list[str] = []
+    stop, ready = threading.Event(), threading.Event()
+    thread = threading.Thread(
+        target=watch_vault,
+        kwargs={
+            "vault": notes_vault,
+            "debounce": 0.1,
+            "embed": False,
+            "on_error": errors.append,
+            "stop": stop,
+            "ready": ready,
+            "lock_wait": 0.05,
+        },
+        daemon=True,
+    )
+    thread.start()
+    try:
+        assert ready.wait(20)
+        with notes_vault.lock("index", timeout=5):
+            (notes_vault.root / DAILY).write_text("- 13:00 lychee\n", encoding="utf-8")
+            assert _until(lambda: bool(errors))
+        assert "index lock" in errors[0]
+        assert _until(lambda: fts_paths(notes_vault, "lychee") == [DAILY])
+    finally:
+        stop.set()
+        thread.join(10)
+
+
 def test_relevance_filter(tmp_path: Path) -> None:
     root = tmp_path
     assert is_relevant(root, str(root / "memory/daily/2026-11-20.md"))
