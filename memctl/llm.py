@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
-
-import anthropic
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from memctl.config import Settings
 from memctl.errors import MemctlError
+
+if TYPE_CHECKING:
+    import anthropic
+
+# `anthropic` and `jsonschema` are imported where used: importing the SDK takes ~3 s,
+# and every CLI command imports this module.
 
 NO_KEY_NOTICE = (
     "ANTHROPIC_API_KEY is not set: LLM steps skipped (proposals are listed, not reviewed)."
@@ -47,6 +50,8 @@ class LLM:
         self.usage = LLMUsage()
 
     def _create(self, **kwargs: Any) -> Any:
+        import anthropic
+
         self.calls += 1
         try:
             message = self.client.messages.create(**kwargs)
@@ -81,6 +86,8 @@ class LLM:
         Raises `LLMError` unless the answer is exactly one call of the forced tool whose
         input validates against `schema`.
         """
+        import jsonschema
+
         try:
             jsonschema.Draft202012Validator.check_schema(schema)
         except jsonschema.SchemaError as exc:
@@ -144,6 +151,8 @@ def get_llm(settings: Settings, client: anthropic.Anthropic | None = None) -> LL
     if client is None:
         if not os.environ.get("ANTHROPIC_API_KEY"):
             return None
+        import anthropic
+
         client = anthropic.Anthropic()
     configured = client.with_options(
         timeout=settings.llm.timeout_seconds, max_retries=settings.llm.max_retries

@@ -14,7 +14,6 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
 from rapidfuzz import fuzz, process
 
 from memctl.lifecycle.hot import content_lines, line_count, missing_sections
@@ -179,6 +178,8 @@ def check_secrets(path: str, text: str) -> list[Finding]:
 
 def near_duplicates(units: list[Unit], ratio: float) -> list[tuple[Unit, Unit, float]]:
     """Pairs of lines in different tiers whose normalised text is at least `ratio` similar."""
+    import numpy as np  # lazily: keeps CLI start-up fast
+
     pairs = []
     by_tier = {t: [u for u in units if u.tier == t] for t in ("hot", "warm", "cold")}
     for a_tier, b_tier in (("hot", "warm"), ("hot", "cold"), ("warm", "cold")):
@@ -208,6 +209,8 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 def likely_contradictions(units: list[Unit]) -> list[tuple[Unit, Unit, str]]:
     """Same statement with opposite polarity, or with a different number (HOT and WARM only)."""
+    import numpy as np  # lazily: keeps CLI start-up fast
+
     current = [u for u in units if u.tier in ("hot", "warm")]
     if len(current) < 2:
         return []
@@ -310,6 +313,8 @@ def lint(
 
 def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> list[Finding]:
     """Chunks in different tiers with cosine >= threshold, when the index holds vectors."""
+    import numpy as np  # lazily: keeps CLI start-up fast
+
     from memctl.lifecycle.evidence import has_index
 
     if not has_index(vault):

@@ -1,0 +1,181 @@
+"""maintain end to end: moves, proposals, review once, lint, report, one git commit, idempotent."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memctl.cli import app
+from memctl.index.store import Store
+from memctl.lifecycle.maintain import maintain
+from memctl.llm import get_llm
+from memctl.memory import init_vault
+from memctl.vault import Vault, read_text
+from tests.lifecycle.helpers import DECISIONS, snapshot, write
+from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, tool_message
+
+NOW = datetime(2026, 11, 22, 3, 0)
+OLD_NOTE = "# 2026-09-01\n\n- 09:00 released v0.9\n- 10:00 שחרור הצליח\n"
+
+
+@pytest.fixture
+def git_vault(tmp_path: Path) -> Vault:
+    root = tmp_path / "agent"
+    init_vault(root, git=True)
+    vault = Vault(root)
+    write(vault, "memory/daily/2026-09-01.md", OLD_NOTE, datetime(2026, 9, 1, 18))
+    write(vault, "memory/daily/2026-11-21.md", "# 2026-11-21\n\n- 09:00 Работаю над lifecycle\n")
+    write(vault, "memory/decisions.md", DECISIONS)
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "content"],
+        cwd=root,
+        check=True,
+    )
+    return vault
+
+
+def git_log(vault: Vault) -> list[str]:
+    out = subprocess.run(
+        ["git", "log", "--format=%s"], cwd=vault.root, capture_output=True, text=True, check=True
+    )
+    return out.stdout.splitlines()
+
+
+def test_maintain_twice_changes_nothing_the_second_time(git_vault: Vault) -> None:
+    first = maintain(git_vault, now=NOW, embed=False, commit=True)
+    assert {(m["kind"], m["from"]) for m in first.moves} == {
+        ("daily", "memory/daily/2026-09-01.md"),
+        ("decision", "memory/decisions.md"),
+    }
+    assert first.exit_code == 0 and first.commit
+    assert (
+        git_log(git_vault)[0]
+        == "memctl maintain 2026-11-22: archived 1 daily note(s), 2 superseded decision(s)"
+    )
+    assert read_text(git_vault.root / "memory/archive/daily/2026-09-01.md") == OLD_NOTE
+    assert first.tiers["hot_lines"] == len(read_text(git_vault.core_path).splitlines())
+    assert first.tiers["moves_made"] == 3 and first.tiers["warm_files"] == 2
+    # The moved note stays searchable: the index holds it at its new path.
+    with Store.open(git_vault) as store:
+        paths = {r[0] for r in store.conn.execute("SELECT DISTINCT path FROM chunks")}
+    assert (
+        "memory/archive/daily/2026-09-01.md" in paths and "memory/daily/2026-09-01.md" not in paths
+    )
+    before = snapshot(git_vault)
+    second = maintain(git_vault, now=NOW, embed=False, commit=True)
+    assert second.moves == [] and second.commit is None
+    assert snapshot(git_vault) == before
+    assert len(git_log(git_vault)) == 3  # template, content, one maintain commit
+    subprocess.run(
+        ["git", "revert", "--no-edit", "HEAD"],
+        cwd=git_vault.root,
+        check=True,
+        capture_output=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            "PATH": "/usr/bin:/bin",
+        },
+    )
+    assert read_text(git_vault.decisions_path) == DECISIONS  # one revert undoes the whole run
+
+
+def test_review_happens_once_and_hot_lines_age(git_vault: Vault) -> None:
+    core = read_text(git_vault.core_path).replace(
+        "## Identity\n", "## Identity\n\n- Меня зовут Дана\n"
+    )
+    write(git_vault, "memory/core.md", core)
+    maintain(git_vault, now=NOW - timedelta(days=40), embed=False)  # first sight of the core line
+    with Store.open(git_vault) as store:
+        row = store.conn.execute(
+            "SELECT hash, path FROM chunks WHERE text LIKE '%Работаю%'"
+        ).fetchone()
+        store.record_references([(row[0], row[1])] * 1, "search", "q", NOW - timedelta(hours=1))
+        for hours in range(2, 6):
+            store.record_references(
+                [(row[0], row[1])], "context", None, NOW - timedelta(hours=hours)
+            )
+    api = ScriptedAPI(
+        [
+            tool_message(
+                {
+                    "approve": False,
+                    "reason": "transient state",
+                    "section": "Active project",
+                    "line": "",
+                }
+            )
+        ]
+    )
+    llm = get_llm(fast_settings(), client=api.client())
+    report = maintain(git_vault, now=NOW, embed=False, llm=llm)
+    assert report.reviewed == 1 and len(api.requests) == 1
+    assert report.promotions == []  # rejected proposals are not waiting
+    assert [p["text"] for p in report.hot_archive] == ["- Меня зовут Дана"]
+    again = maintain(git_vault, now=NOW, embed=False, llm=llm)
+    assert again.reviewed == 0 and len(api.requests) == 1
+
+
+def test_archive_a_hot_line_by_id(
+    git_vault: Vault, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    core = read_text(git_vault.core_path).replace(
+        "## Identity\n", "## Identity\n\n- אני גרה בחיפה\n"
+    )
+    write(git_vault, "memory/core.md", core)
+    maintain(git_vault, now=NOW - timedelta(days=31), embed=False)
+    monkeypatch.setenv("MEMCTL_NOW", NOW.isoformat())
+    listed = runner.invoke(app, ["--vault", str(git_vault.root), "demote", "--json"])
+    [hot] = json.loads(listed.stdout)["hot"]
+    done = runner.invoke(
+        app, ["--vault", str(git_vault.root), "demote", "--hot", hot["id"], "--json"]
+    )
+    assert done.exit_code == 0, done.output
+    assert "אני גרה בחיפה" not in read_text(git_vault.core_path)
+    assert read_text(git_vault.root / "memory/archive/core.md").count("- אני גרה בחיפה\n") == 1
+
+
+def test_prune_old_archive_chunks(
+    git_vault: Vault, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(
+        git_vault,
+        "memory/archive/daily/2026-03-02.md",
+        "# 2026-03-02\n\n- 09:00 старая заметка про DNS\n",
+    )
+    maintain(git_vault, now=NOW, embed=False)
+    monkeypatch.setenv("MEMCTL_NOW", NOW.isoformat())
+    listed = json.loads(
+        runner.invoke(app, ["--vault", str(git_vault.root), "prune", "--json"]).stdout
+    )["proposals"]
+    assert {p["path"] for p in listed} == {"memory/archive/daily/2026-03-02.md"}
+    done = runner.invoke(app, ["--vault", str(git_vault.root), "prune", "--apply", "--json"])
+    assert done.exit_code == 0, done.output
+    assert not (git_vault.root / "memory/archive/daily/2026-03-02.md").exists()
+    # The 2026-09-01 note archived by maintain is younger than six months: kept.
+    assert (git_vault.root / "memory/archive/daily/2026-09-01.md").exists()
+
+
+def test_cli_exit_code_when_hot_over_cap(
+    git_vault: Vault, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMCTL_NOW", NOW.isoformat())
+    args = ["--vault", str(git_vault.root), "maintain", "--no-embed", "--json"]
+    ok = runner.invoke(app, args)
+    assert ok.exit_code == 0, ok.output
+    assert ok.stderr.count("ANTHROPIC_API_KEY is not set") == 1
+    core = read_text(git_vault.core_path) + "".join(f"- line {i}\n" for i in range(100))
+    write(git_vault, "memory/core.md", core)
+    over = runner.invoke(app, args)
+    assert over.exit_code == 1
+    report = json.loads(over.stdout)
+    assert report["tiers"]["hot_lines"] > 100
+    assert any(f["code"] == "hot-over-cap" for f in report["lint"]["findings"])
