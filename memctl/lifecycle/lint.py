@@ -275,7 +275,10 @@ def lint(
     for path, text in texts.items():
         report.findings += check_secrets(path, text)
     units = [u for path, text in texts.items() for u in units_of(path, text)]
+    promoted = _promoted_from(vault)
     for a, b, score in near_duplicates(units, settings.lifecycle.duplicate_ratio):
+        if (a.norm, b.path) in promoted:
+            continue  # a promotion copies into HOT on purpose; the WARM original is its record
         report.findings.append(
             Finding(
                 "warning",
@@ -309,6 +312,17 @@ def lint(
         report.findings.append(Finding("warning", "contradiction", a.path, a.line, message))
     report.findings.sort(key=lambda f: (f.path, f.line, f.code))
     return report
+
+
+def _promoted_from(vault: Vault) -> set[tuple[str, str]]:
+    """(normalised core line, source path) of every applied promotion."""
+    from memctl.lifecycle.proposals import ProposalBook
+
+    pairs = set()
+    for p in ProposalBook(vault).of_kind("promote", ("applied",)):
+        for line in (p.line or "").splitlines():
+            pairs.add((normalise(line), p.path))
+    return pairs
 
 
 def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> list[Finding]:

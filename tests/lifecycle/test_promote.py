@@ -181,3 +181,25 @@ def test_old_references_do_not_count(
 ) -> None:
     referenced(vault, 10, days_ago=days_ago)
     assert json.loads(promote(runner, vault).stdout)["proposals"] == []
+
+
+def test_lint_does_not_flag_a_promotion_as_a_duplicate(
+    vault: Vault, runner: CliRunner, pinned_now: str
+) -> None:
+    referenced(vault, 5)
+    text = "Никогда не запускать миграции в пятницу"
+    write(
+        vault,
+        "memory/core.md",
+        read_text(vault.core_path).replace(
+            "## Active project\n", f"## Active project\n\n- {text}\n"
+        ),
+    )
+    args = ["--vault", str(vault.root), "lint", "--json"]
+    assert {f["code"] for f in json.loads(runner.invoke(app, args).stdout)["findings"]} == {
+        "near-duplicate"
+    }
+    write(vault, "memory/core.md", read_text(vault.core_path).replace(f"\n- {text}\n", "\n"))
+    pid = json.loads(promote(runner, vault).stdout)["proposals"][0]["id"]
+    assert promote(runner, vault, "--apply", pid).exit_code == 0
+    assert json.loads(runner.invoke(app, args).stdout)["findings"] == []
