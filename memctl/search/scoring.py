@@ -40,6 +40,7 @@ class Policy:
     fusion: str = "weighted"  # or "rrf"
     weights: Weights = field(default_factory=Weights)
     rrf_k: int = 60
+    normalise_floor: float = 0.2
     half_life_days: float = 14.0
     recency_floor: float = 0.75  # a very old dated note keeps this share of its relevance
     importance_span: float = 0.2  # importance 0 → ×0.9, 1 → ×1.1
@@ -51,28 +52,29 @@ class Policy:
     duplicate_similarity: float = 0.9
 
 
-def normalise(scores: Mapping[int, float]) -> dict[int, float]:
-    """Scale to (0, 1] by the list's best score; higher is better on input.
+def normalise(scores: Mapping[int, float], floor: float = 0.2) -> dict[int, float]:
+    """Min-max scale into [floor, 1]; higher is better on input.
 
-    Max-scaling (not min-max) keeps the weakest candidate above zero: it still earned
-    its place in the list, and min-max would erase it from the fusion.
+    Min-max spreads a list whose scores bunch together (cosine similarities often sit
+    within 0.3-0.6), and the floor keeps the weakest candidate above zero: it still
+    earned its place in the list. Tuned on LoCoMo dev (see docs/search.md).
     """
     if not scores:
         return {}
-    top = max(scores.values())
-    if top <= 0:
+    lo, hi = min(scores.values()), max(scores.values())
+    if hi <= lo:
         return {key: 1.0 for key in scores}
-    return {key: max(value, 0.0) / top for key, value in scores.items()}
+    return {key: floor + (1.0 - floor) * (value - lo) / (hi - lo) for key, value in scores.items()}
 
 
 def fuse_weighted(
-    lists: Mapping[str, Mapping[int, float]], weights: Weights
+    lists: Mapping[str, Mapping[int, float]], weights: Weights, floor: float = 0.2
 ) -> dict[int, dict[str, float]]:
     """Per chunk, each list's contribution (weight × normalised score); absent lists add 0."""
     out: dict[int, dict[str, float]] = {}
     for name, scores in lists.items():
         w = weights.of(name)
-        for key, value in normalise(scores).items():
+        for key, value in normalise(scores, floor).items():
             out.setdefault(key, {})[name] = w * value
     return out
 
@@ -94,7 +96,7 @@ def fuse_rrf(
 def fuse(lists: Mapping[str, Mapping[int, float]], policy: Policy) -> dict[int, dict[str, float]]:
     if policy.fusion == "rrf":
         return fuse_rrf(lists, policy.weights, policy.rrf_k)
-    return fuse_weighted(lists, policy.weights)
+    return fuse_weighted(lists, policy.weights, policy.normalise_floor)
 
 
 def decays(source: str | None, text: str) -> bool:

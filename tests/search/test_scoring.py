@@ -35,16 +35,16 @@ def signals(**kw: object) -> Signals:
     return Signals(**base)  # type: ignore[arg-type]
 
 
-def test_normalise_scales_by_the_best() -> None:
-    assert normalise({1: 4.0, 2: 2.0}) == {1: 1.0, 2: 0.5}
+def test_normalise_min_max_with_a_floor() -> None:
+    assert normalise({1: 4.0, 2: 2.0, 3: 3.0}, floor=0.2) == {1: 1.0, 2: 0.2, 3: pytest.approx(0.6)}
     assert normalise({}) == {}
     assert normalise({1: 0.0}) == {1: 1.0}
 
 
 def test_weighted_fusion_sums_contributions() -> None:
-    fused = fuse_weighted({"fts": {1: 2.0, 2: 1.0}, "vector": {2: 0.8}}, Weights())
+    fused = fuse_weighted({"fts": {1: 2.0, 2: 1.0}, "vector": {2: 0.8}}, Weights(), floor=0.5)
     assert fused[1] == {"fts": pytest.approx(0.4)}
-    assert sum(fused[2].values()) == pytest.approx(0.2 + 0.4)
+    assert sum(fused[2].values()) == pytest.approx(0.4 * 0.5 + 0.4)
 
 
 def test_rrf_rewards_agreement() -> None:
