@@ -19,6 +19,7 @@ from datetime import date
 from typing import Any, Literal
 
 from memctl import clock, memory
+from memctl.errors import MemctlError
 from memctl.notes import daily_note_date
 from memctl.tokens import estimate_tokens
 from memctl.vault import Vault
@@ -224,7 +225,11 @@ def gather_blocks(
             )
         )
     if query:
-        cold, cold_notices = cold_blocks(vault, query, k=cold_k)
+        try:
+            cold, cold_notices = cold_blocks(vault, query, k=cold_k)
+        except MemctlError as exc:
+            # HOT and WARM are still worth loading when the index cannot be searched.
+            cold, cold_notices = [], [f"COLD left out: search failed ({exc})"]
         blocks.extend(cold)
         notices.extend(cold_notices)
     blocks.append(ContextBlock("date", "today", f"Today is {today.isoformat()}."))

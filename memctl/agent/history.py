@@ -31,6 +31,7 @@ SUMMARY_SYSTEM = (
 # Per-block cap when rendering the head for the summariser: a 50k-token tool dump
 # says little more than its first few hundred tokens.
 _BLOCK_TOKENS = 600
+_HEAD_TOKENS = 120_000
 
 
 def validate_messages(messages: Any) -> list[dict[str, Any]]:
@@ -166,10 +167,17 @@ def compact_history(
         from memctl.llm import NO_KEY_NOTICE
 
         raise UsageError(f"compaction needs the LLM: {NO_KEY_NOTICE}")
+    transcript = render_transcript(messages[:cut])
+    if estimate_tokens(transcript) > _HEAD_TOKENS:
+        # Past what a cheap model can read in one call: keep its start (goals, set-up)
+        # and its end (the latest state); the middle is what compaction loses first.
+        head, _ = truncate_to_tokens(transcript, _HEAD_TOKENS // 2)
+        tail = transcript[-len(head) :]
+        transcript = f"{head}\n\n[... middle of the conversation omitted ...]\n\n{tail}"
     summary = llm.complete_text(
         settings.llm.summary_model,
         SUMMARY_SYSTEM,
-        "Summarise this conversation so far:\n\n" + render_transcript(messages[:cut]),
+        "Summarise this conversation so far:\n\n" + transcript,
         max_tokens=2048,
     )
     compacted = [

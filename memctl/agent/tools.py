@@ -28,6 +28,7 @@ from memctl.vault import Vault
 # with a hint instead of filling a daily note the context budget then has to drop.
 REMEMBER_MAX_TOKENS = 2000
 MAX_K = 20
+MAX_QUERY_CHARS = 1000  # a query is keywords, not a document to match against
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,12 @@ SEARCH = ToolSpec(
     {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "minLength": 1, "description": "What to look for."},
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_QUERY_CHARS,
+                "description": "What to look for.",
+            },
             "k": {
                 "type": "integer",
                 "minimum": 1,

@@ -96,6 +96,9 @@ def tools(
     arguments: str = typer.Option(
         "{}", "--args", metavar="JSON", help="Arguments for --call (JSON object, or - for stdin)."
     ),
+    json_out: bool = typer.Option(
+        False, "--json", help="Accepted for uniformity: output is always JSON."
+    ),
 ) -> None:
     """Print the memory tools' JSON schemas, or run one tool and print its JSON result.
 

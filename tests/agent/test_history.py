@@ -20,6 +20,7 @@ from memctl.cli import app
 from memctl.config import Settings
 from memctl.errors import UsageError
 from memctl.llm import get_llm
+from memctl.tokens import estimate_tokens
 from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, text_message
 
 
@@ -156,3 +157,19 @@ def test_cli_compact_history_below_budget_and_errors(runner, vault_dir, tmp_path
     path.write_text(json.dumps(conversation(12)), encoding="utf-8")
     out = runner.invoke(app, ["compact-history", str(path), "--soft-budget", "10", "--json"])
     assert out.exit_code == 2 and "ANTHROPIC_API_KEY" in out.stderr
+
+
+def test_a_head_too_long_for_one_call_keeps_its_start_and_end() -> None:
+    api = ScriptedAPI([text_message("summary")])
+    messages = []
+    for i in range(260):
+        messages.append(
+            user(f"start-{i} " + "слово " * 2000 if i == 0 else f"q{i} " + "word " * 2000)
+        )
+        messages.append(assistant(f"a{i}"))
+    messages[-14]["content"] = "the latest state " + "מילה " * 2000
+    compact_history(messages, get_llm(fast_settings(), client=api.client()), Settings())
+    prompt = api.requests[0]["messages"][0]["content"]
+    assert "start-0" in prompt and "the latest state" in prompt
+    assert "middle of the conversation omitted" in prompt
+    assert estimate_tokens(prompt) < 125_000

@@ -76,6 +76,7 @@ def test_remember_note_and_decision_in_three_languages(vault: Vault) -> None:
         ("update_core_memory", {"section": "Iron rules"}, "invalid_arguments"),
         ("update_core_memory", {"section": "Nope", "text": "x"}, "invalid_arguments"),
         ("search_memory", {"query": 7}, "invalid_arguments"),
+        ("search_memory", {"query": "я" * 1001}, "invalid_arguments"),
         ("delete_everything", {}, "unknown_tool"),
     ],
 )
