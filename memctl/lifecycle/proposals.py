@@ -96,7 +96,9 @@ class ProposalBook:
                 del self.items[pid]
         for pid, new in wanted.items():
             old = self.items.get(pid)
-            if old is None:
+            # An archived line re-added to core.md (or a pruned text archived again) is a new
+            # memory with the same id; a promotion stays applied (applying it again is a no-op).
+            if old is None or (old.status == "applied" and kind != "promote"):
                 self.items[pid] = new
                 added.append(new)
             elif old.status in OPEN:

@@ -179,3 +179,25 @@ def test_cli_exit_code_when_hot_over_cap(
     report = json.loads(over.stdout)
     assert report["tiers"]["hot_lines"] > 100
     assert any(f["code"] == "hot-over-cap" for f in report["lint"]["findings"])
+
+
+def test_proposal_book_keeps_reviews_and_renews_archived_lines(vault: Vault) -> None:
+    from memctl.lifecycle.proposals import Proposal, ProposalBook
+
+    def prop(kind: str, pid: str) -> Proposal:
+        return Proposal(pid, kind, "proposed", "memory/core.md", 3, 3, "h", "- שורה")
+
+    book = ProposalBook(vault)
+    assert [p.id for p in book.refresh("archive", [prop("archive", "H1")])] == ["H1"]
+    book.get("H1").status = "applied"
+    book.refresh("promote", [prop("promote", "P1")])
+    book.get("P1").status = "rejected"
+    book.save()
+    again = ProposalBook(vault)
+    assert again.refresh("promote", [prop("promote", "P1")]) == []  # a rejection sticks
+    assert again.get("P1").status == "rejected"
+    assert [p.id for p in again.refresh("archive", [prop("archive", "H1")])] == ["H1"]
+    assert again.get("H1").status == "proposed"
+    again.refresh("archive", [])
+    assert "H1" not in again.items  # no longer a candidate, never decided: dropped
+    assert again.save() and not ProposalBook(vault).save()

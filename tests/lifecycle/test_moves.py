@@ -146,3 +146,51 @@ def test_killed_process_leaves_a_recoverable_vault(vault: Vault) -> None:
     for block in (BLOCK, "## 2026-09-01 — Use SQLite for the index\n\none file, no server"):
         assert count(vault, block) == 1
     assert "again, now with WAL" in read_text(vault.decisions_path)
+
+
+def test_person_editing_during_a_move_keeps_their_edit(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(vault, "memory/decisions.md", DECISIONS)
+    added = "## 2026-11-22 — Новое решение\n\nзаписано вручную, пока memctl работал\n"
+
+    def person_saves(at: str) -> None:
+        if at == "written":
+            path = vault.decisions_path
+            path.write_text(path.read_text(encoding="utf-8") + "\n" + added, encoding="utf-8")
+
+    monkeypatch.setattr(moves, "FAULT", person_saves)
+    move_block(
+        vault, "memory/decisions.md", ARCHIVE, BLOCK, header="# Archived\n\n", kind="decision"
+    )
+    text = read_text(vault.decisions_path)
+    assert added in text and BLOCK not in text and count(vault, BLOCK) == 1
+
+
+def test_maintain_holds_the_vault_lock(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While maintain works, `add` (the same lock) waits; nobody interleaves writes."""
+    import threading
+
+    from memctl.errors import LockBusy
+    from memctl.lifecycle import maintain as maintain_mod
+
+    inside, release = threading.Event(), threading.Event()
+    real = maintain_mod.apply_demotions
+
+    def paused(*args, **kwargs):  # type: ignore[no-untyped-def]
+        inside.set()
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(maintain_mod, "apply_demotions", paused)
+    worker = threading.Thread(target=lambda: maintain_mod.maintain(vault, sync_index=False))
+    worker.start()
+    try:
+        assert inside.wait(10)
+        with pytest.raises(LockBusy), vault.lock(timeout=0):
+            pass
+    finally:
+        release.set()
+        worker.join(10)
+    with vault.lock(timeout=0):
+        pass
