@@ -45,6 +45,12 @@ def build_server(vault: Vault, llm: LLM | None = None) -> Server[Any]:
                     name=spec.name,
                     description=spec.description,
                     input_schema=spec.input_schema,
+                    annotations=types.ToolAnnotations(
+                        read_only_hint=spec.read_only,
+                        # Writes only add; UPDATE-style loss never happens through a tool.
+                        destructive_hint=False,
+                        open_world_hint=False,
+                    ),
                 )
                 for spec in TOOL_SPECS
             ]

@@ -38,6 +38,10 @@ class ToolSpec:
     description: str  # written for the model
     input_schema: dict[str, Any]
 
+    @property
+    def read_only(self) -> bool:
+        return self.name in ("search_memory", "load_memory")
+
     def anthropic(self) -> dict[str, Any]:
         return {
             "name": self.name,

@@ -41,6 +41,7 @@ async def _session_calls(vault_dir: Path) -> dict[str, Any]:
         await session.initialize()
         listed = await session.list_tools()
         out["tools"] = {t.name: t.input_schema for t in listed.tools}
+        out["read_only"] = {t.name for t in listed.tools if t.annotations.read_only_hint}
         out["remember"] = _payload(
             await session.call_tool("remember", {"text": "הפריסה דורשת DNS — деплой ждёт"})
         )
@@ -73,6 +74,7 @@ def test_mcp_server_with_sdk_client(vault_dir: Path, tmp_path: Path) -> None:
     out = anyio.run(_session_calls, vault_dir)
     assert set(out["tools"]) == {"search_memory", "load_memory", "remember", "update_core_memory"}
     assert out["tools"]["remember"]["required"] == ["text"]
+    assert out["read_only"] == {"search_memory", "load_memory"}
     assert out["remember"] == {
         "ok": True,
         "tool": "remember",
