@@ -200,3 +200,44 @@ def test_cli_exit_codes(vault: Vault, runner: CliRunner) -> None:
     (vault.root / "memory/daily/2026-11-23.md").write_bytes(b"\xff\xfe broken")
     broken = runner.invoke(app, args)
     assert broken.exit_code == 2 and "lint cannot run" in broken.stderr
+
+
+def test_vector_near_duplicates_when_vectors_exist(vault: Vault) -> None:
+    """Paraphrases across tiers that rapidfuzz misses are caught by cosine >= 0.92."""
+    import numpy as np
+
+    from memctl.index.store import Store
+    from memctl.index.sync import sync
+
+    write(
+        vault,
+        "memory/daily/2026-11-20.md",
+        "# 2026-11-20\n\n- 10:00 Деплой только после ревью кода\n",
+    )
+    write(
+        vault,
+        "memory/archive/daily/2026-09-01.md",
+        "# 2026-09-01\n\n- 10:00 פריסה רק אחרי סקירת קוד\n",
+    )
+    sync(vault, embed=False)
+    rng = np.random.default_rng(1)
+    base = rng.standard_normal(384).astype(np.float32)
+    with Store.open(vault) as store, store.transaction():
+        for chunk_id, path in store.conn.execute("SELECT id, path FROM chunks").fetchall():
+            if "2026-" in path:
+                vector = base + 0.1 * rng.standard_normal(384).astype(np.float32)  # cosine ~0.99
+            else:
+                vector = rng.standard_normal(384).astype(np.float32)  # unrelated
+            vector /= np.linalg.norm(vector)
+            store.conn.execute(
+                "INSERT OR REPLACE INTO chunks_vec(rowid, embedding) VALUES (?, ?)",
+                (chunk_id, vector.tobytes()),
+            )
+            store.conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
+    found = [f for f in lint(vault).findings if f.code == "near-duplicate"]
+    assert len(found) == 1
+    assert found[0].path == "memory/daily/2026-11-20.md"
+    assert (
+        "cosine 0.9" in found[0].message
+        and "memory/archive/daily/2026-09-01.md" in found[0].message
+    )
