@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from memctl.index.chunker import parse_front_matter
 from memctl.notes import parse_decisions
 from memctl.tokens import estimate_tokens, truncate_to_tokens
 
@@ -96,10 +97,11 @@ class MemoryItem:
     line_end: int
     text: str
     source: str
+    weight: float | None = None  # the file's front-matter `importance:`, when it sets one
 
     @property
     def importance(self) -> float:
-        return IMPORTANCE.get(self.source, 0.5)
+        return self.weight if self.weight is not None else IMPORTANCE.get(self.source, 0.5)
 
     def ref(self) -> dict[str, Any]:
         return {
@@ -138,12 +140,17 @@ def bullet_items(text: str) -> list[tuple[int, int, str]]:
 
 
 def memory_items(path: str, source: str, text: str) -> list[MemoryItem]:
-    """The memories in one vault file: decisions whole, everything else bullet by bullet."""
+    """The memories in one vault file: decisions whole, everything else bullet by bullet.
+
+    A file's front matter `importance:` (the same the index reads) overrides the default
+    by source, so a pinned archive file still gets the contradiction check.
+    """
+    weight = parse_front_matter(text.splitlines()).importance
     if source == "decision":
         found = [(d.line_start, d.line_end, d.text) for d in parse_decisions(text)]
     else:
         found = bullet_items(text)
-    return [MemoryItem(f"{path}:{s}", path, s, e, body, source) for s, e, body in found]
+    return [MemoryItem(f"{path}:{s}", path, s, e, body, source, weight) for s, e, body in found]
 
 
 def remove_block(text: str, block: str) -> str | None:

@@ -85,3 +85,11 @@ def test_remove_block_removes_one_exact_occurrence_or_reports_gone() -> None:
     assert remove_block(text, "## 2026-11-02 — A\n\nedited") is None
     daily = "# d\n\n- 09:00 שלום\n- 10:00 мир\n"
     assert remove_block(daily, "- 09:00 שלום") == "# d\n\n- 10:00 мир\n"
+
+
+def test_front_matter_importance_overrides_the_source_default() -> None:
+    text = "---\nimportance: 0.9\n---\n# Pinned\n\n- Клиенты в Израиле получают счета на иврите\n"
+    [item] = memory_items("memory/archive/pinned.md", "archive", text)
+    assert item.importance == 0.9 and item.line_start == 6
+    [plain] = memory_items("memory/archive/a.md", "archive", "- some archived fact here\n")
+    assert plain.importance == 0.4
