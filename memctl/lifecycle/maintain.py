@@ -25,11 +25,11 @@ from memctl.lifecycle.demote import (
 )
 from memctl.lifecycle.hot import line_count
 from memctl.lifecycle.lint import LintReport, lint
-from memctl.lifecycle.moves import finish_pending_moves
+from memctl.lifecycle.moves import Journal, finish_pending_moves
 from memctl.lifecycle.promote import archivable_suggestions, propose_promotions, review_promotions
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.llm import LLM, NO_KEY_NOTICE
-from memctl.vault import MEMORY_DIR, Vault, read_text
+from memctl.vault import Vault, read_text
 
 
 @dataclass
@@ -103,7 +103,10 @@ def maintain(
     report = MaintainReport(now=clock.iso(now))
     if llm is None:
         report.notices.append(NO_KEY_NOTICE)
+    if commit:
+        require_git(vault)  # before any move, so a missing repository changes nothing
     with vault.lock():
+        touched = {p for i in Journal(vault).load() for p in (i["source"], i["destination"])}
         report.recovered = finish_pending_moves(vault)
         _sync(vault, report, sync_index, embed, now)
         uses = evidence.load_chunk_uses(vault, now)
@@ -131,7 +134,8 @@ def maintain(
             len(report.promotions) + len(report.hot_archive) + len(report.prunes)
         )
         if commit:
-            report.commit = commit_vault(vault, _commit_message(report))
+            touched |= {p for m in applied.done for p in (m.source, m.destination)}
+            report.commit = commit_vault(vault, _commit_message(report), sorted(touched))
     return report
 
 
@@ -189,8 +193,7 @@ def _git(vault: Vault, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=vault.root, capture_output=True, text=True)
 
 
-def commit_vault(vault: Vault, message: str) -> str | None:
-    """One commit of everything changed under memory/; None when nothing changed."""
+def require_git(vault: Vault) -> None:
     if (
         shutil.which("git") is None
         or _git(vault, "rev-parse", "--is-inside-work-tree").returncode != 0
@@ -198,7 +201,13 @@ def commit_vault(vault: Vault, message: str) -> str | None:
         raise MemctlError(
             f"--commit: {vault.root} is not in a git repository (git init it, or drop --commit)"
         )
-    if not _git(vault, "status", "--porcelain", "--", MEMORY_DIR).stdout.strip():
+
+
+def commit_vault(vault: Vault, message: str, paths: list[str]) -> str | None:
+    """One commit of the files this run changed (only those: a person's other uncommitted
+    edits stay theirs); None when nothing changed."""
+    require_git(vault)
+    if not paths or not _git(vault, "status", "--porcelain", "--", *paths).stdout.strip():
         return None
     identity = (
         []
@@ -206,8 +215,8 @@ def commit_vault(vault: Vault, message: str) -> str | None:
         else ["-c", "user.name=memctl", "-c", "user.email=memctl@localhost"]
     )
     for step in (
-        ["add", "-A", "--", MEMORY_DIR],
-        [*identity, "commit", "-q", "-m", message, "--", MEMORY_DIR],
+        ["add", "-A", "--", *paths],
+        [*identity, "commit", "-q", "-m", message, "--", *paths],
     ):
         done = _git(vault, *step)
         if done.returncode != 0:

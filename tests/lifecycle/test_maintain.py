@@ -201,3 +201,36 @@ def test_proposal_book_keeps_reviews_and_renews_archived_lines(vault: Vault) -> 
     again.refresh("archive", [])
     assert "H1" not in again.items  # no longer a candidate, never decided: dropped
     assert again.save() and not ProposalBook(vault).save()
+
+
+def test_commit_takes_only_what_maintain_changed(git_vault: Vault) -> None:
+    core = read_text(git_vault.core_path) + "- a person's edit, not yet committed\n"
+    write(git_vault, "memory/core.md", core)
+    report = maintain(git_vault, now=NOW, embed=False, commit=True)
+    assert report.commit
+    changed = subprocess.run(
+        ["git", "show", "--no-renames", "--name-only", "--format=", "HEAD"],
+        cwd=git_vault.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert set(changed) == {
+        "memory/daily/2026-09-01.md",
+        "memory/archive/daily/2026-09-01.md",
+        "memory/decisions.md",
+        "memory/archive/decisions.md",
+    }
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=git_vault.root, capture_output=True, text=True
+    )
+    assert "memory/core.md" in status.stdout
+
+
+def test_commit_without_git_changes_nothing(vault: Vault) -> None:
+    from memctl.errors import MemctlError
+
+    write(vault, "memory/daily/2026-09-01.md", OLD_NOTE, datetime(2026, 9, 1, 18))
+    with pytest.raises(MemctlError, match="not in a git repository"):
+        maintain(vault, now=NOW, sync_index=False, commit=True)
+    assert (vault.root / "memory/daily/2026-09-01.md").exists()
