@@ -17,7 +17,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -129,7 +129,7 @@ def ensure_fresh(vault: Vault, *, now: datetime | None = None) -> SyncReport:
     report = SyncReport()
     try:
         with vault.lock("index", timeout=0), Store.open(vault) as store:
-            _sync_lexical(vault, store, report, None, now or clock.now())
+            _sync_lexical(vault, store, report, None, now or clock.now(), stamp=False)
             report.pending_embeddings = store.pending_count()
             report.model = store.model_id
     except LockBusy:
@@ -147,6 +147,8 @@ def _sync_lexical(
     report: SyncReport,
     progress: Progress | None,
     now: datetime,
+    *,
+    stamp: bool = True,
 ) -> None:
     known = store.file_states()
     max_bytes = vault.settings.embed.max_file_bytes
@@ -183,7 +185,10 @@ def _sync_lexical(
     removed = sorted(set(known) - seen)
     if batch or touched or removed:
         _write_batch(store, batch, touched, report, now, removed=removed)
-    store.mark_synced(now)
+    if stamp or report.changed or report.removed:
+        # The pre-search catch-up stamps only real changes: a write per search would
+        # serialise concurrent searches on the database's write lock for nothing.
+        store.mark_synced(now)
     report.chunks_total = store.counts()["chunks"]
 
 
@@ -193,7 +198,7 @@ def _write_batch(
     touched: list[tuple[str, int, int]],
     report: SyncReport,
     now: datetime,
-    removed: list[str] = (),  # type: ignore[assignment]
+    removed: Sequence[str] = (),
 ) -> None:
     with store.transaction():
         for read in batch:

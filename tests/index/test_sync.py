@@ -230,3 +230,14 @@ def _fts_integrity(store: Store) -> None:
     """Both FTS indexes agree with `chunks` row for row (SQLite raises if not)."""
     for table in ("chunks_fts", "chunks_trigram"):
         store.conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+
+
+def test_ensure_fresh_writes_nothing_when_nothing_changed(notes_vault: Vault) -> None:
+    from datetime import datetime
+
+    sync(notes_vault, embed=False, now=datetime(2026, 11, 20, 8, 0))
+    assert ensure_fresh(notes_vault, now=datetime(2026, 11, 21)).changed == []
+    assert index_status(notes_vault)["last_sync"] == "2026-11-20T08:00:00"
+    (notes_vault.root / DAILY).write_text("- 14:00 fig\n", encoding="utf-8")
+    assert ensure_fresh(notes_vault, now=datetime(2026, 11, 22)).changed == [DAILY]
+    assert index_status(notes_vault)["last_sync"] == "2026-11-22T00:00:00"
