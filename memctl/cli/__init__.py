@@ -30,7 +30,8 @@ class MemctlGroup(TyperGroup):
         except KeyboardInterrupt:
             err("memctl: interrupted")
             raise typer.Exit(130) from None
-        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort):
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, typer.Exit):
+            # typer >= 0.20 raises its own Exit (not click's) for --help and typer.Exit().
             raise
         except OSError as exc:
             # Disk full, permission denied...: say which file, never a traceback.
