@@ -139,3 +139,10 @@ def test_cli_context_rejects_bad_format(runner, vault_dir) -> None:
     out = runner.invoke(app, ["--vault", str(vault_dir), "context", "--format", "xml"])
     assert out.exit_code == 2
     assert "choose text or anthropic" in out.stderr
+
+
+def test_help_of_agent_commands_exits_0(runner) -> None:
+    for command in ("context", "tools", "mcp", "capture", "compact-history"):
+        out = runner.invoke(app, [command, "--help"])
+        assert out.exit_code == 0, (command, out.output)
+        assert "Example" in out.stdout and "internal error" not in out.output
