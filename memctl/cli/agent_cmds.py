@@ -63,8 +63,10 @@ def context(
     Stable blocks come first (core, tool guide), then WARM, then COLD and the date, so the
     prompt cache keeps working; over the budget, WARM is dropped oldest first, then COLD.
 
-    Examples: memctl context --budget 4000
-              memctl context --query "deploy dns" --format anthropic > system.json
+    \b
+    Examples:
+      memctl context --budget 4000
+      memctl context --query "deploy dns" --format anthropic > system.json
     """
     from memctl.agent.context import assemble
 
@@ -104,8 +106,10 @@ def tools(
 
     Output is always JSON. A tool result is capped at [agent] tool_result_tokens.
 
-    Examples: memctl tools --format mcp
-              memctl tools --call search_memory --args '{"query": "dns"}'
+    \b
+    Examples:
+      memctl tools --format mcp
+      memctl tools --call search_memory --args '{"query": "dns"}'
     """
     from memctl.agent.tools import run_tool, tool_schemas
     from memctl.llm import get_llm
@@ -130,7 +134,9 @@ def tools(
 def mcp(ctx: typer.Context) -> None:
     """Serve the memory tools over stdio (Model Context Protocol) for this vault.
 
-    Example (Claude Desktop / Claude Code config): {"command": "memctl", "args": ["--vault", "/path/to/vault", "mcp"]}
+    \b
+    Example (an MCP client's server entry):
+      {"command": "memctl", "args": ["--vault", "/path/to/vault", "mcp"]}
     """
     from memctl.agent.mcp_server import run
 
@@ -186,8 +192,10 @@ def capture(
     retracted memory is archived in memory/archive/superseded.md with a pointer. Needs
     ANTHROPIC_API_KEY (exit 2 without it).
 
-    Examples: memctl capture session.json --dry-run
-              pbpaste | memctl capture -
+    \b
+    Examples:
+      memctl capture session.json --dry-run
+      pbpaste | memctl capture -
     """
     from memctl.agent.capture import capture as run_capture
     from memctl.llm import get_llm
