@@ -74,6 +74,8 @@ def context(
         raise UsageError(f"--format {fmt!r}: choose text or anthropic")
     if budget is not None and budget < 1:
         raise UsageError("--budget must be a positive number of tokens")
+    if cold_k < 1:
+        raise UsageError("--cold must be at least 1")
     vault = get_vault(ctx)
     result = assemble(vault, query=query, budget=budget, cold_k=cold_k, include_tools=not no_tools)
     for notice in result.notices:

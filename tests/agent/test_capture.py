@@ -298,3 +298,12 @@ def test_cli_capture_dry_run_json_and_write(runner, vault: Vault, vault_dir, mon
     assert "Ivan prefers" in vault.daily_path(date(2026, 11, 22)).read_text()
     out = runner.invoke(app, ["--vault", str(vault_dir), "capture", str(vault_dir / "nope.json")])
     assert out.exit_code == 2 and "does not exist" in out.stderr
+
+
+def test_malformed_extraction_fails_the_run_and_writes_nothing(vault: Vault) -> None:
+    api = ScriptedAPI([tool_message({"memories": [{"text": "x"}]})])
+    llm = get_llm(fast_settings(), client=api.client())
+    before = {p: p.read_bytes() for p in vault.memory_files()}
+    with pytest.raises(MemctlError, match="malformed"):
+        capture(vault, "user: anything", llm, now=NOW)
+    assert {p: p.read_bytes() for p in vault.memory_files()} == before

@@ -139,6 +139,10 @@ def test_cli_context_rejects_bad_format(runner, vault_dir) -> None:
     out = runner.invoke(app, ["--vault", str(vault_dir), "context", "--format", "xml"])
     assert out.exit_code == 2
     assert "choose text or anthropic" in out.stderr
+    out = runner.invoke(app, ["--vault", str(vault_dir), "context", "-q", "x", "--cold", "0"])
+    assert out.exit_code == 2 and "--cold" in out.stderr
+    out = runner.invoke(app, ["--vault", str(vault_dir), "context", "--budget", "0"])
+    assert out.exit_code == 2 and "--budget" in out.stderr
 
 
 def test_help_of_agent_commands_exits_0(runner) -> None:
