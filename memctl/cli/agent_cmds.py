@@ -223,5 +223,7 @@ def capture(
         console.print(f"{cand.outcome:<9} {cand.text}{where}")
         if cand.reason and cand.outcome not in ("ADD",):
             console.print(f"          {cand.reason}")
+        if cand.written and cand.written.get("notice"):
+            err(f"memctl: {cand.written['notice']}")
     summary = ", ".join(f"{n} {k}" for k, n in sorted(report.counts().items())) or "nothing found"
     err(f"memctl: {'plan (dry run): ' if dry_run else ''}{summary}; {report.llm_calls} LLM call(s)")

@@ -307,3 +307,21 @@ def test_malformed_extraction_fails_the_run_and_writes_nothing(vault: Vault) -> 
     with pytest.raises(MemctlError, match="malformed"):
         capture(vault, "user: anything", llm, now=NOW)
     assert {p: p.read_bytes() for p in vault.memory_files()} == before
+
+
+def test_target_edited_meanwhile_is_archived_but_left_in_place(vault: Vault) -> None:
+    memory.add_note(vault, "The DNS provider is Cloudflare", day=date(2026, 11, 20))
+    day = vault.daily_path(date(2026, 11, 20))
+
+    def judge(prompt: str) -> dict[str, Any]:
+        # A person edits the note while the model is thinking.
+        day.write_text(day.read_text().replace("Cloudflare", "Cloudflare (Pro plan)"))
+        return _verdict("UPDATE", _first_id(prompt), "DNS is on Route53 now")
+
+    model = FakeModel([_mem("DNS moved to Route53 from Cloudflare")], judge=judge)
+    report = capture(vault, "user: ...", model.llm(), now=NOW)
+    written = report.candidates[0].written
+    assert written is not None and written["removed_from"] is None
+    assert "changed since" in written["notice"]
+    assert "Cloudflare (Pro plan)" in day.read_text()  # the person's edit survives
+    assert "The DNS provider is Cloudflare" in (vault.root / SUPERSEDED).read_text()
