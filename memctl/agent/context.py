@@ -14,7 +14,7 @@ then COLD, lowest-ranked first. Every dropped block is reported.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any, Literal
 
@@ -285,10 +285,3 @@ def assemble(
         if note:
             result.notices.append(note)
     return result
-
-
-def block_dict(block: ContextBlock) -> dict[str, Any]:
-    data = asdict(block)
-    data["day"] = block.day.isoformat() if block.day else None
-    data["tokens"] = block.tokens
-    return data
