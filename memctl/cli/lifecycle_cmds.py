@@ -31,7 +31,8 @@ from memctl.lifecycle.promote import (
     apply_promotions,
     archivable_suggestions,
     propose_promotions,
-    review_promotions,
+    record_reviews,
+    review_open,
 )
 from memctl.lifecycle.proposals import Proposal, ProposalBook
 from memctl.llm import NO_KEY_NOTICE, get_llm
@@ -88,24 +89,32 @@ def promote(
     uses = evidence.load_chunk_uses(vault, now)
     if not evidence.has_index(vault):
         err("no index yet: run `memctl index` (candidates come from search and context references)")
-    book = ProposalBook(vault)
-    propose_promotions(vault, book, uses, now)
-    reviewed: list[Proposal] = []
+    if (section or text) and not apply:
+        raise UsageError("--section and --text go with --apply ID")
+    with vault.lock():
+        book = ProposalBook(vault)
+        propose_promotions(vault, book, uses, now)
+        book.save()
+    verdicts = {}
     if review:
         llm = get_llm(vault.settings)
         if llm is None:
             err(NO_KEY_NOTICE)
         else:
-            reviewed = review_promotions(vault, book, llm, now)
-    ids = list(apply)
-    if apply_approved:
-        ids += [p.id for p in book.of_kind("promote", ("approved",))]
+            # The LLM is asked outside the vault lock: `add` must not wait on the network.
+            verdicts = review_open(vault, book.of_kind("promote", ("proposed",)), llm)
     result = None
-    if ids:
-        result = apply_promotions(vault, book, ids, section=section, text=text, uses=uses, now=now)
-    elif section or text:
-        raise UsageError("--section and --text go with --apply ID")
-    book.save()
+    with vault.lock():
+        book = ProposalBook(vault)
+        reviewed: list[Proposal] = record_reviews(book, verdicts, now)
+        ids = list(apply)
+        if apply_approved:
+            ids += [p.id for p in book.of_kind("promote", ("approved",))]
+        if ids:
+            result = apply_promotions(
+                vault, book, ids, section=section, text=text, uses=uses, now=now
+            )
+        book.save()
     listed = book.of_kind("promote", ("proposed", "approved"))
     if json_out:
         print_json(

@@ -148,12 +148,14 @@ def apply_core_addition(
     text: str,
     *,
     suggest: list[tuple[int, str]] | None = None,
+    lock: bool = True,
 ) -> CoreEdit:
     """Write `text` (one bullet per line) at the end of `section` in core.md, under the cap.
 
     Raises `HotCapExceeded` (nothing written) when core.md would exceed `hot.cap_lines`;
     its message names lines that could be archived instead (`suggest`, else the oldest
     content lines). Raises `UsageError` for an unknown section or an empty/heading text.
+    `lock=False` when the caller already holds `vault.lock()` (the lock is not re-entrant).
     """
     settings = vault.settings.hot
     known = {s.casefold(): s for s in settings.sections}
@@ -184,6 +186,9 @@ def apply_core_addition(
         ]
         return after
 
-    with vault.lock():
+    if lock:
+        with vault.lock():
+            final = update_file(vault.core_path, change)
+    else:
         final = update_file(vault.core_path, change)
     return CoreEdit(section, added, line_count(final), settings.cap_lines)

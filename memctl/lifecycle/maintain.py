@@ -1,9 +1,11 @@
 """The nightly job: sync, demote, propose (and review), lint, report, optionally commit.
 
-Everything runs under the vault lock, so `add` and another `maintain` wait for it; the
-index sync inside takes the index lock as usual, so `watch` stays consistent. A second
-run right after the first changes nothing: moves are already made, proposals keep their
-ids and statuses (nothing is reviewed twice), and unchanged state files are not rewritten.
+The markdown work (finishing interrupted moves, the lexical sync, moves, proposals, the
+commit) runs under the vault lock, so `add` and another `maintain` wait for it; the index
+sync inside takes the index lock as usual, so `watch` stays consistent. Embedding and LLM
+calls run outside the vault lock, and review verdicts are stored under it afterwards.
+A second run right after the first changes nothing: moves are already made, proposals
+keep their ids and statuses (nothing is reviewed twice), unchanged state is not rewritten.
 """
 
 from __future__ import annotations
@@ -26,7 +28,12 @@ from memctl.lifecycle.demote import (
 from memctl.lifecycle.hot import line_count
 from memctl.lifecycle.lint import LintReport, lint
 from memctl.lifecycle.moves import Journal, finish_pending_moves
-from memctl.lifecycle.promote import archivable_suggestions, propose_promotions, review_promotions
+from memctl.lifecycle.promote import (
+    archivable_suggestions,
+    propose_promotions,
+    record_reviews,
+    review_open,
+)
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.llm import LLM, NO_KEY_NOTICE
 from memctl.vault import Vault, read_text
@@ -105,10 +112,12 @@ def maintain(
         report.notices.append(NO_KEY_NOTICE)
     if commit:
         require_git(vault)  # before any move, so a missing repository changes nothing
+    # The vault lock is held only for the markdown work; embedding and LLM calls (which
+    # can take minutes) run outside it, so `add` is never kept waiting by the network.
     with vault.lock():
         touched = {p for i in Journal(vault).load() for p in (i["source"], i["destination"])}
         report.recovered = finish_pending_moves(vault)
-        _sync(vault, report, sync_index, embed, now)
+        _sync(vault, report, sync_index, False, now)
         uses = evidence.load_chunk_uses(vault, now)
         if not uses:
             report.notices.append("the index is empty or missing: usage-based rules had no data")
@@ -116,26 +125,35 @@ def maintain(
         report.moves = [m.to_dict() for m in applied.done]
         report.skipped_moves = [f"{m.source}: {why}" for m, why in applied.skipped]
         if applied.done and sync_index:
-            # Moved text keeps its hash, so the vectors come from the embedding cache.
-            _sync(vault, report, True, embed, now)
+            _sync(vault, report, True, False, now)
             uses = evidence.load_chunk_uses(vault, now)
         book = ProposalBook(vault)
         propose_promotions(vault, book, uses, now)
-        if llm is not None:
-            report.reviewed = len(review_promotions(vault, book, llm, now))
-        report.promotions = [_brief(p) for p in book.of_kind("promote", ("proposed", "approved"))]
-        report.hot_archive = [_brief(p) for p in propose_hot_archive(vault, book, uses, now)]
-        report.prunes = [_brief(p) for p in propose_prunes(vault, book, uses, now)]
+        propose_hot_archive(vault, book, uses, now)
+        propose_prunes(vault, book, uses, now)
         book.save()
-        report.lint = lint(vault, llm=llm, suggestions=archivable_suggestions(vault, uses, now))
-        report.tiers = tier_counts(vault)
-        report.tiers["moves_made"] = len(report.moves)
-        report.tiers["proposals_waiting"] = (
-            len(report.promotions) + len(report.hot_archive) + len(report.prunes)
-        )
+        to_review = book.of_kind("promote", ("proposed",))
         if commit:
             touched |= {p for m in applied.done for p in (m.source, m.destination)}
             report.commit = commit_vault(vault, _commit_message(report), sorted(touched))
+    if sync_index and embed:
+        # Moved text keeps its hash, so its vectors come from the embedding cache.
+        _sync(vault, report, True, True, now)
+    if llm is not None and to_review:
+        verdicts = review_open(vault, to_review, llm)
+        with vault.lock():
+            book = ProposalBook(vault)
+            report.reviewed = len(record_reviews(book, verdicts, now))
+            book.save()
+    report.promotions = [_brief(p) for p in book.of_kind("promote", ("proposed", "approved"))]
+    report.hot_archive = [_brief(p) for p in book.of_kind("archive", ("proposed", "approved"))]
+    report.prunes = [_brief(p) for p in book.of_kind("prune", ("proposed", "approved"))]
+    report.lint = lint(vault, llm=llm, suggestions=archivable_suggestions(vault, uses, now))
+    report.tiers = tier_counts(vault)
+    report.tiers["moves_made"] = len(report.moves)
+    report.tiers["proposals_waiting"] = (
+        len(report.promotions) + len(report.hot_archive) + len(report.prunes)
+    )
     return report
 
 

@@ -10,7 +10,7 @@ from memctl.errors import UsageError
 from memctl.lifecycle import evidence
 from memctl.lifecycle.hot import CoreEdit, HotCapExceeded, apply_core_addition
 from memctl.lifecycle.proposals import Proposal, ProposalBook, proposal_id
-from memctl.lifecycle.review import review_candidate
+from memctl.lifecycle.review import Review, review_candidate
 from memctl.lifecycle.rules import (
     ChunkUse,
     core_line_from_chunk,
@@ -61,12 +61,12 @@ def propose_promotions(
     return book.of_kind("promote", ("proposed", "approved"))
 
 
-def review_promotions(vault: Vault, book: ProposalBook, llm: LLM, now: datetime) -> list[Proposal]:
-    """Ask the LLM about every not-yet-reviewed proposal; a failure is a rejection."""
+def review_open(vault: Vault, proposals: list[Proposal], llm: LLM) -> dict[str, Review]:
+    """The LLM's verdict on each proposal (no state touched: safe to run without the lock)."""
     settings = vault.settings
-    reviewed = []
-    for p in book.of_kind("promote", ("proposed",)):
-        review = review_candidate(
+    verdicts = {}
+    for p in proposals:
+        verdicts[p.id] = review_candidate(
             llm,
             settings,
             text=p.text,
@@ -75,12 +75,31 @@ def review_promotions(vault: Vault, book: ProposalBook, llm: LLM, now: datetime)
             window_days=int(p.evidence.get("window_days", settings.lifecycle.promote_window_days)),
             section_hint=p.section or settings.hot.sections[-1],
         )
+    return verdicts
+
+
+def record_reviews(
+    book: ProposalBook, verdicts: dict[str, Review], now: datetime
+) -> list[Proposal]:
+    """Store verdicts on proposals still waiting for one (another run may have decided meanwhile)."""
+    reviewed = []
+    for pid, review in verdicts.items():
+        p = book.items.get(pid)
+        if p is None or p.status != "proposed":
+            continue
         p.status = review.status
         p.review = {**review.to_dict(), "at": clock.iso(now)}
         if review.status == "approved":
             p.section, p.line = review.section or p.section, review.line or p.line
         reviewed.append(p)
     return reviewed
+
+
+def review_promotions(vault: Vault, book: ProposalBook, llm: LLM, now: datetime) -> list[Proposal]:
+    """Ask the LLM about every not-yet-reviewed proposal; a failure is a rejection."""
+    return record_reviews(
+        book, review_open(vault, book.of_kind("promote", ("proposed",)), llm), now
+    )
 
 
 @dataclass
@@ -111,7 +130,9 @@ def apply_promotions(
     uses: list[ChunkUse],
     now: datetime,
 ) -> ApplyResult:
-    """Write the chosen proposals into core.md; a proposal over the cap is refused, not partial."""
+    """Write the chosen proposals into core.md; a proposal over the cap is refused, not partial.
+
+    The caller holds the vault lock (proposals.json and core.md change together)."""
     if text is not None and len(ids) != 1:
         raise UsageError("--text rewrites one proposal: give exactly one ID with it")
     result = ApplyResult()
@@ -124,7 +145,7 @@ def apply_promotions(
         line = text if text is not None else (p.line or core_line_from_chunk(p.text))
         try:
             edit = apply_core_addition(
-                vault, target, line, suggest=archivable_suggestions(vault, uses, now)
+                vault, target, line, suggest=archivable_suggestions(vault, uses, now), lock=False
             )
         except HotCapExceeded as exc:
             result.refused.append((p, str(exc)))

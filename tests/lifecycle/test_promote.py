@@ -203,3 +203,34 @@ def test_lint_does_not_flag_a_promotion_as_a_duplicate(
     pid = json.loads(promote(runner, vault).stdout)["proposals"][0]["id"]
     assert promote(runner, vault, "--apply", pid).exit_code == 0
     assert json.loads(runner.invoke(app, args).stdout)["findings"] == []
+
+
+def test_cli_review_and_apply_approved_in_one_run(
+    vault: Vault, runner: CliRunner, pinned_now: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memctl.cli import lifecycle_cmds
+
+    referenced(vault, 5)
+    api = ScriptedAPI(
+        [
+            tool_message(
+                {
+                    "approve": True,
+                    "reason": "a standing rule",
+                    "section": "Iron rules",
+                    "line": "No migrations on Fridays",
+                }
+            )
+        ]
+    )
+    monkeypatch.setattr(
+        lifecycle_cmds, "get_llm", lambda settings: get_llm(fast_settings(), client=api.client())
+    )
+    done = promote(runner, vault, "--review", "--apply-approved")
+    assert done.exit_code == 0, done.output
+    out = json.loads(done.stdout)
+    assert [(p["review"]["status"], p["status"]) for p in out["reviewed"]] == [
+        ("approved", "applied")
+    ]
+    assert out["applied"][0]["added"] == ["- No migrations on Fridays"]
+    assert "## Iron rules\n\n- No migrations on Fridays\n" in read_text(vault.core_path)
