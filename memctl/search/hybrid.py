@@ -19,7 +19,16 @@ from memctl.search import candidates as cand
 from memctl.search import vectors
 from memctl.search.candidates import Filters
 from memctl.search.query import Query, parse_query
-from memctl.search.scoring import Policy, Signals, Weights, composite, fuse, mmr, text_similarity
+from memctl.search.scoring import (
+    Policy,
+    Signals,
+    Weights,
+    composite,
+    fuse,
+    jaccard,
+    mmr,
+    word_set,
+)
 from memctl.search.snippets import Matcher, Snippet, best_snippet
 from memctl.vault import Vault
 
@@ -222,24 +231,40 @@ class Searcher:
                 }
         ranked = sorted(scored, key=lambda i: (-scored[i], i))
         snippets: dict[int, Snippet] = {}
-        pool = ranked[: max(k * 6, 30)]
+        pool = ranked[: k * 4]
         weight_of = _line_weights(records, scored)
-        for cid in pool:
-            snippets[cid] = self._snippet(records[cid], matcher, weight_of)
+        words_of: dict[int, frozenset[str]] = {}
+
+        def snippet(cid: int) -> Snippet:
+            if cid not in snippets:
+                snippets[cid] = self._snippet(records[cid], matcher, weight_of)
+            return snippets[cid]
+
+        pairs: dict[tuple[int, int], float] = {}
 
         def similarity(a: int, b: int) -> float:
-            sa, sb = snippets[a], snippets[b]
+            key = (a, b) if a < b else (b, a)
+            if key not in pairs:
+                pairs[key] = _similarity(a, b)
+            return pairs[key]
+
+        def _similarity(a: int, b: int) -> float:
             ra, rb = records[a], records[b]
-            if ra.path == rb.path and sa.line_start <= sb.line_end and sb.line_start <= sa.line_end:
-                return 1.0  # the same lines shown twice
             if ra.hash == rb.hash:
                 return 1.0
-            return text_similarity(ra.text, rb.text)
+            if ra.path == rb.path:
+                sa, sb = snippet(a), snippet(b)
+                if sa.line_start <= sb.line_end and sb.line_start <= sa.line_end:
+                    return 1.0  # the same lines shown twice
+            for cid in (a, b):
+                if cid not in words_of:
+                    words_of[cid] = word_set(records[cid].text)
+            return jaccard(words_of[a], words_of[b])
 
         chosen = mmr(pool, scored, similarity, k, self.policy)
         self.timings["search_ms"] = (time.perf_counter() - started) * 1000
         for cid in chosen:
-            record, snip = records[cid], snippets[cid]
+            record, snip = records[cid], snippet(cid)
             result = SearchResult(
                 path=record.path,
                 line_start=snip.line_start,

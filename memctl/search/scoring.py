@@ -208,10 +208,16 @@ def mmr(
 _TOKENS = re.compile(r"\w+", re.UNICODE)
 
 
-def text_similarity(a: str, b: str) -> float:
-    """Jaccard overlap of word sets: the redundancy measure when vectors are missing."""
-    sa = set(_TOKENS.findall(a.lower()))
-    sb = set(_TOKENS.findall(b.lower()))
+def word_set(text: str) -> frozenset[str]:
+    return frozenset(_TOKENS.findall(text.lower()))
+
+
+def jaccard(sa: frozenset[str], sb: frozenset[str]) -> float:
     if not sa or not sb:
         return 0.0
     return len(sa & sb) / len(sa | sb)
+
+
+def text_similarity(a: str, b: str) -> float:
+    """Jaccard overlap of word sets: the redundancy measure between two chunks."""
+    return jaccard(word_set(a), word_set(b))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from memctl.search.query import HEBREW_PREFIXES
 from memctl.tokens import estimate_tokens
@@ -63,6 +64,23 @@ class Snippet:
     truncated: bool  # True when the matched chunk had more than the snippet shows
 
 
+class _Costs:
+    """Token cost of each line (+1 for its newline), computed only for lines looked at:
+    context lines far from the chunk are never priced."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self._lines = lines
+        self._cache: dict[int, int] = {}
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._lines)))]
+        cost = self._cache.get(index)
+        if cost is None:
+            cost = self._cache[index] = estimate_tokens(self._lines[index]) + 1
+        return cost
+
+
 def best_snippet(
     lines: Sequence[str | None],
     first_line: int,
@@ -85,7 +103,7 @@ def best_snippet(
     """
     lo, hi = core if core is not None else (0, len(lines) - 1)
     text_of = [line or "" for line in lines]
-    costs = [estimate_tokens(line) + 1 for line in text_of]  # +1: the newline
+    costs = _Costs(text_of)
     found = [
         matcher.distinct(line) if i >= lo and i <= hi else set() for i, line in enumerate(text_of)
     ]
@@ -136,7 +154,7 @@ def best_snippet(
 
 def _widen(
     lines: Sequence[str | None],
-    costs: Sequence[int],
+    costs: _Costs,
     lo: int,
     hi: int,
     budget: int,
