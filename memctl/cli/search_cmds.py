@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -20,14 +21,21 @@ from memctl.cli._common import (
     print_json_line,
 )
 from memctl.errors import UsageError
-from memctl.search.evaluate import Hit, parse_queries, run_eval
-from memctl.search.hybrid import MODES, Filters, Searcher, SearchResponse
 from memctl.vault import SOURCES, TIERS, Vault
+
+if TYPE_CHECKING:
+    from memctl.search.hybrid import Filters, SearchResponse
+
+# The search library pulls numpy, rapidfuzz and sqlite-vec: imported inside the commands
+# so `memctl --version` and every other command do not pay for them.
+MODES = ("hybrid", "lexical", "vector", "bm25")
 
 _MODE_HELP = "hybrid (default), lexical (words + trigram), vector, or bm25 (words only)."
 
 
 def _filters(tier: str | None, source: str | None, since: str | None, until: str | None) -> Filters:
+    from memctl.search.hybrid import Filters
+
     if tier is not None and tier not in TIERS:
         raise UsageError(f"--tier must be one of {', '.join(TIERS)}")
     if source is not None and source not in SOURCES:
@@ -113,6 +121,8 @@ def search(
               memctl search get_vault --tier warm --json
               printf 'deploy\\nдеплой\\n' | memctl search --batch - --json
     """
+    from memctl.search.hybrid import Searcher
+
     vault = get_vault(ctx)
     filters = _filters(tier, source, since, until)
     if batch is not None:
@@ -150,6 +160,8 @@ def _read_lines(source: str) -> list[str]:
 def _run_batch(
     vault: Vault, source: str, *, k: int, filters: Filters, explain: bool, log: bool, mode: str
 ) -> None:
+    from memctl.search.hybrid import Searcher
+
     lines = [line for line in _read_lines(source) if line.strip()]
     with Searcher(vault) as searcher:
         for n, line in enumerate(lines):
@@ -180,6 +192,9 @@ def eval_cmd(
     Searches run with --no-log, so evaluating never changes usage counts.
     Example: memctl eval tests/search/fixture_vault/queries.jsonl -k 5
     """
+    from memctl.search.evaluate import Hit, parse_queries, run_eval
+    from memctl.search.hybrid import Searcher
+
     vault = get_vault(ctx)
     wanted = [m.strip() for m in modes.split(",") if m.strip()]
     bad = [m for m in wanted if m not in MODES]
