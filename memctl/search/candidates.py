@@ -196,12 +196,16 @@ def trigram_candidates(
     where, params = filters.sql("c")
     ids: dict[int, None] = {}
     per_word = limit * 4
-    for word in words:
+    # Chunks holding every word come first: an unranked lookup of a common substring
+    # returns arbitrary rows, so coordinate matches must not depend on being among them.
+    lookups = [" AND ".join(quote(w) for w in words)] if len(words) > 1 else []
+    lookups += [quote(w) for w in words]
+    for expression in lookups:
         # Unranked substring lookups stay cheap at 1M rows; ranking them does not.
         rows = conn.execute(
             "SELECT t.rowid FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
             f"WHERE chunks_trigram MATCH ? AND {where} LIMIT ?",
-            (quote(word), *params, per_word),
+            (expression, *params, per_word),
         )
         ids.update((int(r), None) for (r,) in rows)
     dated: set[int] = set()
