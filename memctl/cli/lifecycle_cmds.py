@@ -1,8 +1,4 @@
-"""promote, demote, prune, compact, lint, maintain: moving memories between tiers.
-
-Exit codes are raised as SystemExit: this typer version's `typer.Exit` is not a click
-exit, so the CLI group would report it as an internal error.
-"""
+"""promote, demote, prune, compact, lint, maintain: moving memories between tiers."""
 
 from __future__ import annotations
 
@@ -147,7 +143,7 @@ def promote(
         for p in listed:
             _show(p)
     if result and result.refused:
-        raise SystemExit(1)
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -315,7 +311,7 @@ def compact(
     for line in report.conflicts + report.summary_errors:
         err(line)
     if report.conflicts:
-        raise SystemExit(1)
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -351,7 +347,7 @@ def lint(
     for note in report.notes:
         err(note)
     if report.findings:
-        raise SystemExit(1)
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -409,4 +405,4 @@ def maintain(
     for note in report.notices:
         err(note)
     if report.exit_code:
-        raise SystemExit(report.exit_code)
+        raise typer.Exit(report.exit_code)
