@@ -7,7 +7,8 @@ How a file is cut:
    closing fence or the end of the file), a list item (with its indented continuation and
    nested items), or a paragraph. Blank lines separate blocks.
 3. Within one section (same heading path) neighbouring blocks are merged while the chunk
-   stays within `max_tokens`; the heading line joins the first chunk of its section.
+   stays within `max_tokens`; the heading line joins the first chunk of its section, and
+   a heading followed directly by a deeper one joins that one's chunk.
 4. A block larger than `max_tokens` is cut at line boundaries (a line is never split, so
    line ranges stay exact). A code fence is never cut: an oversized fence is one chunk.
    The embedder reads only its first ~256 model tokens; words and trigram search still
@@ -247,10 +248,15 @@ def chunk_markdown(text: str, rel_path: str, *, max_tokens: int = MAX_TOKENS) ->
 
     for block in _blocks(lines, front.end_line):
         if block.kind == "heading":
-            flush()
             match = _HEADING.match(lines[block.start])
             assert match is not None
             level, title = len(match.group(1)), (match.group(2) or "").strip()
+            # A heading with nothing under it but a deeper heading (`# Title` then
+            # `## Part`) joins that part's chunk instead of standing alone.
+            nests = bool(group) and all(b.kind == "heading" for b in group)
+            nests = nests and bool(path_stack) and level > path_stack[-1][0]
+            if not nests:
+                flush()
             while path_stack and path_stack[-1][0] >= level:
                 path_stack.pop()
             path_stack.append((level, title))
@@ -258,7 +264,11 @@ def chunk_markdown(text: str, rel_path: str, *, max_tokens: int = MAX_TOKENS) ->
                 dated = DECISION_HEADING.match(lines[block.start]) if level == 2 else None
                 day = parse_iso_date(dated.group(1)) if dated else None
                 section_date = day.isoformat() if day else None
-            group, group_tokens = [block], block.tokens
+            if nests:
+                group.append(block)
+                group_tokens += block.tokens
+            else:
+                group, group_tokens = [block], block.tokens
             continue
         for piece in _split_oversized(lines, block, max_tokens):
             only_heading = len(group) == 1 and group[0].kind == "heading"

@@ -62,13 +62,13 @@ def test_each_decision_is_its_own_chunk_with_its_date() -> None:
     )
     chunks = chunk_markdown(text, "memory/decisions.md")
     assert [(c.heading, c.date) for c in chunks] == [
-        ("Decisions", None),
         ("Decisions > 2026-11-02 — Use SQLite", "2026-11-02"),
         ("Decisions > 2026-11-03 — Хранить заметки в markdown", "2026-11-03"),
         ("Decisions > Undated thought", None),
     ]
-    assert chunks[2].text == "## 2026-11-03 — Хранить заметки в markdown\n\nгит дружит с текстом"
-    assert (chunks[2].line_start, chunks[2].line_end) == (7, 9)
+    assert chunks[0].text.startswith("# Decisions\n\n## 2026-11-02")  # empty parent joins
+    assert chunks[1].text == "## 2026-11-03 — Хранить заметки в markdown\n\nгит дружит с текстом"
+    assert (chunks[1].line_start, chunks[1].line_end) == (7, 9)
 
 
 def test_front_matter_sets_date_tags_importance_and_is_not_a_chunk() -> None:
@@ -142,8 +142,18 @@ def test_list_item_keeps_its_continuation_and_nested_items() -> None:
 
 def test_heading_path_nests_and_pops() -> None:
     text = "# A\n\n## B\n\nb text\n\n### C\n\nc text\n\n## D\n\nd text\n"
-    headings = [c.heading for c in chunk_markdown(text, "memory/core.md")]
-    assert headings == ["A", "A > B", "A > B > C", "A > D"]
+    chunks = chunk_markdown(text, "memory/core.md")
+    assert [c.heading for c in chunks] == ["A > B", "A > B > C", "A > D"]
+    assert chunks[0].text == "# A\n\n## B\n\nb text"
+
+
+def test_empty_sibling_sections_stay_apart() -> None:
+    text = "## Identity\n\n## Iron rules\n\n- never push to main\n"
+    chunks = chunk_markdown(text, "memory/core.md")
+    assert [(c.heading, c.text) for c in chunks] == [
+        ("Identity", "## Identity"),
+        ("Iron rules", "## Iron rules\n\n- never push to main"),
+    ]
 
 
 # -- properties ------------------------------------------------------------------------
