@@ -45,10 +45,19 @@ from memctl.agent.capture_rules import (
 from memctl.agent.tools import default_title
 from memctl.errors import MemctlError, UsageError
 from memctl.llm import LLM, NO_KEY_NOTICE, LLMError
-from memctl.vault import ARCHIVE_DIR, Vault, append_block, read_text, source_of, update_file
+from memctl.vault import (
+    ARCHIVE_DIR,
+    STATE_DIR,
+    Vault,
+    append_block,
+    read_text,
+    source_of,
+    update_file,
+)
 
 SUPERSEDED = f"{ARCHIVE_DIR}/superseded.md"
 NEIGHBOURS = 5
+FULL_COMPARE_LIMIT = 400  # memories embedded one by one per capture, at most
 _POOL = 20
 
 _STAMP = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\d{1,2}:\d{2}\s+)?")
@@ -131,10 +140,13 @@ class Neighbourhood:
     """Nearest existing memories of a text: embeddings when the model loads, else lexical."""
 
     def __init__(self, vault: Vault, items: list[MemoryItem], notices: list[str]) -> None:
+        self.vault = vault
         self.items = items
+        self.notices = notices
         self._plain = [comparable(i.text) for i in items]
         self._embedder: Any = None
         self._vectors: dict[str, Any] = {}
+        self.index_hits = 0  # pool members found through the index (large vaults)
         try:
             from memctl.index.embed import get_embedder
 
@@ -162,11 +174,13 @@ class Neighbourhood:
         if self._embedder is not None:
             import numpy as np
 
-            # Embedding every memory is bounded by the pool when the vault is large; small
-            # vaults are compared in full, which catches cross-language paraphrases.
-            if len(allowed) <= 400:
-                pool = set(allowed)
             query = self._embedder.embed_passages([bare(text)])[0]
+            # Small vaults are compared in full, which catches paraphrases with no word in
+            # common; in large ones the index's nearest chunks widen the lexical pool.
+            if len(allowed) <= FULL_COMPARE_LIMIT:
+                pool = set(allowed)
+            else:
+                pool |= self._index_pool(query) & set(allowed)
             missing = [self.items[i] for i in pool if self.items[i].id not in self._vectors]
             if missing:
                 rows = self._embedder.embed_passages([bare(m.text) for m in missing])
@@ -181,6 +195,33 @@ class Neighbourhood:
         out = [(item, cos, fuzz.ratio(plain, self._plain[i])) for item, cos, i in scored]
         out.sort(key=lambda t: (t[1], t[2]), reverse=True)
         return out[:k]
+
+    def _index_pool(self, query: Any) -> set[int]:
+        """Items overlapping the index's nearest chunks to `query` (empty without an index)."""
+        if not (self.vault.root / STATE_DIR / "index.db").exists():
+            return set()
+        try:
+            from memctl.index.store import Store
+            from memctl.search.candidates import Filters, vec0_candidates
+
+            with Store.open(self.vault) as store:
+                if store.model_id != self._embedder.model_id:
+                    return set()
+                hits = vec0_candidates(store.conn, query, Filters(), _POOL)
+                chunks = store.chunks_by_ids(list(hits))
+        except Exception as exc:  # the lexical pool still stands
+            self.notices.append(f"index not used for similar memories ({exc})")
+            return set()
+        pool = {
+            i
+            for chunk in chunks
+            for i, item in enumerate(self.items)
+            if item.path == chunk.path
+            and item.line_start <= chunk.line_end
+            and item.line_end >= chunk.line_start
+        }
+        self.index_hits += len(pool)
+        return pool
 
 
 def _memories_block(neighbours: list[tuple[MemoryItem, float, float]]) -> str:

@@ -325,3 +325,32 @@ def test_target_edited_meanwhile_is_archived_but_left_in_place(vault: Vault) -> 
     assert "changed since" in written["notice"]
     assert "Cloudflare (Pro plan)" in day.read_text()  # the person's edit survives
     assert "The DNS provider is Cloudflare" in (vault.root / SUPERSEDED).read_text()
+
+
+def test_large_vaults_widen_the_lexical_pool_with_the_index(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memctl.agent.capture as capture_module
+    from memctl.agent.capture import Neighbourhood, load_memories
+    from memctl.index.sync import sync
+
+    for i in range(30):
+        memory.add_note(
+            vault,
+            f"Deploy ticket {i}: the backup job for service {i} finished",
+            day=date(2026, 11, 20),
+        )
+    memory.add_note(
+        vault, "Nightly database dumps are kept in Backblaze B2 for a month", day=date(2026, 11, 19)
+    )
+    # Pretend the vault is large: no full comparison, and a tiny lexical pool.
+    monkeypatch.setattr(capture_module, "FULL_COMPARE_LIMIT", 0)
+    monkeypatch.setattr(capture_module, "_POOL", 3)
+    query = "Which cloud stores our DB snapshots?"
+    lexical_only = Neighbourhood(vault, load_memories(vault), []).nearest(query, k=1)
+    assert "Backblaze" not in lexical_only[0][0].text
+    sync(vault, embed=True, now=NOW)
+    hood = Neighbourhood(vault, load_memories(vault), [])
+    [(best, cosine, _)] = hood.nearest(query, k=1)
+    assert "Backblaze" in best.text and hood.index_hits > 0
+    assert 0.3 < cosine < 0.92
