@@ -311,7 +311,8 @@ class Searcher:
         return {i: wide[i] for i in kept}
 
     def _has_vectors(self) -> bool:
-        row = self.store.conn.execute("SELECT 1 FROM chunks WHERE embedded = 1 LIMIT 1").fetchone()
+        # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.
+        row = self.store.conn.execute("SELECT 1 FROM chunks_vec_rowids LIMIT 1").fetchone()
         return row is not None
 
     def _recent_hashes(self, now: datetime) -> set[str]:
