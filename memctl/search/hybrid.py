@@ -27,6 +27,7 @@ from memctl.search.scoring import (
     fuse,
     jaccard,
     mmr,
+    weights_for,
     word_set,
 )
 from memctl.search.snippets import Matcher, Snippet, best_snippet
@@ -195,7 +196,8 @@ class Searcher:
                 notices.append("no embeddings yet: answered from keyword search only")
         if pending:
             notices.append(f"{pending} chunks still wait for embeddings: answered from what exists")
-        fused = fuse(lists, self.policy)
+        weights = weights_for(self.policy.weights, query, self.store.model_id)
+        fused = fuse(lists, self.policy, weights)
         records = {r.id: r for r in self.store.chunks_by_ids(list(fused))}
         recent = self._recent_hashes(now)
         matcher = _matcher(parsed, plan)
@@ -287,6 +289,11 @@ class Searcher:
                     "prefixes": plan.prefixes,
                     "dropped_common": plan.dropped,
                     "corrections": plan.corrections,
+                    "weights": {
+                        "fts": weights.fts,
+                        "trigram": weights.trigram,
+                        "vector": weights.vector,
+                    },
                 }
             response.results.append(result)
         if log and response.results:

@@ -112,3 +112,13 @@ def test_text_similarity_bounds() -> None:
     assert text_similarity("a b", "a b") == 1.0
     assert text_similarity("a", "b") == 0.0
     assert text_similarity("", "b") == 0.0
+
+
+def test_english_only_model_gets_less_say_on_hebrew_and_russian_queries() -> None:
+    from memctl.search.scoring import weights_for
+
+    model = "sentence-transformers/all-MiniLM-L6-v2"
+    assert weights_for(Weights(), "deploy checklist", model) == Weights()
+    assert weights_for(Weights(), "תקציב שרתים", model).vector == pytest.approx(0.1)
+    assert weights_for(Weights(), "утечка памяти in prod", model).vector == pytest.approx(0.1)
+    assert weights_for(Weights(), "утечка памяти", "intfloat/multilingual-e5-small") == Weights()
