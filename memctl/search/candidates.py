@@ -9,7 +9,7 @@ ranked OR of trigrams; trigram matching is an unranked substring lookup scored i
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -20,7 +20,8 @@ from memctl.search.query import Query, fts_expression, quote
 
 # The vocabulary view is created per connection in `temp`, so the index schema stays as
 # the index layer defines it.
-_VOCAB = "temp.memctl_search_vocab"
+VOCAB_TABLE = "temp.memctl_search_vocab"
+_VOCAB = VOCAB_TABLE
 TYPO_MIN_LENGTH = 4
 # Posting lists this short cost little even in an OR query, so pruning starts above it:
 # small vaults keep every word (measured on LoCoMo: pruning there cost 0.014 recall@5).
@@ -68,6 +69,7 @@ class LexicalPlan:
     phrases: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # too common to be worth their cost
     corrections: dict[str, str] = field(default_factory=dict)  # typo → vocabulary word
+    all_common: bool = False  # every word is common: rank only the newest matches
 
     def expression(self) -> str:
         parts = [fts_expression(self.forms, self.prefixes)]
@@ -110,7 +112,8 @@ def prefix_freq(conn: Any, prefix: str, cap: int) -> int:
 
 
 def correct_typo(conn: Any, word: str) -> str | None:
-    """The closest vocabulary word sharing the first letter, if it is close enough."""
+    """The closest vocabulary word sharing the first letter (reads fts5vocab: fine for
+    small indexes; `Searcher` uses the cached `vocab.Vocabulary` instead)."""
     rows = conn.execute(
         f"SELECT term FROM {_VOCAB} WHERE term >= ? AND term < ?",
         (word[0], word[0] + "\U0010ffff"),
@@ -120,7 +123,12 @@ def correct_typo(conn: Any, word: str) -> str | None:
     return best[0] if best else None
 
 
-def plan_lexical(conn: Any, query: Query, common_fraction: float) -> LexicalPlan:
+def plan_lexical(
+    conn: Any,
+    query: Query,
+    common_fraction: float,
+    corrector: Callable[[str], str | None] | None = None,
+) -> LexicalPlan:
     """Choose the FTS5 forms: drop very common ones (never all), correct unknown words."""
     ensure_vocab(conn)
     plan = LexicalPlan()
@@ -138,7 +146,7 @@ def plan_lexical(conn: Any, query: Query, common_fraction: float) -> LexicalPlan
             and len(term.text) >= TYPO_MIN_LENGTH
             and not term.text.isdigit()
         ):
-            fixed = correct_typo(conn, term.text)
+            fixed = corrector(term.text) if corrector else correct_typo(conn, term.text)
             if fixed:
                 plan.corrections[term.text] = fixed
                 known = [fixed]
@@ -153,6 +161,7 @@ def plan_lexical(conn: Any, query: Query, common_fraction: float) -> LexicalPlan
         # Every word is common: keep the rarest one rather than answer nothing.
         rarest = min(kept)[1]
         rare, common = [rarest], [f for f in common if f != rarest]
+        plan.all_common = True
     plan.forms = rare
     plan.dropped = common
     plan.phrases = [i for i in query.identifiers]
@@ -163,6 +172,18 @@ def fts_candidates(conn: Any, plan: LexicalPlan, filters: Filters, limit: int) -
     expression = plan.expression()
     if not expression:
         return {}
+    if plan.all_common:
+        # Ranking every row holding a word found everywhere costs ~1 s at 1M rows for a
+        # near-zero IDF; BM25 over the newest matches (unranked fetch is ~free) is enough.
+        where, params = filters.sql("c")
+        rows = conn.execute(
+            "SELECT f.rowid, -bm25(chunks_fts) FROM chunks_fts AS f JOIN chunks AS c "
+            f"ON c.id = f.rowid WHERE chunks_fts MATCH ? AND {where} "
+            "ORDER BY f.rowid DESC LIMIT ?",
+            (expression, *params, limit * 10),
+        ).fetchall()
+        rows.sort(key=lambda row: -row[1])
+        return {int(i): float(s) for i, s in rows[:limit]}
     if filters.active():
         where, params = filters.sql("c")
         rows = conn.execute(

@@ -16,7 +16,7 @@ from memctl.errors import UsageError
 from memctl.index.store import Store
 from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
-from memctl.search import vectors
+from memctl.search import vectors, vocab
 from memctl.search.candidates import Filters
 from memctl.search.query import Query, parse_query
 from memctl.search.scoring import (
@@ -115,6 +115,7 @@ class Searcher:
         self.fresh = fresh
         self._store: Store | None = None
         self._embedder: Any = None
+        self._vocab: vocab.Vocabulary | None = None
         self._matrix: vectors.VectorMatrix | bool | None = None  # False: not worth it here
         self.timings: dict[str, float] = {}
 
@@ -181,7 +182,9 @@ class Searcher:
             return response
         lists_wanted = _MODE_LISTS[mode]
         limit = self.settings.candidates
-        plan = cand.plan_lexical(conn, parsed, self.settings.common_term_fraction)
+        plan = cand.plan_lexical(
+            conn, parsed, self.settings.common_term_fraction, corrector=self._correct
+        )
         lists: dict[str, dict[int, float]] = {}
         started = time.perf_counter()
         if "fts" in lists_wanted:
@@ -316,6 +319,11 @@ class Searcher:
         if len(kept) < limit:
             return cand.vec0_candidates(conn, qvec, filters, limit)
         return {i: wide[i] for i in kept}
+
+    def _correct(self, word: str) -> str | None:
+        if self._vocab is None:
+            self._vocab = vocab.load(self.store.conn, self.vault.state_dir, cand.VOCAB_TABLE)
+        return self._vocab.closest(vocab.fold(word), cand.TYPO_MIN_RATIO)
 
     def _has_vectors(self) -> bool:
         # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.

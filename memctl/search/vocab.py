@@ -1,0 +1,72 @@
+"""The index's vocabulary for typo correction, cached under `.memctl/` and grown incrementally.
+
+Reading the vocabulary through fts5vocab costs a walk over every posting list of the
+terms read (~150 ms at 100k chunks, more than a second at 1M, dominated by the commonest
+words), so it is done once; afterwards only chunks newer than the cache are tokenised
+and their words added. Words of deleted chunks linger: a correction towards a vanished
+word then simply matches nothing, which is harmless.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from rapidfuzz import fuzz, process
+
+_FILE = "search-vocab.txt"
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def fold(word: str) -> str:
+    """Lowercase without diacritics, as the unicode61 tokenizer (remove_diacritics 2) stores it."""
+    decomposed = unicodedata.normalize("NFD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+class Vocabulary:
+    def __init__(self, terms: set[str], seen_id: int) -> None:
+        self.seen_id = seen_id
+        self.terms = terms
+        self._buckets: dict[str, list[str]] | None = None
+
+    def closest(self, word: str, min_ratio: float) -> str | None:
+        """The nearest known word with the same first letter and a similar length."""
+        if self._buckets is None:
+            self._buckets = {}
+            for term in self.terms:
+                self._buckets.setdefault(term[:1], []).append(term)
+        choices = [t for t in self._buckets.get(word[:1], ()) if abs(len(t) - len(word)) <= 2]
+        best = process.extractOne(word, choices, scorer=fuzz.ratio, score_cutoff=min_ratio)
+        return best[0] if best else None
+
+
+def load(conn: Any, state_dir: Path, vocab_table: str) -> Vocabulary:
+    """The cached vocabulary, topped up with the words of chunks indexed since."""
+    top = int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
+    path = state_dir / _FILE
+    vocab: Vocabulary | None = None
+    with contextlib.suppress(OSError, ValueError):
+        head, _, body = path.read_text(encoding="utf-8").partition("\n")
+        seen = int(head)
+        if seen <= top:
+            vocab = Vocabulary(set(body.split("\n")) - {""}, seen)
+    if vocab is None:
+        terms = {t for (t,) in conn.execute(f"SELECT term FROM {vocab_table}")}
+        vocab = Vocabulary(terms, top)
+    elif vocab.seen_id < top:
+        for text, heading in conn.execute(
+            "SELECT text, heading FROM chunks WHERE id > ?", (vocab.seen_id,)
+        ):
+            vocab.terms.update(fold(w) for w in _WORD.findall(f"{heading or ''} {text}"))
+        vocab.seen_id = top
+    else:
+        return vocab
+    tmp = state_dir / f".{_FILE}.{os.getpid()}.tmp"
+    tmp.write_text(f"{vocab.seen_id}\n" + "\n".join(sorted(vocab.terms)), encoding="utf-8")
+    os.replace(tmp, path)
+    return vocab
