@@ -22,7 +22,7 @@ from memctl.cli import app
 from memctl.errors import MemctlError
 from memctl.llm import LLM, get_llm
 from memctl.vault import Vault
-from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, tool_message
+from tests.llm_mock import ScriptedAPI, fast_settings, tool_message
 
 NOW = datetime(2026, 11, 22, 9, 30)
 CONVERSATION = [

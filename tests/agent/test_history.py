@@ -21,7 +21,7 @@ from memctl.config import Settings
 from memctl.errors import UsageError
 from memctl.llm import get_llm
 from memctl.tokens import estimate_tokens
-from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, text_message
+from tests.llm_mock import ScriptedAPI, fast_settings, text_message
 
 
 def user(text: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from memctl.config import HotSettings, Settings
 from memctl.llm import get_llm
 from memctl.tokens import estimate_tokens
 from memctl.vault import Vault
-from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, tool_message
+from tests.llm_mock import ScriptedAPI, fast_settings, tool_message
 
 NOW = datetime(2026, 11, 22, 9, 30)
 

@@ -21,7 +21,7 @@ from memctl.lifecycle.compact import (
 from memctl.llm import get_llm
 from memctl.vault import Vault, read_text
 from tests.lifecycle.helpers import write
-from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, text_message
+from tests.llm_mock import ScriptedAPI, fast_settings, text_message
 
 NOTES = {
     "2026-09-03.md": "# 2026-09-03\n\n- 09:00 שלום\n",

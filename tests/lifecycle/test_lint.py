@@ -21,7 +21,7 @@ from memctl.lifecycle.secrets import find_secrets
 from memctl.llm import get_llm
 from memctl.vault import Vault, read_text
 from tests.lifecycle.helpers import write
-from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, tool_message
+from tests.llm_mock import ScriptedAPI, fast_settings, tool_message
 
 SECTIONS = ("Identity", "Iron rules", "Active project", "Open blockers")
 

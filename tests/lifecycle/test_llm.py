@@ -7,7 +7,7 @@ import pytest
 
 from memctl.config import Settings
 from memctl.llm import LLMError, get_llm
-from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, text_message, tool_message
+from tests.llm_mock import ScriptedAPI, fast_settings, text_message, tool_message
 
 VERDICT = {
     "type": "object",

@@ -17,7 +17,7 @@ from memctl.llm import get_llm
 from memctl.memory import init_vault
 from memctl.vault import Vault, read_text
 from tests.lifecycle.helpers import DECISIONS, snapshot, write
-from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, tool_message
+from tests.llm_mock import ScriptedAPI, fast_settings, tool_message
 
 NOW = datetime(2026, 11, 22, 3, 0)
 OLD_NOTE = "# 2026-09-01\n\n- 09:00 released v0.9\n- 10:00 שחרור הצליח\n"

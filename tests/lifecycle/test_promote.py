@@ -17,7 +17,7 @@ from memctl.lifecycle.proposals import ProposalBook
 from memctl.llm import get_llm
 from memctl.vault import Vault, read_text
 from tests.lifecycle.helpers import write
-from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, tool_message
+from tests.llm_mock import ScriptedAPI, fast_settings, tool_message
 
 NOW = datetime(2026, 11, 22, 9, 30)
 NOTE = "# 2026-11-20\n\n- 10:00 Никогда не запускать миграции в пятницу\n\n## Other\n\n- 11:00 lunch with Noa\n"

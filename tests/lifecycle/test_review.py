@@ -5,7 +5,7 @@ from __future__ import annotations
 from memctl.config import Settings
 from memctl.lifecycle.review import review_candidate, review_core_addition
 from memctl.llm import NO_KEY_NOTICE, get_llm
-from tests.lifecycle.llm_mock import ScriptedAPI, fast_settings, tool_message
+from tests.llm_mock import ScriptedAPI, fast_settings, tool_message
 
 
 def _llm(api: ScriptedAPI):  # type: ignore[no-untyped-def]
