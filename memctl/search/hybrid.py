@@ -237,12 +237,11 @@ class Searcher:
         ranked = sorted(scored, key=lambda i: (-scored[i], i))
         snippets: dict[int, Snippet] = {}
         pool = ranked[: k * 4]
-        weight_of = _line_weights(records, scored)
         words_of: dict[int, frozenset[str]] = {}
 
         def snippet(cid: int) -> Snippet:
             if cid not in snippets:
-                snippets[cid] = self._snippet(records[cid], matcher, weight_of)
+                snippets[cid] = self._snippet(records[cid], matcher)
             return snippets[cid]
 
         pairs: dict[tuple[int, int], float] = {}
@@ -336,12 +335,7 @@ class Searcher:
             return set()
         return set(self.store.reference_counts(now - timedelta(minutes=minutes)))
 
-    def _snippet(
-        self,
-        record: ChunkRecord,
-        matcher: Matcher,
-        weight_of: dict[str, list[tuple[int, int, float]]],
-    ) -> Snippet:
+    def _snippet(self, record: ChunkRecord, matcher: Matcher) -> Snippet:
         """The best window of the chunk, widened with neighbouring lines of the same file.
 
         Only running logs (daily notes, the archive) are widened: their neighbouring lines
@@ -371,24 +365,7 @@ class Searcher:
         if not rows:
             lines = list(record.text.split("\n"))
         core = (record.line_start - first, record.line_end - first)
-        weights = [0.0] * len(lines)
-        for start, end, weight in weight_of.get(record.path, ()):
-            for line_no in range(max(start, first), min(end, last) + 1):
-                weights[line_no - first] = weight
-        return best_snippet(
-            lines, first, matcher, self.settings.snippet_tokens, core=core, weights=weights
-        )
-
-
-def _line_weights(
-    records: dict[int, ChunkRecord], scored: dict[int, float]
-) -> dict[str, list[tuple[int, int, float]]]:
-    """Per file, the line ranges of scored candidates and their scores (snippets lean to them)."""
-    out: dict[str, list[tuple[int, int, float]]] = {}
-    for cid, score in scored.items():
-        record = records[cid]
-        out.setdefault(record.path, []).append((record.line_start, record.line_end, score))
-    return out
+        return best_snippet(lines, first, matcher, self.settings.snippet_tokens, core=core)
 
 
 def _matcher(parsed: Query, plan: cand.LexicalPlan) -> Matcher:

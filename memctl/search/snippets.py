@@ -87,17 +87,14 @@ def best_snippet(
     matcher: Matcher,
     budget: int,
     core: tuple[int, int] | None = None,
-    weights: Sequence[float] | None = None,
 ) -> Snippet:
     """The window of whole lines (≤ budget tokens) holding the most distinct matched words.
 
     `lines` is a stretch of the file starting at line `first_line`; None marks a line the
     snippet may not show (front matter, text outside the index). The window is chosen
     inside `core` (0-based, inclusive; default: every line), the chunk that matched; if
-    the whole core fits, the leftover budget shows its neighbouring lines, after first
-    then before, because an answer tends to follow the words that name its topic;
-    `weights` (per line, e.g. the relevance of other matching chunks) pull the widened
-    window towards the neighbours that matter most.
+    the whole core fits, the leftover budget shows its neighbouring lines, following
+    ones first, because an answer tends to follow the words that name its topic.
     Ties go to the window whose matches sit nearest its centre, then to the earliest.
     A single line longer than the budget is cut to the words around its first match.
     """
@@ -137,7 +134,7 @@ def best_snippet(
         return _cut_line(text_of[whole_best], first_line + whole_best, matcher, budget)
     start, stop = best_range
     if (start, stop) == (lo, hi):
-        start, stop = _widen(lines, costs, lo, hi, budget, weights)
+        start, stop = _widen(lines, costs, lo, hi, budget)
     while start < stop and not text_of[start].strip():
         start += 1
     while stop > start and not text_of[stop].strip():
@@ -153,56 +150,24 @@ def best_snippet(
 
 
 def _widen(
-    lines: Sequence[str | None],
-    costs: _Costs,
-    lo: int,
-    hi: int,
-    budget: int,
-    weights: Sequence[float] | None,
+    lines: Sequence[str | None], costs: _Costs, lo: int, hi: int, budget: int
 ) -> tuple[int, int]:
-    """The widest window holding lines lo..hi within budget, most weight first.
+    """Grow lines lo..hi within budget: following lines first, then preceding ones.
 
-    Among windows of equal weight the one that grew after and before in turn wins
-    (neighbours on both sides, a little more after).
+    Measured on LoCoMo dev (recall@5 of evidence turns): after-first 0.676, alternating
+    0.631, leaning towards other matching chunks 0.659.
     """
     used = sum(costs[lo : hi + 1])
     start, stop = lo, hi
-    open_after = open_before = True
-    while open_after or open_before:
-        if open_after:
-            nxt = stop + 1
-            if nxt < len(lines) and lines[nxt] is not None and used + costs[nxt] <= budget:
-                stop, used = nxt, used + costs[nxt]
-            else:
-                open_after = False
-        if open_before:
-            prev = start - 1
-            if prev >= 0 and lines[prev] is not None and used + costs[prev] <= budget:
-                start, used = prev, used + costs[prev]
-            else:
-                open_before = False
-    if not weights or not any(weights):
-        return start, stop
-    best_key = (sum(weights[start : stop + 1]), 0)
-    best = (start, stop)
-    # Slide the window: every start from the earliest reachable to lo, each grown to budget.
-    first = lo
-    spent = sum(costs[lo : hi + 1])
-    while first > 0 and lines[first - 1] is not None and spent + costs[first - 1] <= budget:
-        first -= 1
-        spent += costs[first]
-    for begin in range(first, lo + 1):
-        used = sum(costs[begin : hi + 1])
-        end = hi
-        while (
-            end + 1 < len(lines) and lines[end + 1] is not None and used + costs[end + 1] <= budget
-        ):
-            end += 1
-            used += costs[end]
-        key = (sum(weights[begin : end + 1]), -abs((lo - begin) - (end - hi)))
-        if key > best_key:
-            best_key, best = key, (begin, end)
-    return best
+    while (
+        stop + 1 < len(lines) and lines[stop + 1] is not None and used + costs[stop + 1] <= budget
+    ):
+        stop += 1
+        used += costs[stop]
+    while start > 0 and lines[start - 1] is not None and used + costs[start - 1] <= budget:
+        start -= 1
+        used += costs[start]
+    return start, stop
 
 
 def _cut_line(line: str, line_no: int, matcher: Matcher, budget: int) -> Snippet:
