@@ -181,3 +181,11 @@ def test_concurrent_adds_from_two_processes_all_land(vault_dir: Path) -> None:
     lines = (vault_dir / "memory/daily/2026-11-22.md").read_text().splitlines()
     written = sorted(line.split(" ", 2)[2] for line in lines if line.startswith("- "))
     assert written == sorted(f"{n}-{i}" for n in ("a", "b") for i in range(40))
+
+
+def test_option_in_the_wrong_place_is_a_usage_error(runner: CliRunner, vault_dir: Path) -> None:
+    # --vault is global: after the command it is an unknown option, reported as usage (exit 2).
+    result = runner.invoke(app, ["status", "--vault", str(vault_dir)])
+    assert result.exit_code == 2
+    assert "No such option: --vault" in result.output
+    assert "internal error" not in result.output

@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -21,7 +20,7 @@ from memctl.errors import MemctlError
 
 
 class MemctlGroup(TyperGroup):
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except MemctlError as exc:
@@ -30,15 +29,18 @@ class MemctlGroup(TyperGroup):
         except KeyboardInterrupt:
             err("memctl: interrupted")
             raise typer.Exit(130) from None
-        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, typer.Exit):
-            # typer >= 0.20 raises its own Exit (not click's) for --help and typer.Exit().
+        except (typer.Exit, typer.Abort):
             raise
-        except OSError as exc:
-            # Disk full, permission denied...: say which file, never a traceback.
-            where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-            err(f"memctl: error: {exc.strerror or exc}{where}")
-            raise typer.Exit(1) from None
         except Exception as exc:
+            # Typer vendors its own click (typer._click); its usage errors carry `exit_code`
+            # and `show()` and must print as usage errors, not internal ones.
+            if hasattr(exc, "show") and hasattr(exc, "exit_code"):
+                raise
+            if isinstance(exc, OSError):
+                # Disk full, permission denied...: say which file, never a traceback.
+                where = f" ({exc.filename})" if exc.filename else ""
+                err(f"memctl: error: {exc.strerror or exc}{where}")
+                raise typer.Exit(1) from None
             if os.environ.get("MEMCTL_DEBUG"):
                 raise
             err(f"memctl: internal error: {type(exc).__name__}: {exc} (MEMCTL_DEBUG=1 shows more)")
