@@ -216,12 +216,15 @@ def trigram_candidates(
     words = trigram_words(query, plan)
     where, params = filters.sql("c")
     ids: dict[int, None] = {}
-    per_word = limit * 4
+    per_word = limit * 2
     # Chunks holding every word come first: an unranked lookup of a common substring
     # returns arbitrary rows, so coordinate matches must not depend on being among them.
+    # When they alone fill the list, single-word lookups could only add weaker rows.
     lookups = [" AND ".join(quote(w) for w in words)] if len(words) > 1 else []
     lookups += [quote(w) for w in words]
-    for expression in lookups:
+    for n, expression in enumerate(lookups):
+        if n == 1 and len(lookups) > 1 and len(ids) >= limit:
+            break
         # Unranked substring lookups stay cheap at 1M rows; ranking them does not.
         rows = conn.execute(
             "SELECT t.rowid FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
