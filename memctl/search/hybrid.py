@@ -7,7 +7,6 @@ and `memctl eval` pay the model load once; `search()` is the one-shot entry poin
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -19,6 +18,7 @@ from memctl.search import candidates as cand
 from memctl.search import vectors, vocab
 from memctl.search.candidates import Filters
 from memctl.search.query import Query, parse_query
+from memctl.search.results import SearchResponse, SearchResult
 from memctl.search.scoring import (
     Policy,
     Signals,
@@ -44,55 +44,6 @@ _MODE_LISTS = {
 _CONTEXT_LINES = 40
 _CONTEXT_SOURCES = ("daily", "archive")
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
-
-
-@dataclass
-class SearchResult:
-    path: str
-    line_start: int
-    line_end: int
-    heading: str
-    snippet: str
-    score: float
-    tier: str
-    source: str
-    date: str | None
-    highlights: tuple[tuple[int, int], ...] = ()
-    hash: str = ""
-    chunk_lines: tuple[int, int] = (0, 0)  # the matched chunk's own lines (not in the JSON)
-    explain: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "path": self.path,
-            "line_start": self.line_start,
-            "line_end": self.line_end,
-            "heading": self.heading,
-            "snippet": self.snippet,
-            "score": round(self.score, 6),
-            "tier": self.tier,
-            "source": self.source,
-            "date": self.date,
-        }
-        if self.explain is not None:
-            out["explain"] = self.explain
-        return out
-
-
-@dataclass
-class SearchResponse:
-    query: str
-    results: list[SearchResult]
-    pending_embeddings: int = 0
-    notices: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "results": [r.to_dict() for r in self.results],
-            "pending_embeddings": self.pending_embeddings,
-            "notices": self.notices,
-        }
 
 
 def policy_from(vault: Vault) -> Policy:
