@@ -257,7 +257,9 @@ class Searcher:
 
     def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
         conn = self.store.conn
-        if self._matrix is None:
+        # A Searcher kept across searches (an agent's session) re-checks the matrix's
+        # signature whenever it re-checks freshness; loading a current one is a mmap.
+        if self._matrix is None or self.fresh:
             self._matrix = vectors.load(conn, self.vault.state_dir) or False
         if not self._matrix:
             return cand.vec0_candidates(conn, qvec, filters, limit)
@@ -273,6 +275,8 @@ class Searcher:
     def _correct(self, word: str) -> str | None:
         if self._vocab is None:
             self._vocab = vocab.load(self.store.conn, self.vault.state_dir, cand.VOCAB_TABLE)
+        elif self.fresh:
+            self._vocab.refresh(self.store.conn)
         return self._vocab.closest(vocab.fold(word), cand.TYPO_MIN_RATIO)
 
     def _has_vectors(self) -> bool:

@@ -34,6 +34,13 @@ class Vocabulary:
         self.terms = terms
         self._buckets: dict[str, list[str]] | None = None
 
+    def refresh(self, conn: Any) -> None:
+        """Add the words of chunks indexed since this vocabulary was read (in memory only)."""
+        top = int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
+        if top > self.seen_id:
+            _add_newer(conn, self, top)
+            self._buckets = None
+
     def closest(self, word: str, min_ratio: float) -> str | None:
         """The nearest known word with the same first letter and a similar length."""
         if self._buckets is None:
@@ -59,14 +66,17 @@ def load(conn: Any, state_dir: Path, vocab_table: str) -> Vocabulary:
         terms = {t for (t,) in conn.execute(f"SELECT term FROM {vocab_table}")}
         vocab = Vocabulary(terms, top)
     elif vocab.seen_id < top:
-        for text, heading in conn.execute(
-            "SELECT text, heading FROM chunks WHERE id > ?", (vocab.seen_id,)
-        ):
-            vocab.terms.update(fold(w) for w in _WORD.findall(f"{heading or ''} {text}"))
-        vocab.seen_id = top
+        _add_newer(conn, vocab, top)
     else:
         return vocab
     tmp = state_dir / f".{_FILE}.{os.getpid()}.tmp"
     tmp.write_text(f"{vocab.seen_id}\n" + "\n".join(sorted(vocab.terms)), encoding="utf-8")
     os.replace(tmp, path)
     return vocab
+
+
+def _add_newer(conn: Any, vocab: Vocabulary, top: int) -> None:
+    rows = conn.execute("SELECT text, heading FROM chunks WHERE id > ?", (vocab.seen_id,))
+    for text, heading in rows:
+        vocab.terms.update(fold(w) for w in _WORD.findall(f"{heading or ''} {text}"))
+    vocab.seen_id = top

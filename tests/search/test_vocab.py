@@ -33,3 +33,15 @@ def test_vocabulary_is_cached_and_grows_with_new_chunks(fixture_copy: Vault) -> 
             .read_text(encoding="utf-8")
             .startswith(f"{grown.seen_id}\n")
         )
+
+
+def test_a_long_lived_searcher_learns_words_written_after_it_started(fixture_copy: Vault) -> None:
+    from memctl.search.hybrid import Searcher
+
+    with Searcher(fixture_copy) as searcher:
+        searcher.search("kubernetis", k=1, log=False, now=NOW)  # loads the vocabulary
+        note = fixture_copy.root / "memory" / "daily" / "2026-11-22.md"
+        note.write_text("# 2026-11-22\n\n- 08:00 zanzibar gateway timeout\n", encoding="utf-8")
+        found = searcher.search("zanzibra", k=1, log=False, now=NOW, explain=True).results
+    assert found[0].path == "memory/daily/2026-11-22.md"
+    assert found[0].explain and found[0].explain["corrections"] == {"zanzibra": "zanzibar"}
