@@ -189,7 +189,9 @@ def _sync_lexical(
         # The pre-search catch-up stamps only real changes: a write per search would
         # serialise concurrent searches on the database's write lock for nothing.
         store.mark_synced(now)
-    report.chunks_total = store.counts()["chunks"]
+        # Counting is a scan of every chunk (~0.6 s at 1M): the pre-search catch-up
+        # with nothing to do skips it, the way it skips the stamp.
+        report.chunks_total = store.counts()["chunks"]
 
 
 def _write_batch(

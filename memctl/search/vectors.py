@@ -1,10 +1,17 @@
-"""Exact vector search over a memory-mapped float32 matrix cached under `.memctl/`.
+"""Vector search over a memory-mapped float32 matrix cached under `.memctl/`.
 
 sqlite-vec 0.1.9's brute-force scan costs ~70 ms at 100k and ~700 ms at 1M chunks on
 these machines; a NumPy product over the same vectors, memory-mapped, is ~10x faster
 and exact (see ../shared/notes/sqlite-search-costs.md). vec0 stays the store of record:
 the matrix is a derived copy, rebuilt when the index's signature moves (a file
 re-indexed, a chunk embedded, the model switched), and small indexes skip it entirely.
+
+From `PREFILTER_MIN` rows on, even the exact product (~90 ms at 1M) is most of a
+search's budget, so a one-bit-per-dimension sketch picks the closest rows by Hamming
+distance first and only those are scored exactly. Each dimension is binarised around
+the corpus mean: sentence-embedding models share a large common direction, and raw
+signs would spend most bits on it. `scripts/bench_search` reports the prefilter's
+recall against the exact scan.
 """
 
 from __future__ import annotations
@@ -19,7 +26,10 @@ from typing import Any
 import numpy as np
 
 MIN_VECTORS = 5000  # below this vec0 answers in a few ms and a cache file is not worth it
+PREFILTER_MIN = 200_000  # below this the exact product is under ~20 ms
+PREFILTER_KEEP = 1000  # rows the bit sketch hands to the exact rerank (at least)
 _POINTER = "search-vectors.json"
+_PARTS = ("ids", "matrix", "mean", "bits")
 
 
 def signature(conn: Any) -> str:
@@ -32,23 +42,75 @@ def signature(conn: Any) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
+def sketch(vectors: np.ndarray, mean: np.ndarray) -> np.ndarray:
+    """Sign bits around `mean`, packed into 64-bit words, one row per word (words x rows).
+
+    Word-major so the Hamming scan streams each word over all rows contiguously.
+    """
+    packed = np.packbits(np.atleast_2d(vectors) > mean, axis=1)
+    pad = (-packed.shape[1]) % 8
+    if pad:
+        packed = np.pad(packed, ((0, 0), (0, pad)))
+    return np.ascontiguousarray(packed.view(np.uint64).T)
+
+
 class VectorMatrix:
-    def __init__(self, ids: np.ndarray, matrix: np.ndarray) -> None:
+    def __init__(
+        self,
+        ids: np.ndarray,
+        matrix: np.ndarray,
+        mean: np.ndarray | None = None,
+        bits: np.ndarray | None = None,
+        *,
+        prefilter_min: int = PREFILTER_MIN,
+    ) -> None:
         self.ids = ids
         self.matrix = matrix
+        self.mean = mean
+        self.bits = bits
+        self.prefilter_min = prefilter_min
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
 
-    def top(self, query: np.ndarray, limit: int) -> dict[int, float]:
-        """Exact cosine similarity (vectors are unit length) of the best `limit` rows."""
-        if len(self) == 0:
+    def top(self, query: np.ndarray, limit: int, *, exact: bool = False) -> dict[int, float]:
+        """Cosine similarity (vectors are unit length) of the best `limit` rows.
+
+        Large matrices are pre-filtered by the bit sketch unless `exact` is asked for;
+        the scores returned are always exact.
+        """
+        if len(self) == 0 or limit <= 0:
             return {}
-        scores = self.matrix @ query.astype(np.float32)
+        query = np.asarray(query, dtype=np.float32)
+        use_sketch = not exact and self.bits is not None and len(self) >= self.prefilter_min
+        if use_sketch:
+            rows = self._closest_by_sketch(query, max(PREFILTER_KEEP, limit * 10))
+            scores = self.matrix[rows] @ query
+        else:
+            rows = None
+            scores = self.matrix @ query
         limit = min(limit, scores.shape[0])
         best = np.argpartition(-scores, limit - 1)[:limit]
         best = best[np.argsort(-scores[best])]
-        return {int(self.ids[i]): float(scores[i]) for i in best}
+        positions = best if rows is None else rows[best]
+        return {int(self.ids[p]): float(s) for p, s in zip(positions, scores[best], strict=True)}
+
+    def _closest_by_sketch(self, query: np.ndarray, keep: int) -> np.ndarray:
+        """Sorted row positions of (at least) the `keep` rows nearest in Hamming distance."""
+        assert self.bits is not None and self.mean is not None
+        qbits = sketch(query, self.mean)[:, 0]
+        rows = self.bits.shape[1]
+        distance = np.zeros(rows, dtype=np.uint16)
+        word = np.empty(rows, dtype=np.uint64)
+        ones = np.empty(rows, dtype=np.uint8)
+        for j, q in enumerate(qbits):
+            np.bitwise_xor(self.bits[j], q, out=word)
+            np.bitwise_count(word, out=ones)
+            np.add(distance, ones, out=distance)
+        # Distances are small integers: a histogram finds the cut-off without a sort.
+        histogram = np.bincount(distance, minlength=64 * len(qbits) + 1)
+        cutoff = int(np.searchsorted(np.cumsum(histogram), keep))
+        return np.flatnonzero(distance <= cutoff)
 
 
 def load(conn: Any, state_dir: Path, *, min_vectors: int = MIN_VECTORS) -> VectorMatrix | None:
@@ -62,9 +124,9 @@ def load(conn: Any, state_dir: Path, *, min_vectors: int = MIN_VECTORS) -> Vecto
     with contextlib.suppress(OSError, ValueError, KeyError):
         current = json.loads(pointer.read_text(encoding="utf-8"))
         if current["signature"] == sig:
-            ids = np.load(state_dir / current["ids"], mmap_mode="r")
-            matrix = np.load(state_dir / current["matrix"], mmap_mode="r")
-            return VectorMatrix(ids, matrix)
+            return VectorMatrix(
+                *(np.load(state_dir / current[part], mmap_mode="r") for part in _PARTS)
+            )
     return build(conn, state_dir, sig)
 
 
@@ -73,13 +135,25 @@ def build(conn: Any, state_dir: Path, sig: str) -> VectorMatrix:
     rows = conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)
-    names = {"ids": f"search-vectors-{sig}.ids.npy", "matrix": f"search-vectors-{sig}.f32.npy"}
-    for key, array in (("ids", ids), ("matrix", matrix)):
-        tmp = state_dir / f".{names[key]}.{os.getpid()}.tmp"
+    del rows
+    mean = (
+        matrix.mean(axis=0, dtype=np.float64).astype(np.float32)
+        if len(ids)
+        else np.zeros(dim, np.float32)
+    )
+    bits = np.concatenate(
+        [sketch(matrix[i : i + 65536], mean) for i in range(0, len(ids), 65536)]
+        or [sketch(mean, mean)[:, :0]],
+        axis=1,
+    )
+    arrays = {"ids": ids, "matrix": matrix, "mean": mean, "bits": bits}
+    names = {part: f"search-vectors-{sig}.{part}.npy" for part in _PARTS}
+    for part in _PARTS:
+        tmp = state_dir / f".{names[part]}.{os.getpid()}.tmp"
         with tmp.open("wb") as handle:
-            np.save(handle, array)
-        os.replace(tmp, state_dir / names[key])
-    # The pointer moves last, so a reader never sees a half-written pair.
+            np.save(handle, arrays[part])
+        os.replace(tmp, state_dir / names[part])
+    # The pointer moves last, so a reader never sees a half-written set.
     tmp = state_dir / f".{_POINTER}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps({"signature": sig, **names}), encoding="utf-8")
     os.replace(tmp, state_dir / _POINTER)
@@ -87,7 +161,4 @@ def build(conn: Any, state_dir: Path, sig: str) -> VectorMatrix:
         if old.name not in names.values():
             with contextlib.suppress(OSError):
                 old.unlink()
-    return VectorMatrix(
-        np.load(state_dir / names["ids"], mmap_mode="r"),
-        np.load(state_dir / names["matrix"], mmap_mode="r"),
-    )
+    return VectorMatrix(*(np.load(state_dir / names[part], mmap_mode="r") for part in _PARTS))

@@ -38,4 +38,30 @@ def test_matrix_scan_matches_vec0_and_is_rebuilt_when_the_index_changes(
         rebuilt = vectors.load(store.conn, state, min_vectors=1)
         assert rebuilt is not None and len(rebuilt) == len(matrix) + 1
         assert sorted(p.name for p in state.glob("search-vectors-*.npy")) != first
-        assert len(list(state.glob("search-vectors-*.npy"))) == 2  # the old pair is gone
+        assert len(list(state.glob("search-vectors-*.npy"))) == 4  # the old set is gone
+
+
+def test_bit_sketch_prefilter_keeps_the_exact_top_on_clustered_vectors() -> None:
+    rng = np.random.default_rng(3)
+    centroids = rng.standard_normal((40, 384)).astype(np.float32) + 2.0  # a shared offset
+    rows = centroids[rng.integers(0, 40, 20000)]
+    rows += 0.6 * rng.standard_normal(rows.shape).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    mean = rows.mean(axis=0)
+    ids = np.arange(100, 100 + len(rows), dtype=np.int64)
+    matrix = vectors.VectorMatrix(ids, rows, mean, vectors.sketch(rows, mean), prefilter_min=1)
+    hits = 0
+    for i in range(0, 20000, 500):
+        query = rows[i] + 0.02 * rng.standard_normal(384).astype(np.float32)
+        query /= np.linalg.norm(query)
+        fast, exact = matrix.top(query, 30), matrix.top(query, 30, exact=True)
+        assert next(iter(fast)) == 100 + i
+        assert all(abs(fast[k] - exact[k]) < 1e-5 for k in set(fast) & set(exact))
+        hits += len(set(fast) & set(exact))
+    assert hits / (40 * 30) >= 0.95
+
+
+def test_sketch_pads_dimensions_to_whole_words() -> None:
+    vecs = np.random.default_rng(0).standard_normal((3, 100)).astype(np.float32)
+    bits = vectors.sketch(vecs, np.zeros(100, np.float32))
+    assert bits.shape == (2, 3) and bits.dtype == np.uint64
