@@ -61,6 +61,8 @@ class LifecycleSettings:
     promote_window_days: int = 7  # ... within this window makes a HOT candidate
     demote_after_days: int = 30
     hot_unreferenced_days: int = 30
+    # Who the agent is and its iron rules hold whether or not anything searched for them.
+    hot_pinned_sections: tuple[str, ...] = ("Identity", "Iron rules")
     prune_after_days: int = 182
     duplicate_ratio: float = 92.0  # rapidfuzz token_set_ratio
     duplicate_cosine: float = 0.92

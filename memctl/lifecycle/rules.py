@@ -229,13 +229,17 @@ def hot_archive_candidates(
 ) -> list[CoreLine]:
     """Core lines seen for the whole window and not referenced within it.
 
-    A line memctl has not yet seen for that long is never proposed: it may be new.
+    A line memctl has not yet seen for that long is never proposed: it may be new. Lines
+    in a pinned section (identity, iron rules) are never proposed: a rule that is never
+    searched for is usually a rule being kept, not a stale one.
     """
     cutoff = now - timedelta(days=settings.hot_unreferenced_days)
+    pinned = {s.casefold() for s in settings.hot_pinned_sections}
     return [
         line
         for line in lines
-        if line.first_seen is not None
+        if (line.section or "").casefold() not in pinned
+        and line.first_seen is not None
         and line.first_seen <= cutoff
         and _older(line.last_referenced, cutoff)
     ]

@@ -90,7 +90,7 @@ def test_maintain_twice_changes_nothing_the_second_time(git_vault: Vault) -> Non
 
 def test_review_happens_once_and_hot_lines_age(git_vault: Vault) -> None:
     core = read_text(git_vault.core_path).replace(
-        "## Identity\n", "## Identity\n\n- Меня зовут Дана\n"
+        "## Active project\n", "## Active project\n\n- Проект: миграция на Postgres\n"
     )
     write(git_vault, "memory/core.md", core)
     maintain(git_vault, now=NOW - timedelta(days=40), embed=False)  # first sight of the core line
@@ -119,7 +119,7 @@ def test_review_happens_once_and_hot_lines_age(git_vault: Vault) -> None:
     report = maintain(git_vault, now=NOW, embed=False, llm=llm)
     assert report.reviewed == 1 and len(api.requests) == 1
     assert report.promotions == []  # rejected proposals are not waiting
-    assert [p["text"] for p in report.hot_archive] == ["- Меня зовут Дана"]
+    assert [p["text"] for p in report.hot_archive] == ["- Проект: миграция на Postgres"]
     again = maintain(git_vault, now=NOW, embed=False, llm=llm)
     assert again.reviewed == 0 and len(api.requests) == 1
 
@@ -128,7 +128,7 @@ def test_archive_a_hot_line_by_id(
     git_vault: Vault, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     core = read_text(git_vault.core_path).replace(
-        "## Identity\n", "## Identity\n\n- אני גרה בחיפה\n"
+        "## Open blockers\n", "## Open blockers\n\n- אני גרה בחיפה\n"
     )
     write(git_vault, "memory/core.md", core)
     maintain(git_vault, now=NOW - timedelta(days=31), embed=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 
 from memctl.config import LifecycleSettings
@@ -132,13 +133,17 @@ def test_hebrew_decision_without_successor_stays() -> None:
 def test_hot_lines_need_full_window_unreferenced() -> None:
     old, recent = NOW - timedelta(days=40), NOW - timedelta(days=5)
     lines = [
-        CoreLine(5, "- a", "Identity", old, None),
-        CoreLine(6, "- b", "Identity", recent, None),  # new line: never proposed
-        CoreLine(7, "- c", "Identity", old, recent),
-        CoreLine(8, "- d", "Identity", old, old),
-        CoreLine(9, "- e", "Identity", None, None),
+        CoreLine(5, "- a", "Active project", old, None),
+        CoreLine(6, "- b", "Active project", recent, None),  # new line: never proposed
+        CoreLine(7, "- c", "Active project", old, recent),
+        CoreLine(8, "- d", "Open blockers", old, old),
+        CoreLine(9, "- e", "Open blockers", None, None),
+        CoreLine(10, "- никогда не пушить в main", "Iron rules", old, None),  # pinned
+        CoreLine(11, "- אני הסוכן של דנה", "identity", old, None),  # pinned, any case
     ]
     assert [c.number for c in hot_archive_candidates(lines, NOW, RULES)] == [5, 8]
+    unpinned = replace(RULES, hot_pinned_sections=())
+    assert [c.number for c in hot_archive_candidates(lines, NOW, unpinned)] == [5, 8, 10, 11]
 
 
 def test_prune_uses_anchor_and_last_read() -> None:
