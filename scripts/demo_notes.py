@@ -35,7 +35,9 @@ CORE = """# Core memory
 def daily_notes(today: date) -> dict[date, str]:
     d = lambda n: today - timedelta(days=n)  # noqa: E731
     return {
-        d(0): """- 09:12 Standup: Yossi finished the `invoice_exporter` retry logic; PR #412 waits for review.
+        d(
+            0
+        ): """- 09:12 Standup: Yossi finished the `invoice_exporter` retry logic; PR #412 waits for review.
 - 10:40 The nightly `pg_dump` of billing_v2 took 41 minutes; the backup window is 60.
 - 14:05 Irina: новые ключи песочницы платёжного провайдера действуют 90 дней вместо 7.
 - 16:30 Dana approved the migration dry run for Thursday 18:00.
@@ -47,7 +49,9 @@ def daily_notes(today: date) -> dict[date, str]:
         d(3): """- 10:00 Load test of billing v2: p95 latency 180 ms at 300 rps, target is 250 ms.
 - 13:30 הוחלט לדחות את העברת הדוחות החודשיים לשבוע הבא.
 """,
-        d(9): """- 09:30 Migration rehearsal on staging failed: `ALTER TABLE invoices` locked the table for 4 minutes.
+        d(
+            9
+        ): """- 09:30 Migration rehearsal on staging failed: `ALTER TABLE invoices` locked the table for 4 minutes.
 - 12:10 Plan: use `pg_repack` or add the column nullable first, backfill, then set NOT NULL.
 """,
         d(40): """- 11:00 Old note: the MySQL replica `billing-ro-2` was decommissioned.
@@ -104,4 +108,6 @@ def write_demo_notes(vault: Path, today: date) -> None:
 
 
 if __name__ == "__main__":
-    write_demo_notes(Path(sys.argv[1]), date.fromisoformat(sys.argv[2]) if len(sys.argv) > 2 else date.today())
+    write_demo_notes(
+        Path(sys.argv[1]), date.fromisoformat(sys.argv[2]) if len(sys.argv) > 2 else date.today()
+    )

@@ -59,7 +59,9 @@ def test_add_note_in_three_languages(runner: CliRunner, vault_dir: Path, pinned_
 
 
 def test_add_from_stdin_to_another_day(runner: CliRunner, vault_dir: Path, pinned_now: str) -> None:
-    result = run(runner, vault_dir, "add", "-", "--date", "2026-11-20", input="from stdin\nline two\n")
+    result = run(
+        runner, vault_dir, "add", "-", "--date", "2026-11-20", input="from stdin\nline two\n"
+    )
     assert result.exit_code == 0, result.output
     text = (vault_dir / "memory/daily/2026-11-20.md").read_text()
     assert text.endswith("- 09:30 from stdin\n  line two\n")
@@ -74,7 +76,9 @@ def test_add_keeps_a_file_without_trailing_newline(runner: CliRunner, vault_dir:
     assert lines[3].endswith(" next")
 
 
-def test_add_decision_and_show_decisions(runner: CliRunner, vault_dir: Path, pinned_now: str) -> None:
+def test_add_decision_and_show_decisions(
+    runner: CliRunner, vault_dir: Path, pinned_now: str
+) -> None:
     result = run(runner, vault_dir, "add", "--decision", "Use SQLite", "One file; WAL is enough.")
     assert result.exit_code == 0, result.output
     text = (vault_dir / "memory/decisions.md").read_text()
@@ -89,7 +93,14 @@ def test_show_warm_is_two_daily_notes_and_recent_decisions(
     for day in ("2026-11-18", "2026-11-20", "2026-11-21", "2026-11-22"):
         run(runner, vault_dir, "add", "--date", day, f"note of {day}")
     for n in range(25):
-        run(runner, vault_dir, "add", "--decision", f"decision {n}", "why", )
+        run(
+            runner,
+            vault_dir,
+            "add",
+            "--decision",
+            f"decision {n}",
+            "why",
+        )
     shown = json.loads(run(runner, vault_dir, "show", "warm", "--json").stdout)
     paths = [p["path"] for p in shown["parts"]]
     assert paths[:2] == ["memory/daily/2026-11-21.md", "memory/daily/2026-11-22.md"]
@@ -147,9 +158,7 @@ def test_non_utf8_core_is_a_clean_error(runner: CliRunner, vault_dir: Path) -> N
 
 def test_missing_vault_via_entry_point(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "MEMCTL_VAULT"}
-    done = subprocess.run(
-        [MEMCTL, "status"], cwd=tmp_path, capture_output=True, text=True, env=env
-    )
+    done = subprocess.run([MEMCTL, "status"], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert done.returncode == 2
     assert done.stderr.startswith("memctl: error: no vault found")
     assert "Traceback" not in done.stderr
@@ -174,9 +183,7 @@ def test_concurrent_adds_from_two_processes_all_land(vault_dir: Path) -> None:
         "for i in range(40):\n"
         "    add_note(v, f'{sys.argv[1]}-{i}')\n"
     )
-    procs = [
-        subprocess.Popen([sys.executable, "-c", script, name], env=env) for name in ("a", "b")
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", script, name], env=env) for name in ("a", "b")]
     assert [p.wait(timeout=120) for p in procs] == [0, 0]
     lines = (vault_dir / "memory/daily/2026-11-22.md").read_text().splitlines()
     written = sorted(line.split(" ", 2)[2] for line in lines if line.startswith("- "))
