@@ -51,14 +51,24 @@ def load_chunk_uses(vault: Vault, now: datetime) -> list[ChunkUse]:
     with Store.open(vault) as store:
         ids = [row[0] for row in store.conn.execute("SELECT id FROM chunks ORDER BY id")]
         records = store.chunks_by_ids(ids)
+        # Auto-loaded context (HOT and the recent WARM, every turn, used or not) keeps a
+        # note alive but is no evidence that it matters: counted, it would propose every
+        # recent note for HOT within a day of agent turns.
         window = {
             digest: (count, first, last)
             for digest, count, first, last in store.conn.execute(
                 "SELECT hash, count(*), min(ts), max(ts) FROM state.reference_log "
-                "WHERE ts >= ? AND ts <= ? GROUP BY hash",
+                "WHERE ts >= ? AND ts <= ? AND kind != 'context' GROUP BY hash",
                 (clock.iso(since), clock.iso(now)),
             )
         }
+        asked: dict[str, list[str]] = {}
+        for digest, query in store.conn.execute(
+            "SELECT DISTINCT hash, query FROM state.reference_log "
+            "WHERE ts >= ? AND ts <= ? AND kind = 'search' AND query IS NOT NULL",
+            (clock.iso(since), clock.iso(now)),
+        ):
+            asked.setdefault(digest, []).append(query)
     uses = []
     for r in records:
         count, first, last = window.get(r.hash, (0, None, None))
@@ -76,6 +86,7 @@ def load_chunk_uses(vault: Vault, now: datetime) -> list[ChunkUse]:
                 window_references=int(count),
                 first_in_window=_dt(first),
                 last_in_window=_dt(last),
+                queries=tuple(asked.get(r.hash, ())),
             )
         )
     return uses

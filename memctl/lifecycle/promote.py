@@ -14,6 +14,7 @@ from memctl.lifecycle.review import Review, review_candidate
 from memctl.lifecycle.rules import (
     ChunkUse,
     core_line_from_chunk,
+    focus_lines,
     guess_section,
     hot_archive_candidates,
     promotion_candidates,
@@ -33,7 +34,7 @@ def propose_promotions(
     settings = vault.settings
     fresh = []
     for chunk in promotion_candidates(uses, settings.lifecycle):
-        line = core_line_from_chunk(chunk.text)
+        line = focus_lines(chunk.text, chunk.queries)
         if not line:
             continue
         fresh.append(

@@ -48,6 +48,7 @@ class ChunkUse:
     window_references: int = 0  # references within the promotion window
     first_in_window: datetime | None = None
     last_in_window: datetime | None = None
+    queries: tuple[str, ...] = ()  # what searches that returned it asked, within the window
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,36 @@ def core_line_from_chunk(text: str) -> str:
         line = _TIMESTAMP_BULLET.sub(r"\1- ", line)
         lines.append(line.rstrip())
     return "\n".join(lines)
+
+
+_FOCUS_MIN_LINES = 3  # shorter chunks are promoted whole
+_FOCUS_MIN_SCORE = 60.0
+_FOCUS_MAX_LINES = 3
+
+
+def focus_lines(text: str, queries: tuple[str, ...]) -> str:
+    """The lines of a promoted chunk that its searches were about.
+
+    A daily chunk often holds several unrelated bullets; the one that kept being found
+    is the fact worth HOT, not its neighbours. Lines scoring within 10 points of the best
+    match (rapidfuzz token-set ratio against any query) are kept, at most three; with no
+    query that matches well, the whole chunk is proposed and the reviewer narrows it.
+    """
+    from rapidfuzz import fuzz
+
+    lines = core_line_from_chunk(text).split("\n")
+    asked = [q for q in queries if q.strip()]
+    if len(lines) < _FOCUS_MIN_LINES or not asked:
+        return "\n".join(lines)
+    scores = [
+        max(fuzz.token_set_ratio(q.casefold(), line.casefold()) for q in asked) for line in lines
+    ]
+    best = max(scores)
+    if best < _FOCUS_MIN_SCORE:
+        return "\n".join(lines)
+    ranked = sorted(range(len(lines)), key=lambda i: -scores[i])[:_FOCUS_MAX_LINES]
+    keep = sorted(i for i in ranked if scores[i] >= best - 10)
+    return "\n".join(lines[i] for i in keep)
 
 
 # -- demotion ----------------------------------------------------------------------------------

@@ -101,7 +101,7 @@ def test_review_happens_once_and_hot_lines_age(git_vault: Vault) -> None:
         store.record_references([(row[0], row[1])] * 1, "search", "q", NOW - timedelta(hours=1))
         for hours in range(2, 6):
             store.record_references(
-                [(row[0], row[1])], "context", None, NOW - timedelta(hours=hours)
+                [(row[0], row[1])], "tool", "load_memory:today", NOW - timedelta(hours=hours)
             )
     api = ScriptedAPI(
         [

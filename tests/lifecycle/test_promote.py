@@ -62,6 +62,41 @@ def test_threshold_and_window(vault: Vault, runner: CliRunner, pinned_now: str) 
     assert proposal["path"] == "memory/daily/2026-11-20.md"
 
 
+def test_auto_loaded_context_alone_proposes_nothing(
+    vault: Vault, runner: CliRunner, pinned_now: str
+) -> None:
+    """An agent loads recent WARM every turn: that is no sign a note deserves HOT."""
+    referenced(vault, 0)
+    with Store.open(vault) as store:
+        rows = store.conn.execute("SELECT hash, path FROM chunks WHERE tier = 'warm'").fetchall()
+        for turn in range(20):
+            store.record_references(rows, "context", None, NOW - timedelta(hours=turn))
+    assert json.loads(promote(runner, vault).stdout)["proposals"] == []
+
+
+def test_a_busy_daily_chunk_is_narrowed_to_the_bullet_its_searches_found(
+    vault: Vault, runner: CliRunner, pinned_now: str
+) -> None:
+    note = (
+        "# 2026-11-20\n\n- 09:00 lunch with Noa at the usual place\n"
+        "- 09:30 деплой-ключ для staging лежит в 1Password, сейф Infra\n"
+        "- 10:00 המפגש עם דנה נדחה ליום חמישי\n- 10:30 printer on floor 3 is broken again\n"
+    )
+    write(vault, "memory/daily/2026-11-20.md", note)
+    sync(vault, embed=False, now=NOW)
+    with Store.open(vault) as store:
+        [row] = store.conn.execute(
+            "SELECT hash, path FROM chunks WHERE path = 'memory/daily/2026-11-20.md'"
+        ).fetchall()
+        for i, query in enumerate(
+            ["деплой-ключ staging", "где ключ staging", "1Password Infra", "staging"]
+        ):
+            store.record_references([row], "search", query, NOW - timedelta(hours=i + 1))
+    [proposal] = json.loads(promote(runner, vault).stdout)["proposals"]
+    assert proposal["line"] == "- деплой-ключ для staging лежит в 1Password, сейф Infra"
+    assert "lunch" in proposal["text"]  # the evidence still shows the whole chunk
+
+
 def test_apply_by_id_writes_core_once(vault: Vault, runner: CliRunner, pinned_now: str) -> None:
     referenced(vault, 5)
     pid = json.loads(promote(runner, vault).stdout)["proposals"][0]["id"]

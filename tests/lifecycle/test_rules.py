@@ -13,6 +13,7 @@ from memctl.lifecycle.rules import (
     core_line_from_chunk,
     daily_demotions,
     decision_demotions,
+    focus_lines,
     guess_section,
     hot_archive_candidates,
     over_cap,
@@ -171,3 +172,18 @@ def test_cap_and_sections() -> None:
 def test_core_line_from_chunk_drops_headings_and_stamps() -> None:
     text = "## Notes\n- 10:15 всегда проверять бэкап\n- 11:00 review PRs"
     assert core_line_from_chunk(text) == "- всегда проверять бэкап\n- review PRs"
+
+
+def test_focus_lines_keeps_what_the_searches_were_about() -> None:
+    chunk = (
+        "## 2026-11-20\n- 09:00 lunch with Noa\n- 09:30 API rate limit is 600 rpm per key\n"
+        "- 10:00 הלקוח ביקש דוח חודשי בעברית\n- 11:00 Обновить сертификат до 1 декабря\n"
+    )
+    assert focus_lines(chunk, ("rate limit per key",)) == "- API rate limit is 600 rpm per key"
+    assert focus_lines(chunk, ("דוח חודשי",)) == "- הלקוח ביקש דוח חודשי בעברית"
+    assert focus_lines(chunk, ("сертификат",)) == "- Обновить сертификат до 1 декабря"
+    whole = focus_lines(chunk, ())
+    assert whole.count("\n") == 3  # no query: the whole chunk, for the reviewer to narrow
+    assert focus_lines(chunk, ("zebra crossing",)) == whole  # nothing matches well
+    short = "- 09:00 one\n- 09:10 two\n"
+    assert focus_lines(short, ("two",)) == "- one\n- two"  # short chunks go whole
