@@ -48,6 +48,12 @@ def _filters(tier: str | None, source: str | None, since: str | None, until: str
     )
 
 
+def _shows_heading(snippet: str, heading: str) -> bool:
+    """The snippet opens with the heading's own line: printing the path again is noise."""
+    first = snippet.split("\n", 1)[0].lstrip("#").strip()
+    return bool(first) and first == heading.rsplit(" > ", 1)[-1].strip()
+
+
 def _print_listing(response: SearchResponse, explain: bool) -> None:
     if not response.results:
         console.print(f"no results for {response.query!r}")
@@ -58,7 +64,7 @@ def _print_listing(response: SearchResponse, explain: bool) -> None:
         head.append(f"  {result.date or 'undated'}  {result.tier}/{result.source}  ")
         head.append(f"score {result.score:.3f}", style="dim")
         console.print(head)
-        if result.heading:
+        if result.heading and not _shows_heading(result.snippet, result.heading):
             console.print(Text(f"   {result.heading}", style="dim"))
         body = Text(result.snippet)
         for start, end in result.highlights:
