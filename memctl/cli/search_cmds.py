@@ -49,9 +49,11 @@ def _filters(tier: str | None, source: str | None, since: str | None, until: str
 
 
 def _shows_heading(snippet: str, heading: str) -> bool:
-    """The snippet opens with the heading's own line: printing the path again is noise."""
-    first = snippet.split("\n", 1)[0].lstrip("#").strip()
-    return bool(first) and first == heading.rsplit(" > ", 1)[-1].strip()
+    """The snippet holds the heading's own line: printing the path again is noise."""
+    own = heading.rsplit(" > ", 1)[-1].strip()
+    return any(
+        line.startswith("#") and line.lstrip("#").strip() == own for line in snippet.split("\n")
+    )
 
 
 def _print_listing(response: SearchResponse, explain: bool) -> None:
