@@ -14,6 +14,7 @@ from memctl.index.sync import SyncReport
 from memctl.index.watch import is_relevant, watch_vault
 from memctl.vault import Vault
 from tests.index.conftest import fts_paths
+from tests.processes import watch_process
 
 DAILY = "memory/daily/2026-11-20.md"
 
@@ -142,30 +143,8 @@ def test_vectors_follow_on_their_own_thread(notes_vault: Vault) -> None:
 
 
 def test_cli_watch_stops_cleanly_on_ctrl_c(notes_vault: Vault) -> None:
-    import signal
-    import subprocess
-    import sys
-
-    memctl = Path(sys.executable).with_name("memctl")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen(
-        [str(memctl), "--vault", str(notes_vault.root), "watch", "--debounce", "0.2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True)
-    reader.start()
-    try:
-        assert _until(lambda: any("index synced:" in line for line in lines))
+    with watch_process(["--vault", str(notes_vault.root)], env) as watcher:
         assert fts_paths(notes_vault, "DNS") == [DAILY]
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=20)
-        err = proc.stderr.read() if proc.stderr else ""
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, err
-    assert "watch stopped" in err and "Traceback" not in err
+    assert watcher.proc.returncode == 0, watcher.stderr
+    assert "watch stopped" in watcher.stderr and "Traceback" not in watcher.stderr

@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import threading
-import time
 from datetime import datetime
-from pathlib import Path
 
 from memctl.index.store import Store
 from memctl.index.sync import sync
 from memctl.vault import Vault
 from tests.lifecycle.helpers import write
+from tests.processes import MEMCTL, until, watch_process
 
-MEMCTL = str(Path(sys.executable).with_name("memctl"))
 NOW = "2026-11-22T03:00:00"
 OLD_NOTES = {
     f"2026-09-{day:02d}": fact
@@ -41,15 +37,6 @@ ADDER = (
     "for i in range(25):\n"
     "    add_note(v, f'{sys.argv[1]} заметка {i} הערה')\n"
 )
-
-
-def _until(check, timeout: float = 60.0) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _occurrences(vault: Vault, text: str) -> list[str]:
@@ -76,18 +63,7 @@ def test_watch_maintain_and_adds_at_once_keep_every_memory_once(vault: Vault) ->
         "MEMCTL_NOW": NOW,
         "HF_HUB_OFFLINE": "1",
     }
-    watcher = subprocess.Popen(
-        [MEMCTL, "watch", "--debounce", "0.2"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(watcher.stdout or []), daemon=True)
-    reader.start()
-    try:
-        assert _until(lambda: any("index synced:" in line for line in lines))
+    with watch_process([], env) as watcher:
         adders = [
             subprocess.Popen([sys.executable, "-c", ADDER, name], env=env) for name in ("a", "b")
         ]
@@ -99,15 +75,10 @@ def test_watch_maintain_and_adds_at_once_keep_every_memory_once(vault: Vault) ->
             timeout=120,
         )
         assert [p.wait(timeout=120) for p in adders] == [0, 0]
-        synced = len(lines)
-        assert _until(lambda: len(lines) > synced)  # the watcher saw the last writes
-        watcher.send_signal(signal.SIGINT)
-        watcher.wait(timeout=30)
-        err = watcher.stderr.read() if watcher.stderr else ""
-    finally:
-        if watcher.poll() is None:
-            watcher.kill()
-    assert watcher.returncode == 0 and "Traceback" not in err, err
+        synced = watcher.syncs()
+        assert until(lambda: watcher.syncs() > synced)  # the watcher saw the last writes
+    assert watcher.proc.returncode == 0, watcher.stderr
+    assert "Traceback" not in watcher.stderr
     assert maintain.returncode == 0, maintain.stderr
     assert json.loads(maintain.stdout)["tiers"]["moves_made"] == len(OLD_NOTES)
 
