@@ -44,7 +44,7 @@ from memctl.agent.capture_rules import (
 )
 from memctl.agent.tools import default_title
 from memctl.errors import MemctlError, UsageError
-from memctl.llm import LLM, NO_KEY_NOTICE, LLMError
+from memctl.llm import LLM, LLMError
 from memctl.vault import (
     ARCHIVE_DIR,
     STATE_DIR,
@@ -56,6 +56,9 @@ from memctl.vault import (
 )
 
 SUPERSEDED = f"{ARCHIVE_DIR}/superseded.md"
+NO_KEY_FOR_CAPTURE = (
+    "capture needs the LLM and ANTHROPIC_API_KEY is not set: nothing was read or written"
+)
 NEIGHBOURS = 5
 FULL_COMPARE_LIMIT = 400  # memories embedded one by one per capture, at most
 _POOL = 20
@@ -377,7 +380,7 @@ def capture(
 ) -> CaptureReport:
     """Run the pipeline on a conversation (messages JSON or plain text)."""
     if llm is None:
-        raise MemctlError(f"capture needs the LLM: {NO_KEY_NOTICE}", exit_code=2)
+        raise MemctlError(NO_KEY_FOR_CAPTURE, exit_code=2)
     now = now or clock.now()
     if not raw.strip():
         raise UsageError("empty conversation: nothing to capture")

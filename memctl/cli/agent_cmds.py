@@ -205,9 +205,9 @@ def capture(
     vault = get_vault(ctx)
     llm = get_llm(vault.settings)
     if llm is None:
-        from memctl.llm import NO_KEY_NOTICE
+        from memctl.agent.capture import NO_KEY_FOR_CAPTURE
 
-        raise UsageError(f"capture needs the LLM: {NO_KEY_NOTICE}")
+        raise UsageError(NO_KEY_FOR_CAPTURE)
     report = run_capture(vault, _read_input(source), llm, dry_run=dry_run)
     for notice in report.notices:
         err(f"memctl: {notice}")
