@@ -20,10 +20,12 @@ from memctl.search.candidates import Filters
 from memctl.search.query import Query, parse_query
 from memctl.search.results import SearchResponse, SearchResult
 from memctl.search.scoring import (
+    Placed,
     Policy,
     Signals,
     Weights,
     composite,
+    context_boost,
     fuse,
     jaccard,
     mmr,
@@ -158,11 +160,19 @@ class Searcher:
         words = [t.text for t in parsed.content_terms]
         scored: dict[int, float] = {}
         detail: dict[int, dict[str, Any]] = {}
+        base = {cid: sum(parts.values()) for cid, parts in fused.items() if cid in records}
+        placed = {
+            cid: Placed(records[cid].path, records[cid].line_start, records[cid].line_end)
+            for cid in base
+            if records[cid].source in _CONTEXT_SOURCES and mode != "bm25"
+        }
+        # bm25 mode stays plain BM25: it is the baseline the eval compares against.
+        boosted = context_boost(base, placed, self.policy)
         for cid, parts in fused.items():
             record = records.get(cid)
             if record is None:
                 continue
-            relevance = sum(parts.values())
+            relevance = boosted[cid]
             signals = Signals(
                 source=record.source,
                 day=_day(record.date),
@@ -181,6 +191,7 @@ class Searcher:
                     },
                     "contribution": {name: round(v, 6) for name, v in parts.items()},
                     "relevance": round(relevance, 6),
+                    "context": round(relevance - base[cid], 6),
                     "factors": {name: round(v, 6) for name, v in factors.items()},
                     "access_count": record.access_count,
                     "final": round(score, 6),

@@ -41,6 +41,10 @@ class Policy:
     weights: Weights = field(default_factory=Weights)
     rrf_k: int = 60
     normalise_floor: float = 0.2
+    # A running log's snippet shows the lines after the matched chunk (see snippets._widen),
+    # so the window, not the lone chunk, is what a result answers with. Tuned on LoCoMo dev.
+    context_lines: int = 12  # lines after a chunk that its snippet usually shows
+    context_weight: float = 0.3  # × the best candidate among those lines, added to relevance
     half_life_days: float = 14.0
     recency_floor: float = 0.75  # a very old dated note keeps this share of its relevance
     importance_span: float = 0.2  # importance 0 → ×0.9, 1 → ×1.1
@@ -123,6 +127,47 @@ def fuse(
     if policy.fusion == "rrf":
         return fuse_rrf(lists, weights, policy.rrf_k)
     return fuse_weighted(lists, weights, policy.normalise_floor)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where a candidate sits in its file, for the neighbourhood boost."""
+
+    path: str
+    line_start: int
+    line_end: int
+
+
+def context_boost(
+    relevance: Mapping[int, float], placed: Mapping[int, Placed], policy: Policy
+) -> dict[int, float]:
+    """Each chunk's relevance plus a share of the best candidate its snippet would also show.
+
+    A snippet of a running log shows the lines after the matched chunk, so a chunk
+    followed by a strong match (the reply that names the topic, the next part of an
+    answer) shows more of what was asked than an isolated match of the same strength.
+    The best neighbour, not the sum: a sum favours long stretches of weak matches
+    (measured on LoCoMo dev: sum ×0.15 0.675, max ×0.3 0.675 with a better MRR).
+    """
+    if policy.context_weight <= 0:
+        return dict(relevance)
+    by_path: dict[str, list[int]] = {}
+    for key in relevance:
+        if key in placed:
+            by_path.setdefault(placed[key].path, []).append(key)
+    out = dict(relevance)
+    for keys in by_path.values():
+        keys.sort(key=lambda k: placed[k].line_start)
+        for i, key in enumerate(keys):
+            last = placed[key].line_end + policy.context_lines
+            best = 0.0
+            for other in keys[i + 1 :]:
+                if placed[other].line_start > last:
+                    break
+                if placed[other].line_end <= last:
+                    best = max(best, relevance[other])
+            out[key] = relevance[key] + policy.context_weight * best
+    return out
 
 
 def decays(source: str | None, text: str) -> bool:

@@ -122,3 +122,32 @@ def test_english_only_model_gets_less_say_on_hebrew_and_russian_queries() -> Non
     assert weights_for(Weights(), "תקציב שרתים", model).vector == pytest.approx(0.1)
     assert weights_for(Weights(), "утечка памяти in prod", model).vector == pytest.approx(0.1)
     assert weights_for(Weights(), "утечка памяти", "intfloat/multilingual-e5-small") == Weights()
+
+
+def test_context_boost_adds_the_best_following_neighbour_of_the_same_file() -> None:
+    from memctl.search.scoring import Placed, context_boost
+
+    placed = {
+        1: Placed("memory/daily/2026-11-20.md", 10, 11),  # followed by 2 within 12 lines
+        2: Placed("memory/daily/2026-11-20.md", 14, 15),
+        3: Placed("memory/daily/2026-11-20.md", 40, 41),  # too far below 2
+        4: Placed("memory/daily/2026-11-21.md", 12, 13),  # another file
+    }
+    relevance = {1: 0.2, 2: 0.9, 3: 0.5, 4: 0.3, 5: 0.4}  # 5: not a running log
+    policy = Policy(context_weight=0.3, context_lines=12)
+    boosted = context_boost(relevance, placed, policy)
+    assert boosted[1] == pytest.approx(0.2 + 0.3 * 0.9)
+    assert boosted[2] == pytest.approx(0.9)  # only lines after a chunk count
+    assert boosted[3] == pytest.approx(0.5)
+    assert boosted[4] == pytest.approx(0.3)
+    assert boosted[5] == pytest.approx(0.4)
+    assert context_boost(relevance, placed, Policy(context_weight=0.0)) == relevance
+
+
+def test_context_boost_takes_the_best_neighbour_not_the_sum() -> None:
+    from memctl.search.scoring import Placed, context_boost
+
+    placed = {i: Placed("memory/archive/ru.md", 3 * i, 3 * i + 1) for i in range(1, 5)}
+    relevance = {1: 0.1, 2: 0.5, 3: 0.5, 4: 0.5}
+    boosted = context_boost(relevance, placed, Policy(context_weight=0.3, context_lines=12))
+    assert boosted[1] == pytest.approx(0.1 + 0.3 * 0.5)
