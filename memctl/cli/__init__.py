@@ -86,6 +86,7 @@ from memctl.cli import (  # noqa: E402
     agent_cmds,  # noqa: F401
     index_cmds,  # noqa: F401
     lifecycle_cmds,  # noqa: F401
+    maintain_cmds,  # noqa: F401
     search_cmds,  # noqa: F401
     vault_cmds,  # noqa: F401
 )
