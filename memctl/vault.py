@@ -117,13 +117,45 @@ class Vault:
 
     def memory_files(self) -> Iterator[Path]:
         """Markdown files under memory/, hidden files and folders skipped, in a stable order."""
+        for _rel, path, _entry in self.memory_entries():
+            yield Path(path)
+
+    def memory_entries(self) -> Iterator[tuple[str, str, os.DirEntry[str]]]:
+        """(vault-relative POSIX path, path, directory entry) of each file `memory_files`
+        lists, in the same order: files of a folder by name, then its sub-folders.
+
+        The stat walk before every search runs through here: scandir's entries and
+        plain strings cost a third of os.walk plus pathlib at 10,000 files.
+        """
         if not self.memory_dir.is_dir():
             return
-        for dirpath, dirnames, filenames in os.walk(self.memory_dir):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            for name in sorted(filenames):
-                if name.endswith(".md") and not name.startswith("."):
-                    yield Path(dirpath) / name
+        cut = len(str(self.root)) + 1
+        posix = os.sep == "/"
+
+        def visit(folder: str) -> Iterator[tuple[str, str, os.DirEntry[str]]]:
+            try:
+                with os.scandir(folder) as listing:
+                    entries = sorted(listing, key=lambda e: e.name)
+            except OSError:
+                return  # as os.walk: an unreadable folder is skipped
+            folders = []
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    continue
+                if is_dir:
+                    if not entry.is_symlink():  # as os.walk: links to folders not followed
+                        folders.append(entry.path)
+                elif entry.name.endswith(".md"):
+                    rel = entry.path[cut:]
+                    yield (rel if posix else rel.replace(os.sep, "/")), entry.path, entry
+            for sub in folders:
+                yield from visit(sub)
+
+        yield from visit(str(self.memory_dir))
 
     def daily_notes(self) -> list[tuple[date, Path]]:
         """Daily notes with a real date in their name, oldest first."""

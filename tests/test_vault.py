@@ -138,3 +138,35 @@ def test_settings_file_overrides_and_validates(vault_dir: Path) -> None:
     (vault_dir / ".memctl.toml").write_text("[hot\n")
     with pytest.raises(UsageError, match="invalid TOML"):
         load_settings(vault_dir)
+
+
+def test_memory_files_skip_hidden_and_linked_folders_in_walk_order(vault: Vault) -> None:
+    memory = vault.memory_dir
+    for rel in [
+        "archive/2026-01.md",
+        "archive/b/deep.md",
+        "archive/a/x.md",
+        "archive/.hidden/secret.md",
+        "archive/.draft.md",
+        "archive/notes.txt",
+        "daily/2026-11-20.md",
+    ]:
+        (memory / rel).parent.mkdir(parents=True, exist_ok=True)
+        (memory / rel).write_text("- x\n", encoding="utf-8")
+    outside = vault.root.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "linked.md").write_text("- y\n", encoding="utf-8")
+    (memory / "archive" / "link").symlink_to(outside, target_is_directory=True)
+
+    # The reference: os.walk top-down, folders and files sorted, links to folders not followed.
+    expected = []
+    for dirpath, dirnames, filenames in os.walk(memory):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        expected += [
+            Path(dirpath) / n for n in sorted(filenames) if n.endswith(".md") and n[0] != "."
+        ]
+    listed = list(vault.memory_entries())
+    assert [Path(path) for _, path, _ in listed] == expected == list(vault.memory_files())
+    rels = [rel for rel, _, _ in listed]
+    assert "memory/archive/a/x.md" in rels and "memory/archive/b/deep.md" in rels
+    assert not any("hidden" in r or "draft" in r or "linked" in r for r in rels)

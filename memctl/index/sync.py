@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -153,7 +154,7 @@ def _sync_lexical(
     known = store.file_states()
     max_bytes = vault.settings.embed.max_file_bytes
     seen: set[str] = set()
-    candidates: list[tuple[str, Path, os.stat_result]] = []
+    candidates: list[tuple[str, str, os.stat_result]] = []
     for rel, path, st in _walk(vault, report):
         seen.add(rel)
         report.files_seen += 1
@@ -221,33 +222,32 @@ def _write_batch(
     report.removed.extend(removed)
 
 
-def _walk(vault: Vault, report: SyncReport) -> list[tuple[str, Path, os.stat_result]]:
+def _walk(vault: Vault, report: SyncReport) -> list[tuple[str, str, os.stat_result]]:
     """Tier files under memory/ with their stat; links leaving the vault are skipped."""
     root = vault.root.resolve()
     found = []
-    for path in vault.memory_files():
-        rel = path.relative_to(vault.root).as_posix()
+    for rel, path, entry in vault.memory_entries():
         if tier_of(rel) is None:
             continue
         try:
-            if path.is_symlink() and not path.resolve().is_relative_to(root):
+            if entry.is_symlink() and not Path(path).resolve().is_relative_to(root):
                 report.warnings.append(f"{rel}: skipped, it is a link that leaves the vault")
                 continue
-            st = path.stat()
+            st = entry.stat()
         except OSError as exc:
             report.warnings.append(f"{rel}: skipped, cannot stat it ({exc.strerror or exc})")
             continue
-        if not path.is_file():
+        if not stat.S_ISREG(st.st_mode):
             continue
         found.append((rel, path, st))
     return found
 
 
 def _read_file(
-    rel: str, path: Path, st: os.stat_result, max_bytes: int, report: SyncReport
+    rel: str, path: str, st: os.stat_result, max_bytes: int, report: SyncReport
 ) -> _Read | None:
     try:
-        with path.open("rb") as handle:
+        with Path(path).open("rb") as handle:
             data = handle.read(max_bytes + 1)
     except OSError as exc:
         report.warnings.append(f"{rel}: skipped, cannot read it ({exc.strerror or exc})")

@@ -87,25 +87,48 @@ def row_count(conn: Any) -> int:
     return int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
 
 
-def doc_freqs(conn: Any, words: Iterable[str]) -> dict[str, int]:
+def doc_freqs(conn: Any, words: Iterable[str], cap: int | None = None) -> dict[str, int]:
+    """Rows holding each word. With `cap`, counting stops past it (a value above `cap`
+    means "more than cap"): fts5vocab walks a word's whole posting list, ~20 ms for a
+    word in most of 1M rows, while an unranked MATCH stops after cap + 1 rows."""
     words = list(dict.fromkeys(words))
     if not words:
         return {}
+    if cap is not None:
+        return {w: capped_count(conn, quote(w), cap) for w in words}
     marks = ",".join("?" * len(words))
     rows = conn.execute(f"SELECT term, doc FROM {_VOCAB} WHERE term IN ({marks})", words)
     found = {term: int(n) for term, n in rows}
     return {w: found.get(w, 0) for w in words}
 
 
-def prefix_freq(conn: Any, prefix: str, cap: int) -> int:
-    """Documents matching `prefix*`, counted up to `cap` (enough to decide a drop)."""
-    rows = conn.execute(
-        f"SELECT doc FROM {_VOCAB} WHERE term >= ? AND term < ? LIMIT 200",
-        (prefix, prefix + "\U0010ffff"),
-    )
+def capped_count(conn: Any, expression: str, cap: int) -> int:
+    """Rows matching an FTS5 expression, counted up to cap + 1."""
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
+        (expression, cap + 1),
+    ).fetchone()
+    return int(row[0])
+
+
+def prefix_freq(conn: Any, prefix: str, cap: int, terms: Iterable[str] | None = None) -> int:
+    """Documents matching `prefix*`, counted up to `cap` (enough to decide a drop).
+
+    `terms` are the vocabulary words starting with `prefix`, when the caller has them
+    cached: each is then counted with a capped MATCH instead of fts5vocab's full walk
+    (a `prefix*` MATCH is no help: FTS5 merges every matching posting list up front).
+    """
+    if terms is None:
+        rows = conn.execute(
+            f"SELECT doc FROM {_VOCAB} WHERE term >= ? AND term < ? LIMIT 200",
+            (prefix, prefix + "\U0010ffff"),
+        )
+        counts: Iterable[int] = (int(n) for (n,) in rows)
+    else:
+        counts = (capped_count(conn, quote(t), cap) for t in terms)
     total = 0
-    for (n,) in rows:
-        total += int(n)
+    for n in counts:
+        total += n
         if total > cap:
             break
     return total
@@ -128,18 +151,26 @@ def plan_lexical(
     query: Query,
     common_fraction: float,
     corrector: Callable[[str], str | None] | None = None,
+    prefix_terms: Callable[[str], list[str]] | None = None,
 ) -> LexicalPlan:
-    """Choose the FTS5 forms: drop very common ones (never all), correct unknown words."""
+    """Choose the FTS5 forms: drop very common ones (never all), correct unknown words.
+
+    `corrector` and `prefix_terms` read a cached vocabulary; without them the
+    vocabulary is read through fts5vocab, which is fine for small indexes only.
+    """
     ensure_vocab(conn)
     plan = LexicalPlan()
     terms = query.content_terms
     forms = [f for t in terms for f in t.forms()]
-    freqs = doc_freqs(conn, forms)
     limit = max(int(row_count(conn) * common_fraction), COMMON_MIN_ROWS)
+    freqs = doc_freqs(conn, forms, cap=limit)
     kept: list[tuple[int, str]] = []
     for term in terms:
         known = [f for f in term.forms() if freqs.get(f, 0) > 0]
-        stem_df = prefix_freq(conn, term.stem, limit) if term.stem else 0
+        stem_df = 0
+        if term.stem:
+            candidates = prefix_terms(term.stem) if prefix_terms else None
+            stem_df = prefix_freq(conn, term.stem, limit, candidates)
         if (
             not known
             and not stem_df
@@ -150,7 +181,7 @@ def plan_lexical(
             if fixed:
                 plan.corrections[term.text] = fixed
                 known = [fixed]
-                freqs[fixed] = doc_freqs(conn, [fixed])[fixed]
+                freqs[fixed] = doc_freqs(conn, [fixed], cap=limit)[fixed]
         for form in known:
             kept.append((freqs[form], form))
         if term.stem and 0 < stem_df <= limit:
@@ -158,8 +189,10 @@ def plan_lexical(
     common = [form for df, form in kept if df > limit]
     rare = [form for df, form in kept if df <= limit]
     if not rare and not plan.prefixes and kept:
-        # Every word is common: keep the rarest one rather than answer nothing.
-        rarest = min(kept)[1]
+        # Every word is common: keep the rarest one rather than answer nothing. Only
+        # here are exact counts worth a walk of those posting lists.
+        exact = doc_freqs(conn, [form for _, form in kept])
+        rarest = min((exact[form], form) for _, form in kept)[1]
         rare, common = [rarest], [f for f in common if f != rarest]
         plan.all_common = True
     plan.forms = rare
@@ -220,10 +253,16 @@ def trigram_candidates(
     # Chunks holding every word come first: an unranked lookup of a common substring
     # returns arbitrary rows, so coordinate matches must not depend on being among them.
     # When they alone fill the list, single-word lookups could only add weaker rows.
-    lookups = [" AND ".join(quote(w) for w in words)] if len(words) > 1 else []
+    # Common words stay out of it: intersecting their long trigram lists costs ~25 ms at
+    # 100k rows and 100+ ms at 1M, and they barely narrow the set; rapidfuzz still
+    # scores every word below.
+    dropped = set(plan.dropped)
+    coordinate = [w for w in words if w not in dropped]
+    lookups = [" AND ".join(quote(w) for w in coordinate)] if len(coordinate) > 1 else []
+    singles_from = len(lookups)
     lookups += [quote(w) for w in words]
     for n, expression in enumerate(lookups):
-        if n == 1 and len(lookups) > 1 and len(ids) >= limit:
+        if singles_from and n == singles_from and len(ids) >= limit:
             break
         # Unranked substring lookups stay cheap at 1M rows; ranking them does not.
         rows = conn.execute(

@@ -136,7 +136,11 @@ class Searcher:
         lists_wanted = _MODE_LISTS[mode]
         limit = self.settings.candidates
         plan = cand.plan_lexical(
-            conn, parsed, self.settings.common_term_fraction, corrector=self._correct
+            conn,
+            parsed,
+            self.settings.common_term_fraction,
+            corrector=self._correct,
+            prefix_terms=self._prefix_terms,
         )
         lists: dict[str, dict[int, float]] = {}
         started = time.perf_counter()
@@ -284,11 +288,17 @@ class Searcher:
         return {i: wide[i] for i in kept}
 
     def _correct(self, word: str) -> str | None:
+        return self._vocabulary().closest(vocab.fold(word), cand.TYPO_MIN_RATIO)
+
+    def _prefix_terms(self, stem: str) -> list[str]:
+        return self._vocabulary().with_prefix(vocab.fold(stem))
+
+    def _vocabulary(self) -> vocab.Vocabulary:
         if self._vocab is None:
             self._vocab = vocab.load(self.store.conn, self.vault.state_dir, cand.VOCAB_TABLE)
         elif self.fresh:
             self._vocab.refresh(self.store.conn)
-        return self._vocab.closest(vocab.fold(word), cand.TYPO_MIN_RATIO)
+        return self._vocab
 
     def _has_vectors(self) -> bool:
         # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.

@@ -9,6 +9,7 @@ word then simply matches nothing, which is harmless.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import os
 import re
@@ -33,6 +34,7 @@ class Vocabulary:
         self.seen_id = seen_id
         self.terms = terms
         self._buckets: dict[str, list[str]] | None = None
+        self._sorted: list[str] | None = None
 
     def refresh(self, conn: Any) -> None:
         """Add the words of chunks indexed since this vocabulary was read (in memory only)."""
@@ -40,6 +42,7 @@ class Vocabulary:
         if top > self.seen_id:
             _add_newer(conn, self, top)
             self._buckets = None
+            self._sorted = None
 
     def closest(self, word: str, min_ratio: float) -> str | None:
         """The nearest known word with the same first letter and a similar length."""
@@ -50,6 +53,18 @@ class Vocabulary:
         choices = [t for t in self._buckets.get(word[:1], ()) if abs(len(t) - len(word)) <= 2]
         best = process.extractOne(word, choices, scorer=fuzz.ratio, score_cutoff=min_ratio)
         return best[0] if best else None
+
+    def with_prefix(self, prefix: str, limit: int = 200) -> list[str]:
+        """Known words starting with `prefix` (folded), at most `limit` of them."""
+        if self._sorted is None:
+            self._sorted = sorted(self.terms)
+        start = bisect.bisect_left(self._sorted, prefix)
+        out: list[str] = []
+        for term in self._sorted[start : start + limit]:
+            if not term.startswith(prefix):
+                break
+            out.append(term)
+        return out
 
 
 def load(conn: Any, state_dir: Path, vocab_table: str) -> Vocabulary:
