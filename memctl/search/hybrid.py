@@ -275,7 +275,8 @@ class Searcher:
         # A Searcher kept across searches (an agent's session) re-checks the matrix's
         # signature whenever it re-checks freshness; loading a current one is a mmap.
         if self._matrix is None or self.fresh:
-            self._matrix = vectors.load(conn, self.vault.state_dir) or False
+            previous = self._matrix or None
+            self._matrix = vectors.load(conn, self.vault.state_dir, previous=previous) or False
         if not self._matrix:
             return cand.vec0_candidates(conn, qvec, filters, limit)
         if not filters.active():

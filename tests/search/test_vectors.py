@@ -29,14 +29,17 @@ def test_matrix_scan_matches_vec0_and_is_rebuilt_when_the_index_changes(
             again is not None
             and sorted(p.name for p in state.glob("search-vectors-*.npy")) == first
         )
+        # A matrix the caller already holds is kept while current (no fresh mapping).
+        assert vectors.load(store.conn, state, min_vectors=1, previous=again) is again
     note = fixture_copy.root / "memory" / "daily" / "2026-11-22.md"
     note.write_text(
         "# 2026-11-22\n\n- 08:00 a brand new memory about lighthouses\n", encoding="utf-8"
     )
     sync(fixture_copy, now=NOW)
     with Store.open(fixture_copy) as store:
-        rebuilt = vectors.load(store.conn, state, min_vectors=1)
-        assert rebuilt is not None and len(rebuilt) == len(matrix) + 1
+        rebuilt = vectors.load(store.conn, state, min_vectors=1, previous=matrix)
+        assert rebuilt is not None and rebuilt is not matrix
+        assert len(rebuilt) == len(matrix) + 1
         assert sorted(p.name for p in state.glob("search-vectors-*.npy")) != first
         assert len(list(state.glob("search-vectors-*.npy"))) == 4  # the old set is gone
 
