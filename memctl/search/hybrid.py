@@ -273,7 +273,8 @@ class Searcher:
     def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
         conn = self.store.conn
         # A Searcher kept across searches (an agent's session) re-checks the matrix's
-        # signature whenever it re-checks freshness; loading a current one is a mmap.
+        # signature whenever it re-checks freshness and keeps the matrix it holds while
+        # that signature is unchanged.
         if self._matrix is None or self.fresh:
             previous = self._matrix or None
             self._matrix = vectors.load(conn, self.vault.state_dir, previous=previous) or False
