@@ -37,6 +37,9 @@ class EmbedSettings:
     model: str = DEFAULT_EMBED_MODEL
     batch_size: int = 32
     max_file_bytes: int = 2_000_000  # larger files are indexed up to this size, with a warning
+    # A search embeds pending chunks itself when they fit this many seconds of the
+    # model's measured throughput (memctl/index/catch_up.py); 0 never waits for the model.
+    search_embed_seconds: float = 1.0
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from memctl import clock
@@ -42,4 +43,28 @@ def full_status(vault: Vault) -> dict[str, Any]:
 
     report = vault_status(vault)
     report["index"] = index_status(vault)
+    report["index"]["action"] = index_action(report["index"])
     return report
+
+
+def index_action(index: dict[str, Any]) -> str | None:
+    """What the owner should run so search has words and vectors for everything, or None."""
+    if not index.get("exists"):
+        return "the index is not built yet: run `memctl index`"
+    pending = int(index.get("pending_embeddings") or 0)
+    if pending:
+        return (
+            f"{pending} chunks wait for embeddings (searched by words only until then): "
+            "run `memctl index`, or keep `memctl watch &` running"
+        )
+    return None
+
+
+def keep_current_hint(directory: Path) -> str:
+    """`memctl init`'s last line: how the index stays current without anyone thinking of it."""
+    where = str(directory.resolve())
+    return (
+        f"keep the index current: `memctl --vault {where} watch &`, or cron "
+        f"`*/15 * * * * memctl --vault {where} index`; until then each search embeds "
+        "a few new notes itself"
+    )

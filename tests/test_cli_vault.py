@@ -32,6 +32,15 @@ def test_init_creates_then_never_overwrites(runner: CliRunner, tmp_path: Path) -
     assert (target / "memory/core.md").read_text() == "# mine\n"
 
 
+def test_init_last_line_says_how_to_keep_the_index_current(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    result = runner.invoke(app, ["init", str(tmp_path / "agent")])
+    assert result.exit_code == 0, result.output
+    last = result.stdout.strip().splitlines()[-1]
+    assert "keep the index current" in last and "watch &" in last and " index`" in last
+
+
 def test_init_git_makes_first_commit(runner: CliRunner, tmp_path: Path) -> None:
     target = tmp_path / "agent"
     result = runner.invoke(app, ["init", str(target), "--git"])
@@ -124,6 +133,19 @@ def test_status_json_without_index(runner: CliRunner, vault_dir: Path, pinned_no
     assert report["warm"]["daily_files"] == 1 and report["warm"]["today_exists"] is True
     assert report["cold"]["files"] == 0
     assert report["index"]["exists"] is False
+    assert "memctl index" in report["index"]["action"]
+
+
+def test_status_marks_pending_embeddings_with_the_command(
+    runner: CliRunner, vault_dir: Path, pinned_now: str
+) -> None:
+    run(runner, vault_dir, "add", "a note")
+    assert run(runner, vault_dir, "index", "--no-embed").exit_code == 0
+    report = json.loads(run(runner, vault_dir, "status", "--json").stdout)
+    pending = report["index"]["pending_embeddings"]
+    assert pending > 0 and f"{pending} chunks wait" in report["index"]["action"]
+    shown = run(runner, vault_dir, "status").stdout
+    assert "to do:" in shown and "memctl index" in shown
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from memctl.cli._common import (
 )
 from memctl.cli.app import app
 from memctl.errors import UsageError
-from memctl.status import full_status
+from memctl.status import full_status, keep_current_hint
 
 
 @app.command()
@@ -35,8 +35,16 @@ def init(
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory} exists and is not a folder")
     created = memory.init_vault(directory, git=git)
+    keep_current = keep_current_hint(directory)
     if json_out:
-        print_json({"vault": str(directory.resolve()), "created": created, "git": git})
+        print_json(
+            {
+                "vault": str(directory.resolve()),
+                "created": created,
+                "git": git,
+                "keep_current": keep_current,
+            }
+        )
         return
     if created:
         for item in created:
@@ -45,6 +53,7 @@ def init(
         err(f"{directory} already holds every template file; nothing created")
     if git:
         console.print(f"git repository ready in {directory}")
+    console.print(keep_current, markup=False)
 
 
 @app.command()
@@ -152,3 +161,5 @@ def status(
             f"index: {index['chunks']} chunks, {index['stale_files']} files changed since last sync, "
             f"{index['pending_embeddings']} pending embeddings, model {index['model']}"
         )
+    if index and index.get("exists") and index.get("action"):
+        console.print(f"[yellow]to do:[/yellow] {index['action']}", highlight=False)

@@ -103,16 +103,19 @@ def embed_pending(
     *,
     progress: Progress | None = None,
     stop: Callable[[], bool] | None = None,
+    batch_size: int | None = None,
 ) -> SyncReport:
     """Only the vector phase: embed whatever the lexical syncs left pending.
 
     `stop` is asked between batches, so a watcher can shut down without killing the
-    model mid-batch (onnxruntime aborts the process if its thread dies at exit).
+    model mid-batch (onnxruntime aborts the process if its thread dies at exit), and a
+    search with a time budget stops within one batch of it (`batch_size` overrides
+    [embed] batch_size for that).
     """
     started = time.perf_counter()
     report = SyncReport()
     with Store.open(vault) as store:
-        _embed_pending(vault, store, report, progress, stop=stop)
+        _embed_pending(vault, store, report, progress, stop=stop, batch_size=batch_size)
         report.pending_embeddings = store.pending_count()
         report.chunks_total = store.counts()["chunks"]
         report.model = store.model_id
@@ -285,6 +288,7 @@ def _embed_pending(
     *,
     private: bool = False,
     stop: Callable[[], bool] | None = None,
+    batch_size: int | None = None,
 ) -> None:
     """Embed what is pending. `private`: a rebuild file nobody else sees needs no lock."""
     if store.pending_count() == 0 and store.model_id == vault.settings.embed.model:
@@ -302,7 +306,7 @@ def _embed_pending(
                 return
         embedder = get_embedder(vault.settings)
         report.model_changed = store.set_model(embedder.model_id, embedder.dim)
-        batch_size = max(1, vault.settings.embed.batch_size)
+        batch_size = max(1, batch_size or vault.settings.embed.batch_size)
         total = store.pending_count()
         last_id, done = 0, 0
         while not (stop and stop()) and (rows := store.pending_after(last_id, batch_size)):

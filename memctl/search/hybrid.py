@@ -12,6 +12,7 @@ from typing import Any
 
 from memctl import clock
 from memctl.errors import UsageError
+from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.store import Store
 from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
@@ -127,6 +128,8 @@ class Searcher:
         parsed = parse_query(query)
         conn = self.store.conn
         pending = self.store.pending_count()
+        if pending and self.fresh and mode in ("hybrid", "vector"):
+            pending = self._catch_up(pending, notices)
         response = SearchResponse(
             query=query, results=[], pending_embeddings=pending, notices=notices
         )
@@ -149,13 +152,12 @@ class Searcher:
         if "trigram" in lists_wanted:
             lists["trigram"] = cand.trigram_candidates(conn, parsed, plan, filters, limit)
         if "vector" in lists_wanted:
-            if self._has_vectors():
+            has_vectors = self._has_vectors()
+            if has_vectors:
                 qvec = vector if vector is not None else self._embed(query)
                 lists["vector"] = self._vector_candidates(qvec, filters, limit)
-            else:
-                notices.append("no embeddings yet: answered from keyword search only")
-        if pending:
-            notices.append(f"{pending} chunks still wait for embeddings: answered from what exists")
+            if pending:
+                notices.append(pending_notice(pending, has_vectors))
         weights = weights_for(self.policy.weights, query, self.store.model_id)
         fused = fuse(lists, self.policy, weights)
         records = {r.id: r for r in self.store.chunks_by_ids(list(fused))}
@@ -288,6 +290,16 @@ class Searcher:
         if len(kept) < limit:
             return cand.vec0_candidates(conn, qvec, filters, limit)
         return {i: wide[i] for i in kept}
+
+    def _catch_up(self, pending: int, notices: list[str]) -> int:
+        """Embed a few pending chunks before answering (memctl.index.catch_up)."""
+        started = time.perf_counter()
+        done = catch_up(self.vault, pending, self.store.model_id)
+        if done.embedded:
+            self.timings["catch_up_ms"] = (time.perf_counter() - started) * 1000
+        if done.busy:
+            notices.append("another memctl process is computing embeddings")
+        return done.pending
 
     def _correct(self, word: str) -> str | None:
         return self._vocabulary().closest(vocab.fold(word), cand.TYPO_MIN_RATIO)
