@@ -253,7 +253,10 @@ def cold_blocks(vault: Vault, query: str, *, k: int) -> tuple[list[ContextBlock]
         )
         for rank, hit in enumerate(response.results)
     ]
-    return blocks, list(response.notices)
+    notices = list(response.notices)
+    if response.below_floor:
+        notices.append(f"COLD: {response.below_floor} snippets below the relevance floor left out")
+    return blocks, notices
 
 
 def assemble(

@@ -19,7 +19,7 @@ import jsonschema
 from memctl import clock, memory
 from memctl.agent.errors import ToolFailure
 from memctl.agent.result_cap import cap_result, dumps
-from memctl.errors import MemctlError
+from memctl.errors import MemctlError, UsageError
 from memctl.llm import LLM
 from memctl.tokens import estimate_tokens
 from memctl.vault import Vault
@@ -29,6 +29,7 @@ from memctl.vault import Vault
 REMEMBER_MAX_TOKENS = 2000
 MAX_K = 20
 MAX_QUERY_CHARS = 1000  # a query is keywords, not a document to match against
+MAX_SEARCH_BUDGET = 20000
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,12 @@ SEARCH = ToolSpec(
     "search_memory",
     "find past notes, decisions and archived facts relevant to a query",
     "Search the long-term memory (daily notes, decisions, archive) for a query and get "
-    "the best matching snippets with their file and line numbers. Use it before answering "
-    "anything that may depend on earlier work, preferences or decisions. Works in "
-    "English, Hebrew and Russian; short keyword queries work best.",
+    "the best matching snippets with their file and line numbers (and each one's token "
+    "cost). Use it before answering anything that may depend on earlier work, preferences "
+    "or decisions. When nothing relevant is stored it says 'no memory matches this query': "
+    "then say you do not know rather than guess. Expand a snippet with load_memory "
+    "(what 'file', its path and lines). Works in English, Hebrew and Russian; short "
+    "keyword queries work best.",
     {
         "type": "object",
         "properties": {
@@ -82,6 +86,17 @@ SEARCH = ToolSpec(
                 "default": 5,
                 "description": "How many snippets to return (default 5).",
             },
+            "budget": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": MAX_SEARCH_BUDGET,
+                "description": "Instead of k: as many snippets as fit this many tokens, best first.",
+            },
+            "path": {
+                "type": "string",
+                "maxLength": 300,
+                "description": "Only files under this path prefix, e.g. 'memory/archive/2025-'.",
+            },
         },
         "required": ["query"],
         "additionalProperties": False,
@@ -90,19 +105,44 @@ SEARCH = ToolSpec(
 
 LOAD = ToolSpec(
     "load_memory",
-    "read today's or yesterday's note, a given day's note, or the recent decisions",
-    "Load a whole piece of working memory: 'today' or 'yesterday' (that day's daily "
-    "note), 'date' (the daily note of `date`, YYYY-MM-DD) or 'decisions' (the most "
-    "recent dated decisions, newest first). Use search_memory instead when you do not "
-    "know where something is.",
+    "read a day's note, the recent decisions, or a section / line range of a memory file",
+    "Load a piece of working memory: 'today' or 'yesterday' (that day's daily "
+    "note), 'date' (the daily note of `date`, YYYY-MM-DD), 'decisions' (the most "
+    "recent dated decisions, newest first), or 'file': part of a memory file named by "
+    "`path` (as search_memory returned it), either the section under `heading` or the "
+    "lines `line_start`..`line_end`, to read around a search hit. Use search_memory "
+    "instead when you do not know where something is.",
     {
         "type": "object",
         "properties": {
-            "what": {"type": "string", "enum": ["today", "yesterday", "date", "decisions"]},
+            "what": {
+                "type": "string",
+                "enum": ["today", "yesterday", "date", "decisions", "file"],
+            },
             "date": {
                 "type": "string",
                 "pattern": _DATE_PATTERN,
                 "description": "YYYY-MM-DD; required when what is 'date'.",
+            },
+            "path": {
+                "type": "string",
+                "maxLength": 300,
+                "description": "A memory file, e.g. 'memory/daily/2026-11-22.md' (what 'file').",
+            },
+            "heading": {
+                "type": "string",
+                "maxLength": 300,
+                "description": "Open the section under this heading (what 'file').",
+            },
+            "line_start": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "First line (what 'file').",
+            },
+            "line_end": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Last line, inclusive (what 'file'; default: line_start + 40).",
             },
         },
         "required": ["what"],
@@ -206,12 +246,30 @@ def _search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     query = args["query"].strip()
     if not query:
         raise ToolFailure("invalid_arguments", "query: must not be blank")
-    response = search(ctx.vault, query, k=int(args.get("k", 5)), log=True, now=ctx.moment)
+    from memctl.search.candidates import Filters
+
+    response = search(
+        ctx.vault,
+        query,
+        k=int(args.get("k", 5)),
+        log=True,
+        now=ctx.moment,
+        budget=args.get("budget"),
+        filters=Filters(path=args["path"]) if args.get("path") else None,
+    )
+    notices = list(response.notices)
+    if not response.matched and response.below_floor:
+        notices.insert(0, NO_MATCH)
     return {
         "query": query,
         "results": [hit.to_dict() for hit in response.results],
-        "notices": list(response.notices),
+        "below_floor": response.below_floor,
+        "notices": notices,
     }
+
+
+NO_MATCH = "no memory matches this query"
+FILE_DEFAULT_LINES = 40
 
 
 def _items(tier_texts: list[memory.TierText]) -> list[dict[str, Any]]:
@@ -227,6 +285,8 @@ def _load(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     what = args["what"]
     today = ctx.moment.date()
     result: dict[str, Any] = {"what": what}
+    if what == "file":
+        return _load_file(ctx, args)
     if what == "decisions":
         items = memory.load_recent_decisions(ctx.vault)
     else:
@@ -252,6 +312,44 @@ def _load(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         [(t.path, t.line_start, t.line_end) for t in items],
         kind="tool",
         query=f"load_memory:{what}",
+        now=ctx.moment,
+    )
+    if note_:
+        result.setdefault("notices", []).append(note_)
+    return result
+
+
+def _load_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    """A section or line range of one memory file, cut to the tool-result budget."""
+    from memctl.agent.references import record_loaded
+    from memctl.excerpt import read_excerpt
+
+    if not args.get("path"):
+        raise ToolFailure("invalid_arguments", "path: required when what is 'file'")
+    heading = args.get("heading")
+    lines = None
+    if "line_start" in args or "line_end" in args:
+        start = int(args.get("line_start", 1))
+        lines = (start, int(args.get("line_end", start + FILE_DEFAULT_LINES - 1)))
+    elif not heading:
+        lines = (1, FILE_DEFAULT_LINES)
+    # Room for the envelope: the excerpt itself says which lines it shows.
+    budget = max(ctx.vault.settings.agent.tool_result_tokens - 200, 50)
+    try:
+        piece = read_excerpt(ctx.vault, args["path"], lines=lines, heading=heading, budget=budget)
+    except UsageError as exc:
+        raise ToolFailure("invalid_arguments", str(exc)) from None
+    result: dict[str, Any] = {"what": "file", "items": [piece.to_dict()]}
+    if piece.line_end < piece.total_lines:
+        result["notices"] = [
+            f"shown lines {piece.line_start}-{piece.line_end} of {piece.total_lines}; "
+            f"ask for line_start {piece.line_end + 1} to read on"
+        ]
+    note_ = record_loaded(
+        ctx.vault,
+        [(piece.path, piece.line_start, piece.line_end)],
+        kind="tool",
+        query=f"load_memory:file:{piece.path}",
         now=ctx.moment,
     )
     if note_:

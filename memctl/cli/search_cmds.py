@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
@@ -33,18 +33,29 @@ MODES = ("hybrid", "lexical", "vector", "bm25")
 _MODE_HELP = "hybrid (default), lexical (words + trigram), vector, or bm25 (words only)."
 
 
-def _filters(tier: str | None, source: str | None, since: str | None, until: str | None) -> Filters:
+def _filters(
+    tier: str | None,
+    source: str | None,
+    since: str | None,
+    until: str | None,
+    path: str | None = None,
+) -> Filters:
     from memctl.search.hybrid import Filters
 
     if tier is not None and tier not in TIERS:
         raise UsageError(f"--tier must be one of {', '.join(TIERS)}")
     if source is not None and source not in SOURCES:
         raise UsageError(f"--source must be one of {', '.join(SOURCES)}")
+    if path is not None and (not path.strip() or path.startswith("/") or ".." in path.split("/")):
+        raise UsageError(
+            f"--path takes a vault-relative path prefix such as memory/archive/ (got {path!r})"
+        )
     return Filters(
         tier=tier,
         source=source,
         since=parse_date(since, "--since"),
         until=parse_date(until, "--until"),
+        path=path.removeprefix("./") if path else None,
     )
 
 
@@ -58,7 +69,10 @@ def _shows_heading(snippet: str, heading: str) -> bool:
 
 def _print_listing(response: SearchResponse, explain: bool) -> None:
     if not response.results:
-        console.print(f"no results for {response.query!r}")
+        if response.below_floor:
+            console.print(f"no memory matches {response.query!r}")
+        else:
+            console.print(f"no results for {response.query!r}")
         return
     for n, result in enumerate(response.results, start=1):
         head = Text(f"{n}. ", style="bold")
@@ -91,6 +105,11 @@ def _print_listing(response: SearchResponse, explain: bool) -> None:
 def _notify(response: SearchResponse) -> None:
     for notice in response.notices:
         err(f"memctl: {notice}")
+    if response.below_floor:
+        err(
+            f"memctl: {response.below_floor} results below the relevance floor "
+            f"({response.floor:g}) left out; --all shows them"
+        )
 
 
 @app.command()
@@ -121,29 +140,66 @@ def search(
         help="One query per line; prints one JSON object per line.",
     ),
     mode: str = typer.Option("hybrid", "--mode", help=_MODE_HELP),
+    path: str | None = typer.Option(
+        None, "--path", help="Only files under this vault-relative prefix (memory/archive/2025-)."
+    ),
+    min_score: float | None = typer.Option(
+        None,
+        "--min-score",
+        help="Keep results whose evidence (0..1) is at least this, instead of the calibrated floor.",
+    ),
+    show_all: bool = typer.Option(
+        False, "--all", help="No relevance floor: show the top k whatever they are."
+    ),
+    budget: int | None = typer.Option(
+        None, "--budget", help="As many results as fit this many snippet tokens, best first."
+    ),
+    as_of: str | None = typer.Option(
+        None,
+        "--as-of",
+        help="Search the vault as committed at this date (YYYY-MM-DD) or git revision.",
+    ),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Hybrid search of the vault (words, typos, meaning), freshest and most useful first.
 
+    Results below a calibrated relevance floor are left out (--all shows them); when
+    none pass it says "no memory matches".
+
     Examples: memctl search "why did we pick sqlite"
               memctl search get_vault --tier warm --json
+              memctl search "rollout plan" --as-of 2026-10-01
               printf 'deploy\\nдеплой\\n' | memctl search --batch - --json
     """
     from memctl.search.hybrid import Searcher
 
     vault = get_vault(ctx)
-    filters = _filters(tier, source, since, until)
+    filters = _filters(tier, source, since, until, path)
+    if show_all and min_score is not None:
+        raise UsageError("give either --all or --min-score, not both")
+    floor = {"min_score": min_score, "use_floor": not show_all, "budget": budget}
     if batch is not None:
         if query is not None:
             raise UsageError("give either QUERY or --batch, not both")
-        _run_batch(vault, batch, k=k, filters=filters, explain=explain, log=not no_log, mode=mode)
+        if as_of is not None:
+            raise UsageError("--as-of works with one QUERY, not --batch")
+        _run_batch(
+            vault, batch, k=k, filters=filters, explain=explain, log=not no_log, mode=mode, **floor
+        )
         return
     if query is None or not query.strip():
         raise UsageError("nothing to search for: give a QUERY (or --batch FILE)")
-    with Searcher(vault) as searcher:
-        response = searcher.search(
-            query, k=k, filters=filters, explain=explain, log=not no_log, mode=mode
+    if as_of is not None:
+        from memctl.search.as_of import search_as_of
+
+        response = search_as_of(
+            vault, as_of, query, k=k, filters=filters, explain=explain, mode=mode, **floor
         )
+    else:
+        with Searcher(vault) as searcher:
+            response = searcher.search(
+                query, k=k, filters=filters, explain=explain, log=not no_log, mode=mode, **floor
+            )
     _notify(response)
     if json_out:
         print_json(response.to_dict())
@@ -166,7 +222,15 @@ def _read_lines(source: str) -> list[str]:
 
 
 def _run_batch(
-    vault: Vault, source: str, *, k: int, filters: Filters, explain: bool, log: bool, mode: str
+    vault: Vault,
+    source: str,
+    *,
+    k: int,
+    filters: Filters,
+    explain: bool,
+    log: bool,
+    mode: str,
+    **floor: Any,
 ) -> None:
     from memctl.search.hybrid import Searcher
 
@@ -176,12 +240,18 @@ def _run_batch(
             # One freshness check per batch: the vault does not change under a batch's feet.
             searcher.fresh = n == 0
             response = searcher.search(
-                line, k=k, filters=filters, explain=explain, log=log, mode=mode
+                line, k=k, filters=filters, explain=explain, log=log, mode=mode, **floor
             )
             if n == 0:
                 _notify(response)
             out = response.to_dict()
-            print_json_line({"query": out["query"], "results": out["results"]})
+            print_json_line(
+                {
+                    "query": out["query"],
+                    "results": out["results"],
+                    "below_floor": out["below_floor"],
+                }
+            )
 
 
 @app.command("eval")
@@ -225,7 +295,10 @@ def eval_cmd(
                 vector = cache.get(text)
                 if vector is None and searcher._has_vectors():
                     vector = cache[text] = searcher._embed(text)
-            response = searcher.search(text, k=k, log=False, mode=mode, vector=vector)
+            # Ranking quality: the floor has its own eval (scripts/eval_shared --floor).
+            response = searcher.search(
+                text, k=k, log=False, mode=mode, vector=vector, use_floor=False
+            )
             return [Hit(r.path, *r.chunk_lines, r.snippet) for r in response.results]
 
         reports = run_eval(labelled, run, k=k, modes=wanted)

@@ -85,22 +85,65 @@ def add(
         console.print(f"added to {rel}")
 
 
+_FILE_KINDS = {"core": "memory/core.md", "decisions": "memory/decisions.md"}
+
+
 @app.command()
 def show(
     ctx: typer.Context,
-    what: str = typer.Argument(..., help="core | today | warm | decisions"),
+    what: str = typer.Argument(
+        ..., help="core | today | warm | decisions | FILE[:LINE[-LINE]] (a memory file)"
+    ),
+    heading: str | None = typer.Option(
+        None, "--heading", help="With FILE: only the section under this heading."
+    ),
+    as_of: str | None = typer.Option(
+        None,
+        "--as-of",
+        help="core, decisions or FILE as committed at this date (YYYY-MM-DD) or git revision.",
+    ),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Print a tier: core (HOT), today, warm (what an agent auto-loads), decisions.
+    """Print a tier: core (HOT), today, warm (what an agent auto-loads), decisions; or
+    a memory file, a line range of it, or one section (to read around a search hit).
 
-    Example: memctl show warm
+    Examples: memctl show warm
+              memctl show memory/daily/2026-11-22.md:3-9
+              memctl show memory/decisions.md --heading "2026-11-02 — Use SQLite"
+              memctl show core --as-of 2026-10-01
     """
+    from memctl.excerpt import parse_spec
+
     vault = get_vault(ctx)
-    parts = memory.show(vault, what)
+    is_file = what not in memory.WARM_WHAT and ("/" in what or what.endswith(".md") or ":" in what)
+    if heading is not None and not is_file and what not in _FILE_KINDS:
+        raise UsageError("--heading works with a FILE (or core, decisions)")
+    extra: dict[str, str] = {}
+    if is_file or as_of is not None or heading is not None:
+        from memctl.excerpt import excerpt_of, read_excerpt
+
+        rel, lines = parse_spec(_FILE_KINDS.get(what, what))
+        if as_of is not None:
+            from memctl.excerpt import memory_path
+            from memctl.search.as_of import read_file_at, resolve
+
+            if not is_file and what not in _FILE_KINDS:
+                raise UsageError("--as-of shows core, decisions or a FILE (not today or warm)")
+            revision = resolve(vault, as_of)
+            rel = memory_path(rel)
+            text = read_file_at(vault, revision, rel)
+            piece = excerpt_of(text, rel, lines=lines, heading=heading)
+            extra = revision.to_dict()
+        else:
+            piece = read_excerpt(vault, rel, lines=lines, heading=heading)
+        parts = [memory.TierText(piece.path, piece.line_start, piece.line_end, piece.text)]
+    else:
+        parts = memory.show(vault, what)
     if json_out:
         print_json(
             {
                 "what": what,
+                **extra,
                 "parts": [
                     {
                         "path": p.path,

@@ -37,6 +37,7 @@ class Filters:
     source: str | None = None
     since: date | None = None
     until: date | None = None
+    path: str | None = None  # a vault-relative path prefix, e.g. "memory/archive/2025-"
 
     def sql(self, alias: str = "c") -> tuple[str, list[Any]]:
         """An SQL condition on `chunks AS alias` ('1' when nothing is filtered)."""
@@ -54,10 +55,14 @@ class Filters:
         if self.until:
             parts.append(f"{alias}.date <= ?")
             params.append(self.until.isoformat())
+        if self.path:
+            # substr, not LIKE: `_` and `%` are ordinary characters in a path.
+            parts.append(f"substr({alias}.path, 1, ?) = ?")
+            params.extend([len(self.path), self.path])
         return (" AND ".join(parts) or "1"), params
 
     def active(self) -> bool:
-        return any((self.tier, self.source, self.since, self.until))
+        return any((self.tier, self.source, self.since, self.until, self.path))
 
 
 @dataclass
@@ -70,6 +75,9 @@ class LexicalPlan:
     dropped: list[str] = field(default_factory=list)  # too common to be worth their cost
     corrections: dict[str, str] = field(default_factory=dict)  # typo → vocabulary word
     all_common: bool = False  # every word is common: rank only the newest matches
+    # Rows holding each form looked at, counted up to `cap` (the relevance floor's IDF).
+    doc_freqs: dict[str, int] = field(default_factory=dict)
+    cap: int = 0
 
     def expression(self) -> str:
         parts = [fts_expression(self.forms, self.prefixes)]
@@ -197,6 +205,8 @@ def plan_lexical(
         plan.all_common = True
     plan.forms = rare
     plan.dropped = common
+    plan.doc_freqs = freqs
+    plan.cap = limit
     plan.phrases = [i for i in query.identifiers]
     return plan
 

@@ -18,6 +18,9 @@ from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
 from memctl.search import vectors, vocab
 from memctl.search.candidates import Filters
+from memctl.search.evidence import Judge, weighted_terms
+from memctl.search.evidence import table as floor_table
+from memctl.search.floor import passes, thresholds_for
 from memctl.search.query import Query, parse_query
 from memctl.search.results import SearchResponse, SearchResult
 from memctl.search.scoring import (
@@ -34,6 +37,7 @@ from memctl.search.scoring import (
     word_set,
 )
 from memctl.search.snippets import Matcher, Snippet, best_snippet
+from memctl.tokens import estimate_tokens
 from memctl.vault import Vault
 
 MODES = ("hybrid", "lexical", "vector", "bm25")
@@ -46,6 +50,7 @@ _MODE_LISTS = {
 # How far around a chunk the snippet may look for context lines.
 _CONTEXT_LINES = 40
 _CONTEXT_SOURCES = ("daily", "archive")
+MAX_BUDGET_RESULTS = 50  # --budget: k is the budget's business, up to this many
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
 
 
@@ -111,11 +116,23 @@ class Searcher:
         mode: str = "hybrid",
         now: datetime | None = None,
         vector: Any = None,
+        min_score: float | None = None,
+        use_floor: bool = True,
+        budget: int | None = None,
     ) -> SearchResponse:
+        """`use_floor` False returns everything (--all); `min_score` overrides the calibrated
+        floor; `budget` returns as many results as fit that many snippet tokens, best first
+        (k is then at most MAX_BUDGET_RESULTS)."""
         if mode not in MODES:
             raise UsageError(f"search mode must be one of {', '.join(MODES)}, not {mode!r}")
         if k < 1:
             raise UsageError("-k must be at least 1")
+        if budget is not None:
+            if budget < 1:
+                raise UsageError("--budget must be at least 1 token")
+            k = MAX_BUDGET_RESULTS
+        if min_score is not None and not 0.0 <= min_score <= 1.0:
+            raise UsageError("--min-score must be between 0 and 1")
         now = now or clock.now()
         filters = filters or Filters()
         notices: list[str] = []
@@ -234,6 +251,37 @@ class Searcher:
             return jaccard(words_of[a], words_of[b])
 
         chosen = mmr(pool, scored, similarity, k, self.policy)
+        # Vectors an English-only model made of a Hebrew or Russian query are noise.
+        trusted = "vector" in lists and weights.vector >= self.policy.weights.vector
+        thresholds = thresholds_for(self.store.model_id, floor_table(), vectors_trusted=trusted)
+        floor_value = None
+        if use_floor:
+            floor_value = min_score if min_score is not None else thresholds.min_coverage
+        response.floor = floor_value
+        judge = Judge(
+            weighted_terms(conn, parsed, plan),
+            lists.get("vector", {}) if trusted else {},
+            {cid: (r.path, r.line_start, r.line_end) for cid, r in records.items()},
+            thresholds,
+        )
+        judged = {}
+        for cid in chosen:
+            snip = snippet(cid)
+            judged[cid] = judge.judge(
+                cid, records[cid].path, snip.line_start, snip.line_end, snip.text
+            )
+        kept = [cid for cid in chosen if passes(judged[cid].evidence, floor_value)]
+        response.below_floor = len(chosen) - len(kept)
+        response.matched = len(kept)
+        if budget is not None:
+            costs = {cid: estimate_tokens(snippet(cid).text) for cid in kept}
+            best = kept[0] if kept else None
+            kept = _within_budget(kept, costs, budget)
+            if best is not None and not kept:
+                notices.append(
+                    f"no result fits --budget {budget} tokens (the best costs {costs[best]})"
+                )
+        chosen = kept
         self.timings["search_ms"] = (time.perf_counter() - started) * 1000
         for cid in chosen:
             record, snip = records[cid], snippet(cid)
@@ -250,6 +298,10 @@ class Searcher:
                 highlights=snip.highlights,
                 hash=record.hash,
                 chunk_lines=(record.line_start, record.line_end),
+                evidence=judged[cid].evidence,
+                coverage=judged[cid].coverage,
+                cosine=judged[cid].cosine,
+                tokens=estimate_tokens(snip.text),
             )
             if explain:
                 result.explain = {
@@ -263,6 +315,13 @@ class Searcher:
                         "fts": weights.fts,
                         "trigram": weights.trigram,
                         "vector": weights.vector,
+                    },
+                    "floor": {
+                        "coverage": round(judged[cid].coverage, 4),
+                        "cosine": None
+                        if judged[cid].cosine is None
+                        else round(judged[cid].cosine, 4),
+                        "thresholds": thresholds.to_dict(),
                     },
                 }
             response.results.append(result)
@@ -358,6 +417,17 @@ class Searcher:
         return best_snippet(lines, first, matcher, self.settings.snippet_tokens, core=core)
 
 
+def _within_budget(ranked: list[int], tokens: dict[int, int], budget: int) -> list[int]:
+    """The best results, in order, while their snippets fit `budget` tokens together."""
+    kept, used = [], 0
+    for cid in ranked:
+        if used + tokens[cid] > budget:
+            break
+        kept.append(cid)
+        used += tokens[cid]
+    return kept
+
+
 def _matcher(parsed: Query, plan: cand.LexicalPlan) -> Matcher:
     exact = {f for t in parsed.content_terms for f in t.forms()}
     exact |= set(plan.corrections.values())
@@ -386,12 +456,25 @@ def search(
     log: bool = True,
     mode: str = "hybrid",
     now: datetime | None = None,
+    min_score: float | None = None,
+    use_floor: bool = True,
+    budget: int | None = None,
 ) -> SearchResponse:
-    """Search the vault (after a cheap freshness sync) and return the top k results.
+    """Search the vault (after a cheap freshness sync) and return the top k results that
+    pass the relevance floor (see Searcher.search for `min_score`, `use_floor`, `budget`).
 
     Example: search(vault, "why did we pick sqlite", k=3).results[0].snippet
     """
     with Searcher(vault) as searcher:
         return searcher.search(
-            query, k=k, filters=filters, explain=explain, log=log, mode=mode, now=now
+            query,
+            k=k,
+            filters=filters,
+            explain=explain,
+            log=log,
+            mode=mode,
+            now=now,
+            min_score=min_score,
+            use_floor=use_floor,
+            budget=budget,
         )

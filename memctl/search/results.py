@@ -21,6 +21,10 @@ class SearchResult:
     hash: str = ""
     chunk_lines: tuple[int, int] = (0, 0)  # the matched chunk's own lines (not in the JSON)
     explain: dict[str, Any] | None = None
+    evidence: float = 1.0  # what the relevance floor compares (memctl.search.floor)
+    coverage: float = 1.0  # its parts, kept for the floor's calibration (not in the JSON)
+    cosine: float | None = None
+    tokens: int = 0  # the snippet's cost (memctl.tokens estimate)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -33,6 +37,8 @@ class SearchResult:
             "tier": self.tier,
             "source": self.source,
             "date": self.date,
+            "evidence": round(self.evidence, 4),
+            "tokens": self.tokens,
         }
         if self.explain is not None:
             out["explain"] = self.explain
@@ -45,11 +51,20 @@ class SearchResponse:
     results: list[SearchResult]
     pending_embeddings: int = 0
     notices: list[str] = field(default_factory=list)
+    below_floor: int = 0  # results of the top k left out by the relevance floor
+    floor: float | None = None  # the floor applied (None: --all)
+    as_of: dict[str, str] | None = None  # {"as_of": what was asked, "commit": sha}
+    matched: int = 0  # results that passed the floor, before a --budget cut (not in JSON)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "query": self.query,
             "results": [r.to_dict() for r in self.results],
             "pending_embeddings": self.pending_embeddings,
             "notices": self.notices,
+            "below_floor": self.below_floor,
+            "floor": self.floor,
         }
+        if self.as_of is not None:
+            out.update(self.as_of)
+        return out

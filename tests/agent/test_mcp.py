@@ -64,6 +64,28 @@ async def _session_calls(vault_dir: Path) -> dict[str, Any]:
         out["core"] = _payload(
             await session.call_tool("update_core_memory", {"section": "Identity", "text": "x"})
         )
+        out["section"] = _payload(
+            await session.call_tool(
+                "load_memory", {"what": "file", "path": "memory/core.md", "heading": "Iron rules"}
+            )
+        )
+        out["lines"] = _payload(
+            await session.call_tool(
+                "load_memory",
+                {
+                    "what": "file",
+                    "path": "memory/daily/2026-11-22.md",
+                    "line_start": 3,
+                    "line_end": 3,
+                },
+            )
+        )
+        out["file_escape"] = _payload(
+            await session.call_tool("load_memory", {"what": "file", "path": "../../etc/passwd"})
+        )
+        out["no_match"] = _payload(
+            await session.call_tool("search_memory", {"query": "root:x:0 kubernetes autoscaler"})
+        )
         # Still alive and answering after every bad call above.
         out["after"] = _payload(await session.call_tool("load_memory", {"what": "decisions"}))
     return out
@@ -83,7 +105,13 @@ def test_mcp_server_with_sdk_client(vault_dir: Path, tmp_path: Path) -> None:
     }
     assert "הפריסה" in out["today"]["items"][0]["text"]
     assert out["decision"]["ok"]
-    for key in ("missing", "no_args", "escape", "extra"):
+    assert out["section"]["items"][0]["text"].startswith("## Iron rules")
+    assert out["section"]["items"][0]["path"] == "memory/core.md"
+    assert out["lines"]["items"][0]["line_start"] == out["lines"]["items"][0]["line_end"] == 3
+    assert "הפריסה" in out["lines"]["items"][0]["text"]
+    assert out["no_match"]["results"] == []
+    assert out["no_match"]["notices"][0] == "no memory matches this query"
+    for key in ("missing", "no_args", "escape", "extra", "file_escape"):
         assert out[key]["error"]["type"] == "invalid_arguments", key
     assert out["unknown"]["error"]["type"] == "unknown_tool"
     assert out["huge"]["error"]["type"] == "too_large"

@@ -46,7 +46,9 @@ def test_notice_names_the_fix() -> None:
 
 def test_first_search_of_a_new_vault_embeds_and_uses_vectors(tmp_path: Path) -> None:
     vault = _vault(tmp_path / "v", notes=3)
-    response = search(vault, "when is the money report due", log=False, explain=True, now=NOW)
+    response = search(
+        vault, "when is the money report due", log=False, explain=True, now=NOW, use_floor=False
+    )
     assert response.pending_embeddings == 0
     assert response.notices == []
     assert any("vector" in r.explain["raw"] for r in response.results if r.explain)

@@ -28,6 +28,8 @@ RESULT_KEYS = {
     "tier",
     "source",
     "date",
+    "evidence",
+    "tokens",
 }
 
 
@@ -75,7 +77,14 @@ def test_json_shape_and_snippet_lines(runner: CliRunner, indexed_fixture: Vault)
     out = run(runner, indexed_fixture, "search", "утечка памяти", "--json", "--no-log", "-k", "3")
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert set(data) == {"query", "results", "pending_embeddings", "notices"}
+    assert set(data) == {
+        "query",
+        "results",
+        "pending_embeddings",
+        "notices",
+        "below_floor",
+        "floor",
+    }
     top = data["results"][0]
     assert set(top) == RESULT_KEYS
     assert top["path"] == "memory/daily/2026-11-20.md" and top["date"] == "2026-11-20"
@@ -145,7 +154,8 @@ def test_usage_log_and_no_log(runner: CliRunner, fixture_copy: Vault) -> None:
     before = _usage(fixture_copy)
     assert run(runner, fixture_copy, "search", "budget", "--no-log", "-k", "2").exit_code == 0
     assert _usage(fixture_copy) == before
-    assert run(runner, fixture_copy, "search", "budget", "-k", "2", "--json").exit_code == 0
+    logged = run(runner, fixture_copy, "search", "budget", "-k", "2", "--json", "--all")
+    assert logged.exit_code == 0
     assert _usage(fixture_copy) == (before[0] + 2, before[1] + 2)
     with Store.open(fixture_copy) as store:
         assert store.conn.execute(
@@ -178,7 +188,9 @@ def test_batch_prints_one_json_object_per_line_in_order(
     assert out.exit_code == 0, out.output
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r["query"] for r in rows] == ["budget", "отпуск", "retry_with_backoff"]
-    assert all(set(r) == {"query", "results"} and len(r["results"]) <= 2 for r in rows)
+    assert all(
+        set(r) == {"query", "results", "below_floor"} and len(r["results"]) <= 2 for r in rows
+    )
 
 
 def test_staleness_edit_is_found_and_pending_vectors_reported(

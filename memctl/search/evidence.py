@@ -1,0 +1,105 @@
+"""Raw evidence of each result for the relevance floor (memctl.search.floor holds the policy).
+
+Reads the word weights from the plan the lexical lists already made (document counts,
+capped where counting more would cost: a word in more rows than the cap has an IDF
+near zero either way) and each result's snippet, which is what an agent will see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from memctl.search import floor
+from memctl.search.candidates import LexicalPlan, doc_freqs, row_count
+from memctl.search.floor import FloorThresholds, WeightedTerm
+from memctl.search.query import Query
+from memctl.search.snippets import Matcher
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+TABLE_FILE = "floor_calibration.json"
+
+
+def load_table() -> dict[str, FloorThresholds]:
+    """The calibrated thresholds per embedding model (written by scripts/eval_shared)."""
+    import json
+
+    text = (resources.files("memctl.search") / TABLE_FILE).read_text(encoding="utf-8")
+    data = json.loads(text)["models"]
+    return {
+        model: FloorThresholds(float(v["min_coverage"]), v.get("min_cosine"))
+        for model, v in data.items()
+    }
+
+
+_table: dict[str, FloorThresholds] | None = None
+
+
+def table() -> dict[str, FloorThresholds]:
+    global _table
+    if _table is None:
+        _table = load_table()
+    return _table
+
+
+@dataclass(frozen=True)
+class Judged:
+    coverage: float
+    cosine: float | None
+    evidence: float
+
+
+def weighted_terms(conn: Any, query: Query, plan: LexicalPlan) -> list[WeightedTerm]:
+    """Each content word of the query with its IDF and a matcher for its forms."""
+    rows = max(row_count(conn), 1)
+    # One-character words ("x", "0", a Hebrew letter) match almost anything by accident.
+    terms = tuple(t for t in query.content_terms if len(t.text) > 1) or query.content_terms
+    forms = {
+        t.text: [*t.forms(), *([plan.corrections[t.text]] if t.text in plan.corrections else [])]
+        for t in terms
+    }
+    missing = [f for fs in forms.values() for f in fs if f not in plan.doc_freqs]
+    known = dict(plan.doc_freqs)
+    if missing:
+        known.update(doc_freqs(conn, missing, cap=plan.cap or None))
+    out = []
+    for term in terms:
+        df = max((known.get(f, 0) for f in forms[term.text]), default=0)
+        matcher = Matcher(
+            exact=frozenset(forms[term.text]), prefixes=(term.stem,) if term.stem else ()
+        )
+        out.append(WeightedTerm(floor.idf(df, rows), lambda w, m=matcher: m.matches(w) is not None))
+    return out
+
+
+class Judge:
+    """Scores results of one query against its floor thresholds."""
+
+    def __init__(
+        self,
+        terms: list[WeightedTerm],
+        cosines: Mapping[int, float],
+        places: Mapping[int, tuple[str, int, int]],
+        thresholds: FloorThresholds,
+    ) -> None:
+        self.terms = terms
+        self.cosines = cosines
+        self.places = places
+        self.thresholds = thresholds
+
+    def judge(self, cid: int, path: str, line_start: int, line_end: int, text: str) -> Judged:
+        cover = floor.coverage(self.terms, _WORD.findall(text))
+        cosine = self._cosine(cid, path, line_start, line_end)
+        return Judged(cover, cosine, floor.evidence(cover, cosine, self.thresholds))
+
+    def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
+        """The best cosine of a vector candidate whose chunk the snippet shows."""
+        best = self.cosines.get(cid)
+        for other, value in self.cosines.items():
+            place = self.places.get(other)
+            if place and place[0] == path and place[1] <= hi and lo <= place[2]:
+                best = value if best is None else max(best, value)
+        return best

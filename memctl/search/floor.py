@@ -1,0 +1,177 @@
+"""The relevance floor (pure, no I/O): is a result evidence of anything the query asks?
+
+Fused scores are min-max scaled per candidate list, so the best candidate of any query
+scores high even when nothing matches ("root:x:0" against two unrelated notes scored
+0.39). The floor therefore rests on raw evidence that means the same across queries:
+
+- coverage: the IDF-weighted share of the query's words that the result's snippet shows
+  (exact forms, Hebrew prefixes, stems, typo corrections: what the keyword lists match).
+  A rare word counts for more than a common one, so a foreign question that shares only
+  "support" and "group" with a vault, and not the name it asks about, covers little.
+- cosine: the raw cosine between the query and the best chunk inside the snippet,
+  trusted only where the model understands the query's script (an English-only model's
+  cosines for Hebrew or Russian are noise: see scoring.weights_for).
+
+evidence = max(coverage, cosine × min_coverage / min_cosine), capped at 1, so that one
+number, compared with `min_coverage`, says "coverage or cosine cleared its threshold".
+The thresholds are calibrated per embedding model on the dev sets
+(`scripts/eval_shared --floor --calibrate`; floor_calibration.json) with part of each
+set held out; an unknown model gets the lexical-only fallback (cosine ignored).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+LEXICAL_ONLY = "lexical"  # the table's key for "no trusted vectors"
+
+
+@dataclass(frozen=True)
+class FloorThresholds:
+    min_coverage: float
+    min_cosine: float | None = None  # None: cosine never counts (lexical-only fallback)
+
+    def to_dict(self) -> dict[str, float | None]:
+        return {"min_coverage": self.min_coverage, "min_cosine": self.min_cosine}
+
+
+def thresholds_for(
+    model_id: str, table: Mapping[str, FloorThresholds], vectors_trusted: bool = True
+) -> FloorThresholds:
+    """The model's calibrated thresholds; the lexical fallback for unknown models or for
+    a query whose vectors are not trusted (English-only model, non-Latin query)."""
+    fallback = table[LEXICAL_ONLY]
+    if not vectors_trusted:
+        return FloorThresholds(fallback.min_coverage, None)
+    return table.get(model_id, fallback)
+
+
+def idf(df: int, rows: int) -> float:
+    """BM25's IDF (always positive): a word absent from the vault weighs the most."""
+    return math.log(1.0 + (rows - df + 0.5) / (df + 0.5))
+
+
+@dataclass(frozen=True)
+class WeightedTerm:
+    """One query word: its weight and the test of whether a snippet word is that word."""
+
+    weight: float
+    matches: Callable[[str], bool]
+
+
+def coverage(terms: Sequence[WeightedTerm], words: Iterable[str]) -> float:
+    """IDF-weighted share of query words found among `words` (1.0 when the query has no
+    weighted word: there is nothing lexical to judge it by)."""
+    total = sum(t.weight for t in terms)
+    if total <= 0:
+        return 1.0
+    found = [False] * len(terms)
+    for word in words:
+        for i, term in enumerate(terms):
+            if not found[i] and term.matches(word):
+                found[i] = True
+    return sum(t.weight for t, hit in zip(terms, found, strict=True) if hit) / total
+
+
+def evidence(cover: float, cosine: float | None, thresholds: FloorThresholds) -> float:
+    """One number in [0, 1]: coverage, or the cosine on coverage's scale (see module doc)."""
+    value = cover
+    if cosine is not None and thresholds.min_cosine:
+        value = max(value, cosine * thresholds.min_coverage / thresholds.min_cosine)
+    return min(max(value, 0.0), 1.0)
+
+
+def passes(value: float, floor: float | None) -> bool:
+    """`floor` None: everything passes (--all)."""
+    return floor is None or value >= floor - 1e-9
+
+
+# -- calibration (pure: the eval script feeds it features, it returns thresholds) --------
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One result of an unfloored top k, as the calibration sees it."""
+
+    coverage: float
+    cosine: float | None
+    gold: bool = False  # own question: this result shows a gold item
+
+
+@dataclass(frozen=True)
+class Question:
+    own: bool
+    results: tuple[Observed, ...]
+
+
+@dataclass(frozen=True)
+class FloorOutcome:
+    foreign_rejected: float  # share of foreign questions left with at most one result
+    own_lost: float  # share of own questions that lose a gold result from their top k
+    foreign: int
+    own: int
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {
+            "foreign_rejected": round(self.foreign_rejected, 4),
+            "own_lost": round(self.own_lost, 4),
+            "foreign": self.foreign,
+            "own": self.own,
+        }
+
+
+def outcome(
+    questions: Sequence[Question], thresholds: FloorThresholds, max_kept: int = 1
+) -> FloorOutcome:
+    """What a floor would do: foreign questions answered with at most `max_kept` results,
+    own questions that lose a gold result (the floor only removes from a fixed top k
+    here, so a result it would pull up from below is not credited)."""
+    floor = thresholds.min_coverage
+    rejected = lost = n_foreign = n_own = 0
+    for q in questions:
+        kept = [r for r in q.results if evidence(r.coverage, r.cosine, thresholds) >= floor]
+        if q.own:
+            n_own += 1
+            if any(r.gold for r in q.results) and sum(r.gold for r in kept) < sum(
+                r.gold for r in q.results
+            ):
+                lost += 1
+        else:
+            n_foreign += 1
+            rejected += len(kept) <= max_kept
+    return FloorOutcome(
+        foreign_rejected=rejected / n_foreign if n_foreign else 1.0,
+        own_lost=lost / n_own if n_own else 0.0,
+        foreign=n_foreign,
+        own=n_own,
+    )
+
+
+COVERAGE_GRID = tuple(round(0.05 * i, 2) for i in range(1, 20))
+COSINE_GRID = tuple(round(0.02 * i, 2) for i in range(10, 50))
+
+
+def calibrate(
+    questions: Sequence[Question],
+    max_own_lost: float = 0.03,
+    use_cosine: bool = True,
+) -> tuple[FloorThresholds, FloorOutcome]:
+    """The thresholds that reject the most foreign questions while losing a gold result
+    for at most `max_own_lost` of own ones (ties: the lower loss, then the lower floor)."""
+    best: tuple[tuple[float, float, float], FloorThresholds, FloorOutcome] | None = None
+    cosines: Sequence[float | None] = COSINE_GRID if use_cosine else (None,)
+    for cov in COVERAGE_GRID:
+        for cos in cosines:
+            thresholds = FloorThresholds(cov, cos)
+            result = outcome(questions, thresholds)
+            if result.own_lost > max_own_lost:
+                continue
+            key = (result.foreign_rejected, -result.own_lost, -cov)
+            if best is None or key > best[0]:
+                best = (key, thresholds, result)
+    if best is None:  # nothing meets the loss target: the loosest floor there is
+        thresholds = FloorThresholds(COVERAGE_GRID[0], COSINE_GRID[0] if use_cosine else None)
+        return thresholds, outcome(questions, thresholds)
+    return best[1], best[2]

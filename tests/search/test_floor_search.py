@@ -1,0 +1,151 @@
+"""Issue 16: the relevance floor, tokens, --budget and --path through search, CLI and tools."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from memctl.agent.context import cold_blocks
+from memctl.agent.tools import NO_MATCH, call_tool
+from memctl.search.evaluate import Hit, matches, parse_queries
+from memctl.search.hybrid import Filters, search
+from memctl.tokens import estimate_tokens
+from memctl.vault import Vault
+from tests.search.conftest import FIXTURE, NOW
+from tests.search.test_search_cli import run
+
+FOREIGN = [
+    "root:x:0",
+    "Caroline's painting for the LGBTQ support group",
+    "рецепт борща со сметаной",
+    "מתכון לעוגת שוקולד",
+]
+
+
+def test_own_questions_keep_their_gold_above_the_floor(indexed_fixture: Vault) -> None:
+    lines = (FIXTURE / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    lost = []
+    for q in parse_queries(lines, "queries.jsonl"):
+        response = search(indexed_fixture, q.query, k=5, log=False, now=NOW)
+        hits = [Hit(r.path, *r.chunk_lines, r.snippet) for r in response.results]
+        if not all(any(matches(g, h) for h in hits) for g in q.gold):
+            lost.append(q.qid)
+    assert lost == []
+
+
+@pytest.mark.parametrize("query", FOREIGN)
+def test_foreign_questions_get_no_match(indexed_fixture: Vault, query: str) -> None:
+    response = search(indexed_fixture, query, k=5, log=False, now=NOW)
+    assert len(response.results) <= 1, [(r.path, r.evidence) for r in response.results]
+    assert response.below_floor >= 4
+    everything = search(indexed_fixture, query, k=5, log=False, now=NOW, use_floor=False)
+    assert len(everything.results) == 5 and everything.below_floor == 0
+
+
+def test_min_score_overrides_the_floor(indexed_fixture: Vault) -> None:
+    none = search(indexed_fixture, "root:x:0", log=False, now=NOW, min_score=1.0)
+    assert none.results == [] and none.floor == 1.0
+    loose = search(indexed_fixture, "root:x:0", log=False, now=NOW, min_score=0.0)
+    assert len(loose.results) == 5 and loose.below_floor == 0
+
+
+def test_results_carry_tokens_and_evidence(indexed_fixture: Vault) -> None:
+    response = search(indexed_fixture, "deploy checklist", log=False, now=NOW)
+    assert response.results
+    for result in response.results:
+        data = result.to_dict()
+        assert data["tokens"] == estimate_tokens(result.snippet) > 0
+        assert 0.0 <= data["evidence"] <= 1.0
+
+
+def test_budget_returns_what_fits_best_first(indexed_fixture: Vault) -> None:
+    wide = search(indexed_fixture, "deploy", log=False, now=NOW, use_floor=False, k=50)
+    assert len(wide.results) >= 3
+    first_two = wide.results[0].tokens + wide.results[1].tokens
+    response = search(
+        indexed_fixture, "deploy", log=False, now=NOW, use_floor=False, budget=first_two
+    )
+    assert [r.hash for r in response.results] == [r.hash for r in wide.results[:2]]
+    tiny = search(indexed_fixture, "deploy", log=False, now=NOW, budget=1)
+    assert tiny.results == [] and any("--budget 1" in n for n in tiny.notices)
+
+
+def test_path_prefix_filter(indexed_fixture: Vault) -> None:
+    response = search(
+        indexed_fixture,
+        "dana",
+        log=False,
+        now=NOW,
+        use_floor=False,
+        filters=Filters(path="memory/archive/2025-0"),
+    )
+    assert response.results
+    assert all(r.path.startswith("memory/archive/2025-0") for r in response.results)
+    # `_` and `%` are plain characters, not LIKE wildcards.
+    odd = search(indexed_fixture, "dana", log=False, now=NOW, filters=Filters(path="memory/%"))
+    assert odd.results == []
+
+
+def test_cli_floor_output(runner: CliRunner, indexed_fixture: Vault) -> None:
+    out = run(runner, indexed_fixture, "search", "root:x:0", "--no-log")
+    assert out.exit_code == 0, out.output
+    assert "no memory matches" in out.stdout
+    assert "below the relevance floor" in out.stderr and "--all" in out.stderr
+    data = json.loads(
+        run(runner, indexed_fixture, "search", "root:x:0", "--no-log", "--json").stdout
+    )
+    assert data["results"] == [] and data["below_floor"] == 5 and data["floor"] > 0
+    shown = json.loads(
+        run(runner, indexed_fixture, "search", "root:x:0", "--no-log", "--json", "--all").stdout
+    )
+    assert len(shown["results"]) == 5 and shown["floor"] is None
+    both = run(runner, indexed_fixture, "search", "x", "--all", "--min-score", "0.2")
+    assert both.exit_code == 2
+    bad = run(runner, indexed_fixture, "search", "x", "--min-score", "3")
+    assert bad.exit_code == 2 and "between 0 and 1" in bad.stderr
+    path = run(runner, indexed_fixture, "search", "x", "--path", "../etc")
+    assert path.exit_code == 2
+
+
+def test_cli_budget_and_path(runner: CliRunner, indexed_fixture: Vault) -> None:
+    out = run(
+        runner,
+        indexed_fixture,
+        "search",
+        "dana",
+        "--no-log",
+        "--json",
+        "--budget",
+        "400",
+        "--path",
+        "memory/archive/",
+        "--all",
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["results"] and sum(r["tokens"] for r in data["results"]) <= 400
+    assert all(r["path"].startswith("memory/archive/") for r in data["results"])
+
+
+def test_search_tool_says_no_memory_matches(fixture_copy: Vault) -> None:
+    result = call_tool(fixture_copy, "search_memory", {"query": "root:x:0"}, now=NOW)
+    assert result["ok"] and result["results"] == []
+    assert result["notices"][0] == NO_MATCH and result["below_floor"] == 5
+    found = call_tool(
+        fixture_copy,
+        "search_memory",
+        {"query": "deploy", "budget": 300, "path": "memory/daily/"},
+        now=NOW,
+    )
+    assert found["ok"] and found["results"]
+    assert sum(r["tokens"] for r in found["results"]) <= 300
+    assert all(r["path"].startswith("memory/daily/") for r in found["results"])
+
+
+def test_context_adds_no_cold_noise(fixture_copy: Vault) -> None:
+    blocks, notices = cold_blocks(fixture_copy, "root:x:0", k=5)
+    assert blocks == [] and any("below the relevance floor" in n for n in notices)
+    blocks, _ = cold_blocks(fixture_copy, "certificate renewal", k=5)
+    assert blocks and all(b.path.startswith("memory/archive/") for b in blocks)
