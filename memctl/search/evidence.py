@@ -8,16 +8,17 @@ near zero either way) and each result's snippet, which is what an agent will see
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from memctl.search import floor
+from memctl.search import floor as fl
 from memctl.search.candidates import LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import FloorThresholds, WeightedTerm
 from memctl.search.query import Query
-from memctl.search.snippets import Matcher
+from memctl.search.snippets import Matcher, Snippet
+from memctl.tokens import estimate_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 TABLE_FILE = "floor_calibration.json"
@@ -71,7 +72,7 @@ def weighted_terms(conn: Any, query: Query, plan: LexicalPlan) -> list[WeightedT
         matcher = Matcher(
             exact=frozenset(forms[term.text]), prefixes=(term.stem,) if term.stem else ()
         )
-        out.append(WeightedTerm(floor.idf(df, rows), lambda w, m=matcher: m.matches(w) is not None))
+        out.append(WeightedTerm(fl.idf(df, rows), lambda w, m=matcher: m.matches(w) is not None))
     return out
 
 
@@ -91,9 +92,9 @@ class Judge:
         self.thresholds = thresholds
 
     def judge(self, cid: int, path: str, line_start: int, line_end: int, text: str) -> Judged:
-        cover = floor.coverage(self.terms, _WORD.findall(text))
+        cover = fl.coverage(self.terms, _WORD.findall(text))
         cosine = self._cosine(cid, path, line_start, line_end)
-        return Judged(cover, cosine, floor.evidence(cover, cosine, self.thresholds))
+        return Judged(cover, cosine, fl.evidence(cover, cosine, self.thresholds))
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -103,3 +104,59 @@ class Judge:
             if place and place[0] == path and place[1] <= hi and lo <= place[2]:
                 best = value if best is None else max(best, value)
         return best
+
+
+@dataclass
+class Verdict:
+    """What the floor (and a --budget) left of the top k, and why."""
+
+    judged: dict[int, Judged]
+    thresholds: FloorThresholds
+    floor: float | None  # the value applied; None: no floor
+    kept: list[int]
+    below_floor: int
+    matched: int  # passed the floor, before the budget cut
+    notices: list[str]
+
+
+def judge_results(
+    conn: Any,
+    query: Query,
+    plan: LexicalPlan,
+    lists: Mapping[str, Mapping[int, float]],
+    records: Mapping[int, Any],
+    chosen: Sequence[int],
+    snippet: Callable[[int], Snippet],
+    *,
+    model_id: str,
+    trusted: bool,
+    floor: float | bool | None = True,
+    budget: int | None = None,
+) -> Verdict:
+    """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
+
+    `floor`: None turns the floor off (--all), a number replaces the calibrated one
+    (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for).
+    """
+    thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
+    judge = Judge(
+        weighted_terms(conn, query, plan),
+        lists.get("vector", {}) if trusted else {},
+        {cid: (r.path, r.line_start, r.line_end) for cid, r in records.items()},
+        thresholds,
+    )
+    judged = {}
+    for cid in chosen:
+        snip = snippet(cid)
+        judged[cid] = judge.judge(cid, records[cid].path, snip.line_start, snip.line_end, snip.text)
+    value = thresholds.min_coverage if floor is True else floor
+    kept = [cid for cid in chosen if fl.passes(judged[cid].evidence, value)]
+    verdict = Verdict(judged, thresholds, value, kept, len(chosen) - len(kept), len(kept), [])
+    if budget is not None and kept:
+        costs = {cid: estimate_tokens(snippet(cid).text) for cid in kept}
+        verdict.kept = fl.within_budget(kept, costs, budget)
+        if not verdict.kept:
+            verdict.notices.append(
+                f"no result fits --budget {budget} tokens (the best costs {costs[kept[0]]})"
+            )
+    return verdict

@@ -40,12 +40,13 @@ class FloorThresholds:
 def thresholds_for(
     model_id: str, table: Mapping[str, FloorThresholds], vectors_trusted: bool = True
 ) -> FloorThresholds:
-    """The model's calibrated thresholds; the lexical fallback for unknown models or for
-    a query whose vectors are not trusted (English-only model, non-Latin query)."""
-    fallback = table[LEXICAL_ONLY]
+    """The model's calibrated thresholds (the lexical entry for an unknown model); for a
+    query whose vectors are not trusted (English-only model, non-Latin query) the same
+    coverage threshold with the cosine left out, which is what calibration measured."""
+    chosen = table.get(model_id, table[LEXICAL_ONLY])
     if not vectors_trusted:
-        return FloorThresholds(fallback.min_coverage, None)
-    return table.get(model_id, fallback)
+        return FloorThresholds(chosen.min_coverage, None)
+    return chosen
 
 
 def idf(df: int, rows: int) -> float:
@@ -86,6 +87,17 @@ def evidence(cover: float, cosine: float | None, thresholds: FloorThresholds) ->
 def passes(value: float, floor: float | None) -> bool:
     """`floor` None: everything passes (--all)."""
     return floor is None or value >= floor - 1e-9
+
+
+def within_budget(ranked: Sequence[int], tokens: Mapping[int, int], budget: int) -> list[int]:
+    """The best results, in order, while their snippets fit `budget` tokens together."""
+    kept, used = [], 0
+    for key in ranked:
+        if used + tokens[key] > budget:
+            break
+        kept.append(key)
+        used += tokens[key]
+    return kept
 
 
 # -- calibration (pure: the eval script feeds it features, it returns thresholds) --------
@@ -154,24 +166,27 @@ COSINE_GRID = tuple(round(0.02 * i, 2) for i in range(10, 50))
 
 
 def calibrate(
-    questions: Sequence[Question],
+    groups: Mapping[str, Sequence[Question]],
     max_own_lost: float = 0.03,
     use_cosine: bool = True,
-) -> tuple[FloorThresholds, FloorOutcome]:
-    """The thresholds that reject the most foreign questions while losing a gold result
-    for at most `max_own_lost` of own ones (ties: the lower loss, then the lower floor)."""
-    best: tuple[tuple[float, float, float], FloorThresholds, FloorOutcome] | None = None
+) -> tuple[FloorThresholds, dict[str, FloorOutcome]]:
+    """The thresholds that leave the most foreign questions with at most one result in
+    the worst group (data set), then on average, while no group loses a gold result for
+    more than `max_own_lost` of its own questions; ties go to the lower floor."""
+    best: tuple[tuple[float, float, float], FloorThresholds, dict[str, FloorOutcome]] | None
+    best = None
     cosines: Sequence[float | None] = COSINE_GRID if use_cosine else (None,)
     for cov in COVERAGE_GRID:
         for cos in cosines:
             thresholds = FloorThresholds(cov, cos)
-            result = outcome(questions, thresholds)
-            if result.own_lost > max_own_lost:
+            results = {name: outcome(qs, thresholds) for name, qs in groups.items()}
+            if any(r.own_lost > max_own_lost for r in results.values()):
                 continue
-            key = (result.foreign_rejected, -result.own_lost, -cov)
+            rejected = [r.foreign_rejected for r in results.values()]
+            key = (min(rejected), sum(rejected) / len(rejected), -cov)
             if best is None or key > best[0]:
-                best = (key, thresholds, result)
+                best = (key, thresholds, results)
     if best is None:  # nothing meets the loss target: the loosest floor there is
         thresholds = FloorThresholds(COVERAGE_GRID[0], COSINE_GRID[0] if use_cosine else None)
-        return thresholds, outcome(questions, thresholds)
+        return thresholds, {name: outcome(qs, thresholds) for name, qs in groups.items()}
     return best[1], best[2]

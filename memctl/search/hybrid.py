@@ -18,9 +18,7 @@ from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
 from memctl.search import vectors, vocab
 from memctl.search.candidates import Filters
-from memctl.search.evidence import Judge, weighted_terms
-from memctl.search.evidence import table as floor_table
-from memctl.search.floor import passes, thresholds_for
+from memctl.search.evidence import judge_results
 from memctl.search.query import Query, parse_query
 from memctl.search.results import SearchResponse, SearchResult
 from memctl.search.scoring import (
@@ -251,37 +249,24 @@ class Searcher:
             return jaccard(words_of[a], words_of[b])
 
         chosen = mmr(pool, scored, similarity, k, self.policy)
-        # Vectors an English-only model made of a Hebrew or Russian query are noise.
-        trusted = "vector" in lists and weights.vector >= self.policy.weights.vector
-        thresholds = thresholds_for(self.store.model_id, floor_table(), vectors_trusted=trusted)
-        floor_value = None
-        if use_floor:
-            floor_value = min_score if min_score is not None else thresholds.min_coverage
-        response.floor = floor_value
-        judge = Judge(
-            weighted_terms(conn, parsed, plan),
-            lists.get("vector", {}) if trusted else {},
-            {cid: (r.path, r.line_start, r.line_end) for cid, r in records.items()},
-            thresholds,
+        floor_verdict = judge_results(
+            conn,
+            parsed,
+            plan,
+            lists,
+            records,
+            chosen,
+            snippet,
+            model_id=self.store.model_id,
+            trusted="vector" in lists and weights.vector >= self.policy.weights.vector,
+            floor=(True if min_score is None else min_score) if use_floor else None,
+            budget=budget,
         )
-        judged = {}
-        for cid in chosen:
-            snip = snippet(cid)
-            judged[cid] = judge.judge(
-                cid, records[cid].path, snip.line_start, snip.line_end, snip.text
-            )
-        kept = [cid for cid in chosen if passes(judged[cid].evidence, floor_value)]
-        response.below_floor = len(chosen) - len(kept)
-        response.matched = len(kept)
-        if budget is not None:
-            costs = {cid: estimate_tokens(snippet(cid).text) for cid in kept}
-            best = kept[0] if kept else None
-            kept = _within_budget(kept, costs, budget)
-            if best is not None and not kept:
-                notices.append(
-                    f"no result fits --budget {budget} tokens (the best costs {costs[best]})"
-                )
-        chosen = kept
+        judged, thresholds = floor_verdict.judged, floor_verdict.thresholds
+        response.floor, response.below_floor = floor_verdict.floor, floor_verdict.below_floor
+        response.matched = floor_verdict.matched
+        notices.extend(floor_verdict.notices)
+        chosen = floor_verdict.kept
         self.timings["search_ms"] = (time.perf_counter() - started) * 1000
         for cid in chosen:
             record, snip = records[cid], snippet(cid)
@@ -415,17 +400,6 @@ class Searcher:
             lines = list(record.text.split("\n"))
         core = (record.line_start - first, record.line_end - first)
         return best_snippet(lines, first, matcher, self.settings.snippet_tokens, core=core)
-
-
-def _within_budget(ranked: list[int], tokens: dict[int, int], budget: int) -> list[int]:
-    """The best results, in order, while their snippets fit `budget` tokens together."""
-    kept, used = [], 0
-    for cid in ranked:
-        if used + tokens[cid] > budget:
-            break
-        kept.append(cid)
-        used += tokens[cid]
-    return kept
 
 
 def _matcher(parsed: Query, plan: cand.LexicalPlan) -> Matcher:

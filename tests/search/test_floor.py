@@ -41,7 +41,7 @@ def test_thresholds_fall_back_to_lexical() -> None:
     }
     assert fl.thresholds_for("m", table) == FloorThresholds(0.5, 0.4)
     assert fl.thresholds_for("unknown", table) == FloorThresholds(0.6)
-    assert fl.thresholds_for("m", table, vectors_trusted=False) == FloorThresholds(0.6, None)
+    assert fl.thresholds_for("m", table, vectors_trusted=False) == FloorThresholds(0.5, None)
 
 
 def test_passes() -> None:
@@ -68,10 +68,24 @@ def test_outcome_counts_foreign_rejections_and_own_losses() -> None:
 
 
 def test_calibrate_rejects_foreign_without_losing_own() -> None:
-    chosen, result = fl.calibrate(QUESTIONS, max_own_lost=0.0)
-    assert result.foreign_rejected == 1.0 and result.own_lost == 0.0
+    chosen, results = fl.calibrate({"set": QUESTIONS}, max_own_lost=0.0)
+    assert results["set"].foreign_rejected == 1.0 and results["set"].own_lost == 0.0
     assert chosen.min_cosine is not None
-    assert fl.outcome(QUESTIONS, chosen) == result
-    lexical, lex = fl.calibrate(QUESTIONS, max_own_lost=0.0, use_cosine=False)
+    assert fl.outcome(QUESTIONS, chosen) == results["set"]
+    lexical, lex = fl.calibrate({"set": QUESTIONS}, max_own_lost=0.0, use_cosine=False)
     # Words alone cannot keep the paraphrase (coverage 0.3) and reject 0.35.
-    assert lexical.min_cosine is None and lex.foreign_rejected < 1.0
+    assert lexical.min_cosine is None and lex["set"].foreign_rejected < 1.0
+
+
+def test_calibrate_holds_the_loss_target_in_every_group() -> None:
+    easy = [
+        Question(True, (Observed(0.9, None, gold=True),)),
+        Question(False, (Observed(0.2, None),) * 2),
+    ]
+    hard = [
+        Question(True, (Observed(0.4, None, gold=True),)),
+        Question(False, (Observed(0.45, None),) * 2),
+    ]
+    chosen, results = fl.calibrate({"easy": easy, "hard": hard}, max_own_lost=0.0, use_cosine=False)
+    # A floor above 0.4 would serve "easy" perfectly but lose "hard"'s own gold result.
+    assert chosen.min_coverage <= 0.4 and results["hard"].own_lost == 0.0
