@@ -31,7 +31,7 @@ def load_table() -> dict[str, FloorThresholds]:
     text = (resources.files("memctl.search") / TABLE_FILE).read_text(encoding="utf-8")
     data = json.loads(text)["models"]
     return {
-        model: FloorThresholds(float(v["min_coverage"]), v.get("min_cosine"))
+        model: FloorThresholds(float(v["min_coverage"]), v.get("min_cosine"), v.get("max_missing"))
         for model, v in data.items()
     }
 
@@ -53,8 +53,11 @@ class Judged:
     evidence: float
 
 
-def weighted_terms(conn: Any, query: Query, plan: LexicalPlan) -> list[WeightedTerm]:
-    """Each content word of the query with its IDF and a matcher for its forms."""
+def weighted_terms(
+    conn: Any, query: Query, plan: LexicalPlan
+) -> tuple[list[WeightedTerm], list[bool]]:
+    """Each content word of the query with its IDF and a matcher for its forms, and
+    whether the vault holds the word at all (a form, its stem, or its typo correction)."""
     rows = max(row_count(conn), 1)
     # One-character words ("x", "0", a Hebrew letter) match almost anything by accident.
     terms = tuple(t for t in query.content_terms if len(t.text) > 1) or query.content_terms
@@ -66,14 +69,15 @@ def weighted_terms(conn: Any, query: Query, plan: LexicalPlan) -> list[WeightedT
     known = dict(plan.doc_freqs)
     if missing:
         known.update(doc_freqs(conn, missing, cap=plan.cap or None))
-    out = []
+    out, present = [], []
     for term in terms:
         df = max((known.get(f, 0) for f in forms[term.text]), default=0)
         matcher = Matcher(
             exact=frozenset(forms[term.text]), prefixes=(term.stem,) if term.stem else ()
         )
         out.append(WeightedTerm(fl.idf(df, rows), lambda w, m=matcher: m.matches(w) is not None))
-    return out
+        present.append(df > 0 or bool(term.stem and term.stem in plan.prefixes))
+    return out, present
 
 
 class Judge:
@@ -85,7 +89,9 @@ class Judge:
         cosines: Mapping[int, float],
         places: Mapping[int, tuple[str, int, int]],
         thresholds: FloorThresholds,
+        missing: float = 0.0,
     ) -> None:
+        self.missing = missing
         self.terms = terms
         self.cosines = cosines
         self.places = places
@@ -94,7 +100,7 @@ class Judge:
     def judge(self, cid: int, path: str, line_start: int, line_end: int, text: str) -> Judged:
         cover = fl.coverage(self.terms, _WORD.findall(text))
         cosine = self._cosine(cid, path, line_start, line_end)
-        return Judged(cover, cosine, fl.evidence(cover, cosine, self.thresholds))
+        return Judged(cover, cosine, fl.evidence(cover, cosine, self.thresholds, self.missing))
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -117,6 +123,7 @@ class Verdict:
     below_floor: int
     matched: int  # passed the floor, before the budget cut
     notices: list[str]
+    missing: float = 0.0  # share of the query's IDF mass absent from the vault
 
 
 def judge_results(
@@ -139,11 +146,14 @@ def judge_results(
     (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
+    terms, present = weighted_terms(conn, query, plan)
+    missing = fl.missing_share(terms, present)
     judge = Judge(
-        weighted_terms(conn, query, plan),
+        terms,
         lists.get("vector", {}) if trusted else {},
         {cid: (r.path, r.line_start, r.line_end) for cid, r in records.items()},
         thresholds,
+        missing,
     )
     judged = {}
     for cid in chosen:
@@ -151,7 +161,9 @@ def judge_results(
         judged[cid] = judge.judge(cid, records[cid].path, snip.line_start, snip.line_end, snip.text)
     value = thresholds.min_coverage if floor is True else floor
     kept = [cid for cid in chosen if fl.passes(judged[cid].evidence, value)]
-    verdict = Verdict(judged, thresholds, value, kept, len(chosen) - len(kept), len(kept), [])
+    verdict = Verdict(
+        judged, thresholds, value, kept, len(chosen) - len(kept), len(kept), [], missing
+    )
     if budget is not None and kept:
         costs = {cid: estimate_tokens(snippet(cid).text) for cid in kept}
         verdict.kept = fl.within_budget(kept, costs, budget)

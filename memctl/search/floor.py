@@ -11,9 +11,14 @@ scores high even when nothing matches ("root:x:0" against two unrelated notes sc
 - cosine: the raw cosine between the query and the best chunk inside the snippet,
   trusted only where the model understands the query's script (an English-only model's
   cosines for Hebrew or Russian are noise: see scoring.weights_for).
+- missing: the IDF-weighted share of the query's words found nowhere in the vault (not
+  even as a stem or a typo correction). Past `max_missing` the query is about something
+  the vault never mentions (another person's name, another topic): its words are no
+  evidence and only the cosine can carry a result (a paraphrase still passes).
 
-evidence = max(coverage, cosine × min_coverage / min_cosine), capped at 1, so that one
-number, compared with `min_coverage`, says "coverage or cosine cleared its threshold".
+evidence = max(coverage [0 past max_missing], cosine × min_coverage / min_cosine),
+capped at 1: one number that clears `min_coverage` exactly when coverage or the cosine
+clears its own threshold.
 The thresholds are calibrated per embedding model on the dev sets
 (`scripts/eval_shared --floor --calibrate`; floor_calibration.json) with part of each
 set held out; an unknown model gets the lexical-only fallback (cosine ignored).
@@ -32,9 +37,29 @@ LEXICAL_ONLY = "lexical"  # the table's key for "no trusted vectors"
 class FloorThresholds:
     min_coverage: float
     min_cosine: float | None = None  # None: cosine never counts (lexical-only fallback)
+    # A query whose words are this much (IDF mass) absent from the whole vault asks about
+    # something the vault never mentions: nothing passes. None: no such gate.
+    max_missing: float | None = None
 
     def to_dict(self) -> dict[str, float | None]:
-        return {"min_coverage": self.min_coverage, "min_cosine": self.min_cosine}
+        return {
+            "min_coverage": self.min_coverage,
+            "min_cosine": self.min_cosine,
+            "max_missing": self.max_missing,
+        }
+
+
+def missing_share(terms: Sequence[WeightedTerm], present: Sequence[bool]) -> float:
+    """The IDF-weighted share of the query's words found nowhere in the vault."""
+    total = sum(t.weight for t in terms)
+    if total <= 0:
+        return 0.0
+    return sum(t.weight for t, here in zip(terms, present, strict=True) if not here) / total
+
+
+def gated(missing: float, thresholds: FloorThresholds) -> bool:
+    """True when the query asks about what the vault never mentions."""
+    return thresholds.max_missing is not None and missing >= thresholds.max_missing - 1e-9
 
 
 def thresholds_for(
@@ -76,9 +101,12 @@ def coverage(terms: Sequence[WeightedTerm], words: Iterable[str]) -> float:
     return sum(t.weight for t, hit in zip(terms, found, strict=True) if hit) / total
 
 
-def evidence(cover: float, cosine: float | None, thresholds: FloorThresholds) -> float:
-    """One number in [0, 1]: coverage, or the cosine on coverage's scale (see module doc)."""
-    value = cover
+def evidence(
+    cover: float, cosine: float | None, thresholds: FloorThresholds, missing: float = 0.0
+) -> float:
+    """One number in [0, 1]: coverage (none when the query's words are mostly missing
+    from the vault), or the cosine on coverage's scale (see the module docstring)."""
+    value = 0.0 if gated(missing, thresholds) else cover
     if cosine is not None and thresholds.min_cosine:
         value = max(value, cosine * thresholds.min_coverage / thresholds.min_cosine)
     return min(max(value, 0.0), 1.0)
@@ -116,6 +144,7 @@ class Observed:
 class Question:
     own: bool
     results: tuple[Observed, ...]
+    missing: float = 0.0  # missing_share of its words in the vault it was asked of
 
 
 @dataclass(frozen=True)
@@ -143,7 +172,11 @@ def outcome(
     floor = thresholds.min_coverage
     rejected = lost = n_foreign = n_own = 0
     for q in questions:
-        kept = [r for r in q.results if evidence(r.coverage, r.cosine, thresholds) >= floor]
+        kept = [
+            r
+            for r in q.results
+            if evidence(r.coverage, r.cosine, thresholds, q.missing) >= floor - 1e-9
+        ]
         if q.own:
             n_own += 1
             if any(r.gold for r in q.results) and sum(r.gold for r in kept) < sum(
@@ -161,8 +194,9 @@ def outcome(
     )
 
 
-COVERAGE_GRID = tuple(round(0.05 * i, 2) for i in range(1, 20))
-COSINE_GRID = tuple(round(0.02 * i, 2) for i in range(10, 50))
+COVERAGE_GRID = tuple(round(0.05 * i, 2) for i in range(1, 14))
+COSINE_GRID = tuple(round(0.02 * i, 2) for i in range(15, 30))
+MISSING_GRID: tuple[float | None, ...] = (None, *(round(0.05 * i, 2) for i in range(4, 20)))
 
 
 def calibrate(
@@ -178,14 +212,15 @@ def calibrate(
     cosines: Sequence[float | None] = COSINE_GRID if use_cosine else (None,)
     for cov in COVERAGE_GRID:
         for cos in cosines:
-            thresholds = FloorThresholds(cov, cos)
-            results = {name: outcome(qs, thresholds) for name, qs in groups.items()}
-            if any(r.own_lost > max_own_lost for r in results.values()):
-                continue
-            rejected = [r.foreign_rejected for r in results.values()]
-            key = (min(rejected), sum(rejected) / len(rejected), -cov)
-            if best is None or key > best[0]:
-                best = (key, thresholds, results)
+            for gate in MISSING_GRID:
+                thresholds = FloorThresholds(cov, cos, gate)
+                results = {name: outcome(qs, thresholds) for name, qs in groups.items()}
+                if any(r.own_lost > max_own_lost for r in results.values()):
+                    continue
+                rejected = [r.foreign_rejected for r in results.values()]
+                key = (min(rejected), sum(rejected) / len(rejected), -cov)
+                if best is None or key > best[0]:
+                    best = (key, thresholds, results)
     if best is None:  # nothing meets the loss target: the loosest floor there is
         thresholds = FloorThresholds(COVERAGE_GRID[0], COSINE_GRID[0] if use_cosine else None)
         return thresholds, {name: outcome(qs, thresholds) for name, qs in groups.items()}

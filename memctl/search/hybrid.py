@@ -265,6 +265,7 @@ class Searcher:
         judged, thresholds = floor_verdict.judged, floor_verdict.thresholds
         response.floor, response.below_floor = floor_verdict.floor, floor_verdict.below_floor
         response.matched = floor_verdict.matched
+        response.missing = floor_verdict.missing
         notices.extend(floor_verdict.notices)
         chosen = floor_verdict.kept
         self.timings["search_ms"] = (time.perf_counter() - started) * 1000
@@ -302,6 +303,7 @@ class Searcher:
                         "vector": weights.vector,
                     },
                     "floor": {
+                        "missing": round(floor_verdict.missing, 4),
                         "coverage": round(judged[cid].coverage, 4),
                         "cosine": None
                         if judged[cid].cosine is None

@@ -55,6 +55,7 @@ class SearchResponse:
     floor: float | None = None  # the floor applied (None: --all)
     as_of: dict[str, str] | None = None  # {"as_of": what was asked, "commit": sha}
     matched: int = 0  # results that passed the floor, before a --budget cut (not in JSON)
+    missing: float = 0.0  # the query's words absent from the vault (floor calibration)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
