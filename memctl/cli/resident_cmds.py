@@ -1,0 +1,54 @@
+"""`memctl serve`: the resident process that keeps search warm and the index current."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from memctl.cli import app
+from memctl.cli._common import console, err, get_vault
+
+
+@app.command()
+def serve(
+    ctx: typer.Context,
+    debounce: float = typer.Option(
+        1.0, "--debounce", min=0.05, help="Seconds of quiet after an edit before syncing."
+    ),
+    no_embed: bool = typer.Option(
+        False, "--no-embed", help="Do not embed new chunks here (another process does)."
+    ),
+) -> None:
+    """Keep this vault warm: watch it, and answer search, context, tools --call and status.
+
+    While it runs, those commands hand their work to it over .memctl/serve.sock
+    (owner-only) and print exactly what they would have printed in-process, in a
+    fraction of the time. One per vault; Ctrl-C or SIGTERM stops it.
+
+    Example: memctl serve &
+    """
+    from memctl.cli.index_cmds import summary_line
+    from memctl.index.sync import SyncReport
+    from memctl.resident.server import Resident
+
+    vault = get_vault(ctx)
+
+    def log(message: str) -> None:
+        err(f"memctl: {message}")
+
+    def synced(report: SyncReport) -> None:
+        for warning in report.warnings:
+            err(f"memctl: warning: {warning}")
+        if report.changed or report.removed or report.embedded or report.cache_hits:
+            console.print(summary_line(report))
+            sys.stdout.flush()
+
+    resident = Resident(vault, debounce=debounce, embed=not no_embed, log=log, on_sync=synced)
+    resident.install_signal_handlers()
+    err(f"memctl: starting the resident process for {vault.root} (Ctrl-C stops)")
+    try:
+        resident.run()
+    except KeyboardInterrupt:
+        resident.stop.set()
+        err("memctl: serve stopped")
