@@ -133,16 +133,49 @@ def tools(
 
 
 @app.command()
-def mcp(ctx: typer.Context) -> None:
-    """Serve the memory tools over stdio (Model Context Protocol) for this vault.
+def mcp(
+    ctx: typer.Context,
+    http: bool = typer.Option(
+        False, "--http", help="Serve over streamable HTTP (at /mcp) instead of stdio."
+    ),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="With --http: the address to listen on (default loopback)."
+    ),
+    port: int = typer.Option(8765, "--port", min=0, help="With --http: the port (0: any free)."),
+) -> None:
+    """Serve the memory tools (Model Context Protocol) for this vault, over stdio or HTTP.
+
+    One warm search state (index, model, caches) serves every call. Beyond loopback,
+    --http requires a bearer token: $MEMCTL_MCP_TOKEN, else one is generated into
+    .memctl/mcp.token (owner-only) and clients must send `Authorization: Bearer <it>`.
 
     \b
-    Example (an MCP client's server entry):
+    Examples (an MCP client's server entry, then HTTP):
       {"command": "memctl", "args": ["--vault", "/path/to/vault", "mcp"]}
+      memctl mcp --http --port 8765     # http://127.0.0.1:8765/mcp
     """
-    from memctl.agent.mcp_server import run
+    import os
 
-    run(get_vault(ctx))
+    from memctl.agent.mcp_server import LOOPBACK, TOKEN_ENV, run, run_http
+
+    vault = get_vault(ctx)
+    if not http:
+        run(vault)
+        return
+    token = os.environ.get(TOKEN_ENV) or None
+    if host not in LOOPBACK and token is None:
+        import secrets
+
+        from memctl.resident.address import write_private
+
+        token = secrets.token_urlsafe(32)
+        path = vault.state_dir / "mcp.token"
+        write_private(str(path), token + "\n")
+        err(f"memctl: listening beyond loopback: clients must send the bearer token in {path}")
+    try:
+        run_http(vault, host=host, port=port, token=token, announce=lambda m: err(f"memctl: {m}"))
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 @app.command("compact-history")

@@ -10,6 +10,7 @@ one JSON header line, then `out` bytes of stdout and `err` bytes of stderr.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -119,6 +120,20 @@ def _alive(pid: int) -> bool:
     except OSError:
         return True  # it exists, under another user
     return True
+
+
+def write_private(path: str, text: str) -> None:
+    """Write `text` to `path` readable by its owner only, atomically (temp + rename)."""
+    temp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
 
 
 def send_json(sock: socket.socket, data: dict[str, Any]) -> None:

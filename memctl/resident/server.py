@@ -34,7 +34,7 @@ from memctl.index.sync import SyncReport
 from memctl.resident import address, warm
 from memctl.resident.capture import Terminal, captured, route_standard_streams
 from memctl.resident.client import ENV_IGNORED, ENV_PREFIXES
-from memctl.vault import Vault, atomic_write_text
+from memctl.vault import Vault
 
 Log = Callable[[str], None]
 
@@ -248,9 +248,7 @@ class Resident:
             }
         listener.settimeout(0.5)
         self._listener = listener
-        path = Path(address.info_path(self.root))
-        atomic_write_text(path, json.dumps(info) + "\n")
-        os.chmod(path, 0o600)
+        address.write_private(address.info_path(self.root), json.dumps(info) + "\n")
 
     def _close_listener(self) -> None:
         listener, self._listener = self._listener, None

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from memctl.resident import address
 from tests.processes import MEMCTL, until
-from tests.search.conftest import NOW, indexed_fixture  # noqa: F401  (a shared fixture)
+from tests.search.conftest import NOW, fixture_copy, indexed_fixture  # noqa: F401  (shared fixtures)
 
 _TERMINAL_ENV = ("FORCE_COLOR", "NO_COLOR", "COLUMNS", "LINES", "TTY_COMPATIBLE")
 
