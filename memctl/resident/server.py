@@ -87,6 +87,7 @@ class Resident:
         self._threads: list[threading.Thread] = []
         self._config_stamp: float | None = None
         self.served = 0  # commands answered here (ping shows it)
+        self._seen_version: tuple[int, int] = (0, 0)
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -190,14 +191,40 @@ class Resident:
             # Opens the index, reads the vocabulary, maps the vectors, loads the model.
             searcher.search("memctl warm up", k=1, log=False)
         warm.register(entry)
+        with entry.lock:
+            self._seen_version = self._index_version(entry)
         self._config_stamp = self._config_mtime()
 
     def _needs_check(self) -> bool:
         """Before each search (under sync_lock): catch up when an edit is pending or the
-        index changed since the last search; otherwise skip the stat walk."""
+        index changed since the last search; otherwise skip the stat walk.
+
+        Other processes write the index too (`memctl index`, `--full`'s swap to a new
+        file): SQLite's data_version and the file's inode say so for a few microseconds.
+        """
         pending = self.dirty.is_set() or self.changed.is_set()
         self.changed.clear()
+        entry = warm.registered(self.vault)
+        if entry is None:
+            return True
+        version = self._index_version(entry)
+        if version != self._seen_version:
+            self._seen_version = version
+            pending = True
         return pending
+
+    def _index_version(self, entry: warm.WarmSearcher) -> tuple[int, int]:
+        from memctl.index.store import index_path
+
+        searcher = entry.searcher
+        try:
+            inode = index_path(searcher.vault).stat().st_ino
+        except OSError:
+            inode = 0
+        if inode != self._seen_version[0]:
+            searcher.close()  # a rebuilt index is a new file: reopen it
+        row = searcher.store.conn.execute("PRAGMA data_version").fetchone()
+        return inode, int(row[0])
 
     def _config_mtime(self) -> float | None:
         from memctl.config import CONFIG_FILE
