@@ -6,8 +6,8 @@ import sys
 
 import typer
 
-from memctl.cli import app
 from memctl.cli._common import console, err, get_vault
+from memctl.cli.app import app
 
 
 @app.command()
