@@ -323,7 +323,7 @@ class Resident:
                 conn.settimeout(None)
                 header, out, err = self.answer(request)
                 conn.sendall(json.dumps(header).encode("utf-8") + b"\n" + out + err)
-            except (OSError, ValueError, ConnectionError) as exc:
+            except Exception as exc:  # one bad request must not take the server down
                 self.log(f"a request failed: {type(exc).__name__}: {exc}")
 
     def answer(self, request: dict[str, Any]) -> tuple[dict[str, Any], bytes, bytes]:
