@@ -138,6 +138,34 @@ def http_app(vault: Vault, *, host: str, token: str | None, llm: LLM | None = No
     return BearerToken(app, token) if token else app
 
 
+def http_server(
+    vault: Vault, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None
+) -> tuple[Any, Any, str]:
+    """A uvicorn server for the tools, its bound listening socket, and its URL.
+
+    The socket is bound here, before serving, so a port 0 is known at once and a port in
+    use is an error before anything starts.
+    """
+    import socket
+
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    where = f"[{host}]" if family == socket.AF_INET6 else host
+    url = f"http://{where}:{sock.getsockname()[1]}/mcp"
+    app = http_app(vault, host=host, token=token, llm=get_llm(vault.settings))
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    return uvicorn.Server(config), sock, url
+
+
 def run_http(
     vault: Vault,
     *,
@@ -147,27 +175,15 @@ def run_http(
     announce: Any = print,
 ) -> None:
     """Serve over streamable HTTP until Ctrl-C/SIGTERM; one warm Searcher for all calls."""
-    import socket
-
-    import uvicorn
-
     from memctl.resident import warm
     from memctl.search.hybrid import Searcher
 
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(128)
-    bound = sock.getsockname()[1]
-    where = f"[{host}]" if family == socket.AF_INET6 else host
-    app = http_app(vault, host=host, token=token, llm=get_llm(vault.settings))
+    server, sock, url = http_server(vault, host=host, port=port, token=token)
     searcher = Searcher(vault)
     warm.register(warm.WarmSearcher(searcher))
     try:
-        announce(f"serving MCP for {vault.root} on http://{where}:{bound}/mcp")
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")
-        uvicorn.Server(config).run(sockets=[sock])
+        announce(f"serving MCP for {vault.root} on {url}")
+        server.run(sockets=[sock])
     finally:
         warm.unregister(vault)
         searcher.close()

@@ -13,6 +13,7 @@ from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
 from memctl.cli.app import app
 from memctl.config import Settings
 from memctl.errors import UsageError, VaultNotFound
+from memctl.vault import Vault
 
 
 def _read_input(source: str) -> str:
@@ -154,28 +155,35 @@ def mcp(
       {"command": "memctl", "args": ["--vault", "/path/to/vault", "mcp"]}
       memctl mcp --http --port 8765     # http://127.0.0.1:8765/mcp
     """
-    import os
-
-    from memctl.agent.mcp_server import LOOPBACK, TOKEN_ENV, run, run_http
+    from memctl.agent.mcp_server import run, run_http
 
     vault = get_vault(ctx)
     if not http:
         run(vault)
         return
-    token = os.environ.get(TOKEN_ENV) or None
-    if host not in LOOPBACK and token is None:
-        import secrets
-
-        from memctl.resident.address import write_private
-
-        token = secrets.token_urlsafe(32)
-        path = vault.state_dir / "mcp.token"
-        write_private(str(path), token + "\n")
-        err(f"memctl: listening beyond loopback: clients must send the bearer token in {path}")
+    token = http_token(vault, host)
     try:
         run_http(vault, host=host, port=port, token=token, announce=lambda m: err(f"memctl: {m}"))
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def http_token(vault: Vault, host: str) -> str | None:
+    """$MEMCTL_MCP_TOKEN; beyond loopback without it, a new one in .memctl/mcp.token."""
+    import os
+    import secrets
+
+    from memctl.agent.mcp_server import LOOPBACK, TOKEN_ENV
+    from memctl.resident.address import write_private
+
+    token = os.environ.get(TOKEN_ENV) or None
+    if host in LOOPBACK or token is not None:
+        return token
+    token = secrets.token_urlsafe(32)
+    path = vault.state_dir / "mcp.token"
+    write_private(str(path), token + "\n")
+    err(f"memctl: listening beyond loopback: clients must send the bearer token in {path}")
+    return token
 
 
 @app.command("compact-history")

@@ -19,6 +19,12 @@ def serve(
     no_embed: bool = typer.Option(
         False, "--no-embed", help="Do not embed new chunks here (another process does)."
     ),
+    mcp_port: int | None = typer.Option(
+        None, "--mcp-port", min=0, help="Also serve the MCP tools over HTTP on this port."
+    ),
+    mcp_host: str = typer.Option(
+        "127.0.0.1", "--mcp-host", help="With --mcp-port: the address (default loopback)."
+    ),
 ) -> None:
     """Keep this vault warm: watch it, and answer search, context, tools --call and status.
 
@@ -26,7 +32,10 @@ def serve(
     (owner-only) and print exactly what they would have printed in-process, in a
     fraction of the time. One per vault; Ctrl-C or SIGTERM stops it.
 
-    Example: memctl serve &
+    With --mcp-port, the MCP tools are served over streamable HTTP by the same process
+    and warm state (as `memctl mcp --http`, same token rules).
+
+    Example: memctl serve --mcp-port 8765 &
     """
     from memctl.cli.index_cmds import summary_line
     from memctl.index.sync import SyncReport
@@ -44,7 +53,14 @@ def serve(
             console.print(summary_line(report))
             sys.stdout.flush()
 
-    resident = Resident(vault, debounce=debounce, embed=not no_embed, log=log, on_sync=synced)
+    mcp = None
+    if mcp_port is not None:
+        from memctl.cli.agent_cmds import http_token
+
+        mcp = (mcp_host, mcp_port, http_token(vault, mcp_host))
+    resident = Resident(
+        vault, debounce=debounce, embed=not no_embed, log=log, on_sync=synced, mcp=mcp
+    )
     resident.install_signal_handlers()
     err(f"memctl: starting the resident process for {vault.root} (Ctrl-C stops)")
     try:

@@ -68,7 +68,9 @@ class Resident:
         embed: bool = True,
         log: Log = lambda message: None,
         on_sync: Callable[[SyncReport], None] = lambda report: None,
+        mcp: tuple[str, int, str | None] | None = None,
     ) -> None:
+        """`mcp`: (host, port, bearer token) to also serve the MCP tools over HTTP."""
         self.vault = vault
         self.root = str(vault.root)
         self.debounce = debounce
@@ -88,6 +90,8 @@ class Resident:
         self._config_stamp: float | None = None
         self.served = 0  # commands answered here (ping shows it)
         self._seen_version: tuple[int, int] = (0, 0)
+        self.mcp = mcp
+        self.mcp_url: str | None = None
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -114,14 +118,18 @@ class Resident:
         watch_ready = threading.Event()
         self._watch_ready = watch_ready
         watcher.start()
+        http: tuple[Any, threading.Thread] | None = None
         try:
             while not watch_ready.wait(0.2):
                 if not watcher.is_alive() or self.stop.is_set():
                     return
             self._warm_up()
+            http = self._start_mcp()
             self._listen()
             self.ready.set()
             self.log(f"serving {self.root} on {self._where()} (pid {os.getpid()})")
+            if self.mcp_url:
+                self.log(f"serving MCP for {self.root} on {self.mcp_url}")
             accept = threading.Thread(target=self._accept_loop, name="memctl-accept", daemon=True)
             accept.start()
             while not self.stop.wait(0.5):
@@ -129,6 +137,10 @@ class Resident:
         finally:
             self.stop.set()
             self._close_listener()
+            if http is not None:
+                server, thread = http
+                server.should_exit = True
+                thread.join(timeout=30)
             for thread in list(self._threads):
                 thread.join(timeout=30)  # answers in flight finish before the index closes
             watcher.join(timeout=150)
@@ -194,6 +206,20 @@ class Resident:
         with entry.lock:
             self._seen_version = self._index_version(entry)
         self._config_stamp = self._config_mtime()
+
+    def _start_mcp(self) -> tuple[Any, threading.Thread] | None:
+        """The MCP tools over HTTP in this process: their searches use the warm Searcher."""
+        if self.mcp is None:
+            return None
+        from memctl.agent.mcp_server import http_server
+
+        host, port, token = self.mcp
+        server, sock, self.mcp_url = http_server(self.vault, host=host, port=port, token=token)
+        thread = threading.Thread(
+            target=lambda: server.run(sockets=[sock]), name="memctl-mcp-http", daemon=True
+        )
+        thread.start()
+        return server, thread
 
     def _needs_check(self) -> bool:
         """Before each search (under sync_lock): catch up when an edit is pending or the

@@ -126,3 +126,39 @@ def test_one_warm_searcher_serves_every_call(
     assert first["ok"] and second["ok"]
     assert opened == [] and store is not None
     assert searcher._embedder is not None  # the model was loaded once, by the warm one
+
+
+def test_the_resident_process_serves_mcp_too(tmp_path: Path, indexed_fixture: Vault) -> None:
+    """`memctl serve --mcp-port 0`: one process, one warm state, both doors."""
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    env = env_for()
+    proc = subprocess.Popen(
+        [MEMCTL, "--vault", str(root), "serve", "--mcp-port", "0"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr or []), daemon=True)
+    reader.start()
+    try:
+        assert until(lambda: any("serving MCP" in line for line in lines), 90), "".join(lines)
+        found = re.search(r"(http://\S+/mcp)", "".join(lines))
+        assert found
+        results = anyio.run(_calls, found.group(1))
+        served = subprocess.run(
+            [MEMCTL, "--vault", str(root), "search", "sqlite", "--no-log"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    assert results[0]["ok"] and results[0]["results"][0]["path"] == "memory/decisions.md"
+    assert "decisions.md" in served.stdout
+    assert proc.returncode == 0
+    reader.join(5)
+    assert "stopped" in "".join(lines) and "Traceback" not in "".join(lines)
