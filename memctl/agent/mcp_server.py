@@ -79,7 +79,7 @@ def build_server(vault: Vault, llm: LLM | None = None) -> Server[Any]:
 
 
 async def serve(vault: Vault) -> None:
-    from memctl.resident import warm
+    from memctl.search import warm
     from memctl.search.hybrid import Searcher
 
     server = build_server(vault, get_llm(vault.settings))
@@ -175,7 +175,7 @@ def run_http(
     announce: Any = print,
 ) -> None:
     """Serve over streamable HTTP until Ctrl-C/SIGTERM; one warm Searcher for all calls."""
-    from memctl.resident import warm
+    from memctl.search import warm
     from memctl.search.hybrid import Searcher
 
     server, sock, url = http_server(vault, host=host, port=port, token=token)

@@ -129,7 +129,7 @@ def search(
               memctl search get_vault --tier warm --json
               printf 'deploy\\nдеплой\\n' | memctl search --batch - --json
     """
-    from memctl.resident.warm import searcher_for
+    from memctl.search.warm import searcher_for
 
     vault = get_vault(ctx)
     filters = _filters(tier, source, since, until)

@@ -2,5 +2,5 @@
 
 `address` (where a resident process is found) and `client` (handing a command to it)
 import only the standard library, so a served command starts as fast as Python does;
-`server`, `capture` and `warm` run inside the resident process. See docs/resident.md.
+`server` and `capture` run inside the resident process. See docs/resident.md.
 """

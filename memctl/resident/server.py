@@ -31,9 +31,10 @@ from typing import Any
 from memctl import __version__
 from memctl.errors import LockBusy, MemctlError
 from memctl.index.sync import SyncReport
-from memctl.resident import address, warm
+from memctl.resident import address
 from memctl.resident.capture import Terminal, captured, route_standard_streams
 from memctl.resident.client import ENV_IGNORED, ENV_PREFIXES
+from memctl.search import warm
 from memctl.vault import Vault
 
 Log = Callable[[str], None]
@@ -225,8 +226,9 @@ class Resident:
         """Before each search (under sync_lock): catch up when an edit is pending or the
         index changed since the last search; otherwise skip the stat walk.
 
-        Other processes write the index too (`memctl index`, `--full`'s swap to a new
-        file): SQLite's data_version and the file's inode say so for a few microseconds.
+        Other processes write the index too (`memctl index`, `--full`, a lifecycle move):
+        SQLite's data_version says so in microseconds; a changed inode (the file replaced
+        by hand or restored) reopens it.
         """
         pending = self.dirty.is_set() or self.changed.is_set()
         self.changed.clear()

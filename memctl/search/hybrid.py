@@ -379,7 +379,7 @@ def search(
 
     Example: search(vault, "why did we pick sqlite", k=3).results[0].snippet
     """
-    from memctl.resident.warm import searcher_for
+    from memctl.search.warm import searcher_for
 
     # In a long-lived process (memctl serve, the HTTP MCP server) this is the warm one.
     with searcher_for(vault) as searcher:

@@ -20,8 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from memctl.agent.tools import call_tool
-from memctl.resident import warm
-from memctl.search import hybrid
+from memctl.search import hybrid, warm
 from memctl.vault import Vault
 from tests.processes import MEMCTL, until
 from tests.resident.conftest import env_for, fresh_copy

@@ -84,3 +84,55 @@ def test_status_says_whether_a_resident_process_serves(
     assert f"resident process: pid {pid} " in served.stdout
     assert served.stdout == local.stdout and served.stderr == local.stderr
     assert '"running": true' in as_json.stdout and f'"pid": {pid}' in as_json.stdout
+
+
+def _on_a_terminal(cmd: list[str], env: dict[str, str]) -> tuple[int, bytes, bytes]:
+    """Run `cmd` with stdout on a 50x30 pseudo-terminal (narrower than the 80 a pipe gets); what it printed there."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 50, 0, 0))
+    # Raw mode: the terminal passes bytes through untranslated (no \n -> \r\n).
+    attrs = termios.tcgetattr(slave)
+    attrs[1] &= ~termios.OPOST
+    termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    try:
+        proc = subprocess.Popen(cmd, stdout=slave, stderr=subprocess.PIPE, env=env)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the process closed its end
+                break
+            if not data:
+                break
+            chunks.append(data)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        os.close(master)
+    return proc.returncode, b"".join(chunks), err
+
+
+def test_a_terminal_gets_the_same_bytes(tmp_path: Path, indexed_fixture: Vault) -> None:
+    """isatty, colours and the terminal's width come from the client's terminal."""
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    env = env_for(TERM="xterm-256color")
+    commands = [
+        ["search", "kubernetes", "--explain", "--no-log"],
+        ["status"],
+    ]
+    with serving(root, env) as server:
+        for args in commands:
+            cmd = [MEMCTL, "--vault", str(root), *args]
+            before = int(server.pong()["served"])  # type: ignore[call-overload]
+            served = _on_a_terminal(cmd, env)
+            assert int(server.pong()["served"]) == before + 1  # type: ignore[call-overload]
+            here = _on_a_terminal(cmd, {**env, "MEMCTL_RESIDENT": "0"})
+            assert served == here, f"{args}:\n{served[1]!r}\n{here[1]!r}"
+            assert b"\x1b[" in served[1]  # a terminal gets colour
+    assert b"\xe2\x94\x8f" in served[1]  # status's table, box-drawn for a UTF-8 terminal
