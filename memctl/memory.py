@@ -102,13 +102,18 @@ def add_note(
     return path
 
 
-def add_decision(vault: Vault, title: str, text: str, *, day: date | None = None) -> Path:
-    """Append a dated `## YYYY-MM-DD — title` decision to decisions.md."""
+def add_decision(
+    vault: Vault, title: str, text: str, *, day: date | None = None, markers: bool = True
+) -> Path:
+    """Append a dated `## YYYY-MM-DD — title` decision to decisions.md.
+
+    `markers=False` (an agent's text) quotes supersession markers so they retire nothing.
+    """
     if not title.strip():
         raise UsageError("a decision needs a title")
     text = _clean_text(text)
     day = day or clock.today()
-    block = format_decision(day, title, text)
+    block = format_decision(day, title, text, markers=markers)
 
     def change(before: str) -> str:
         if before and not before.endswith("\n\n"):
