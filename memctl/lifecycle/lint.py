@@ -17,6 +17,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from memctl.lifecycle.hot import content_lines, line_count, missing_sections
+from memctl.lifecycle.rules import unmatched_supersedes
 from memctl.lifecycle.secrets import find_secrets
 from memctl.llm import LLM, LLMError
 from memctl.notes import daily_note_date, parse_decisions
@@ -150,6 +151,17 @@ def check_decisions(text: str) -> list[Finding]:
                     )
                 )
             previous = max(previous, d.date) if previous else d.date
+    for line, reference in unmatched_supersedes(parse_decisions(text)):
+        findings.append(
+            Finding(
+                "warning",
+                "supersedes-unknown",
+                DECISIONS,
+                line,
+                f"'Supersedes: {reference}' names no decision (a date, or a title word for "
+                "word); it retires nothing",
+            )
+        )
     return findings
 
 

@@ -51,7 +51,7 @@ def test_remember_cannot_forge_or_retire_a_decision(vault: Vault) -> None:
     decisions = parse_decisions(read_text(vault.decisions_path))
     assert [d.title for d in decisions][0] == "Deploy with blue-green"
     assert len(decisions) == 3
-    assert superseded_decisions(decisions, 92.0) == []
+    assert superseded_decisions(decisions) == []
     text = read_text(vault.decisions_path)
     assert "We keep the plan." in text and "Old note" in text  # the words are all kept
 
@@ -72,4 +72,4 @@ def test_a_person_can_still_supersede_from_the_cli(vault: Vault, runner: CliRunn
     assert result.exit_code == 0, result.output
     decisions = parse_decisions(read_text(vault.decisions_path))
     assert len(decisions) == 2
-    assert [s.index for s in superseded_decisions(decisions, 92.0)] == [0]
+    assert [s.index for s in superseded_decisions(decisions)] == [0]
