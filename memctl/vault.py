@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -62,6 +63,7 @@ def is_hidden(rel_path: str) -> bool:
 class Vault:
     root: Path
     _settings: Settings | None = field(default=None, compare=False, repr=False)
+    _state_checked: list[bool] = field(default_factory=list, compare=False, repr=False)
 
     @cached_property
     def settings(self) -> Settings:
@@ -89,9 +91,23 @@ class Vault:
 
     @property
     def state_dir(self) -> Path:
-        """`.memctl/`: the derived index and local state; never committed."""
+        """`.memctl/`: the derived index and local state; never committed.
+
+        It holds every memory (the index) and the query log, so it is never more open than
+        the vault's notes: see `state_dir_mode`. Created with that mode, and tightened once
+        per process if an existing one is more open.
+        """
         path = self.root / STATE_DIR
         path.mkdir(exist_ok=True)
+        if not self._state_checked:
+            try:
+                wanted = state_dir_mode(self)
+                current = stat.S_IMODE(path.stat().st_mode)
+                if current & ~wanted:
+                    os.chmod(path, current & wanted)
+            except PermissionError:
+                pass  # not ours to change (a shared vault owned by someone else)
+            self._state_checked.append(True)
         return path
 
     def daily_path(self, day: date) -> Path:
@@ -187,6 +203,44 @@ class Vault:
             lock.release()
 
 
+def current_umask() -> int:
+    """The process umask (read without changing it where /proc allows)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def state_dir_mode(vault: Vault) -> int:
+    """`.memctl/`'s mode: memory/'s, minus what group or others may not do to core.md.
+
+    One rule with the notes (which follow the umask): with umask 022 the notes are 0644
+    and `.memctl/` 0755; with private notes (0600, or memory/ 0700) it is 0700; a
+    group-shared vault (0664 notes, 2775 folders) stays shared so the group can search it.
+    """
+    try:
+        folder = stat.S_IMODE(vault.memory_dir.stat().st_mode)
+        note = stat.S_IMODE(vault.core_path.stat().st_mode)
+    except OSError:
+        return 0o777 & ~current_umask()
+    mode = folder | 0o700
+    for read, write, enter in (
+        (stat.S_IRGRP, stat.S_IWGRP, stat.S_IXGRP),
+        (stat.S_IROTH, stat.S_IWOTH, stat.S_IXOTH),
+    ):
+        if not note & read:
+            mode &= ~(read | write | enter)
+        elif not note & write:
+            mode &= ~write
+    return mode
+
+
 def find_vault(
     explicit: Path | None = None,
     env: Mapping[str, str] | None = None,
@@ -234,15 +288,16 @@ def read_text(path: Path) -> str:
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace `path` with `text`: temp file in the same folder, fsync, rename, fsync folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
+    # An existing file keeps its mode; a new one follows the umask like any file an editor
+    # creates (mkstemp's 0600 would make memctl's notes private and a person's shared).
+    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp_name, mode)
+        os.chmod(tmp_name, mode)
         os.replace(tmp_name, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
