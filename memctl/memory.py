@@ -18,7 +18,7 @@ from memctl.notes import (
     parse_decisions,
     recent_decisions,
 )
-from memctl.vault import Vault, append_block, read_text, update_file
+from memctl.vault import Vault, append_block, update_file
 
 WARM_WHAT = ("core", "today", "warm", "decisions")
 
@@ -96,6 +96,7 @@ def add_note(
     path = vault.daily_path(day)
     bullet = format_note_bullet(moment.strftime("%H:%M"), text)
     with vault.lock():
+        vault.check_writable(path)
         update_file(
             path, lambda before: append_block(before, bullet), create=f"# {day.isoformat()}\n\n"
         )
@@ -121,6 +122,7 @@ def add_decision(
         return before + block
 
     with vault.lock():
+        vault.check_writable(vault.decisions_path)
         update_file(vault.decisions_path, change, create="# Decisions\n\n")
     return vault.decisions_path
 
@@ -135,18 +137,21 @@ class TierText:
     text: str
 
 
-def _whole(vault: Vault, path: Path) -> TierText:
-    text = read_text(path)
+def _whole(vault: Vault, path: Path) -> TierText | None:
+    """A whole file as a reader sees it; None when `Vault.read_memory` skips it (a notice says why)."""
+    text = vault.read_memory(path)
+    if text is None:
+        return None
     return TierText(vault.rel(path), 1, max(1, len(text.splitlines())), text)
 
 
-def load_core(vault: Vault) -> TierText:
+def load_core(vault: Vault) -> TierText | None:
     return _whole(vault, vault.core_path)
 
 
 def load_daily(vault: Vault, day: date) -> TierText | None:
     path = vault.daily_path(day)
-    return _whole(vault, path) if path.exists() else None
+    return _whole(vault, path) if path.exists() or path.is_symlink() else None
 
 
 def load_recent_daily(vault: Vault, count: int | None = None) -> list[TierText]:
@@ -154,13 +159,15 @@ def load_recent_daily(vault: Vault, count: int | None = None) -> list[TierText]:
     count = vault.settings.warm.daily_days if count is None else count
     notes = vault.daily_notes()
     notes = [(day, path) for day, path in notes if day <= clock.today()]
-    return [_whole(vault, path) for _, path in notes[-count:]] if count > 0 else []
+    loaded = [_whole(vault, path) for _, path in notes[-count:]] if count > 0 else []
+    return [note for note in loaded if note is not None]
 
 
 def load_decisions(vault: Vault) -> list[Decision]:
-    if not vault.decisions_path.exists():
+    if not vault.decisions_path.exists() and not vault.decisions_path.is_symlink():
         return []
-    return parse_decisions(read_text(vault.decisions_path))
+    text = vault.read_memory(vault.decisions_path)
+    return parse_decisions(text) if text is not None else []
 
 
 def load_recent_decisions(vault: Vault, limit: int | None = None) -> list[TierText]:
@@ -176,7 +183,8 @@ def load_recent_decisions(vault: Vault, limit: int | None = None) -> list[TierTe
 def show(vault: Vault, what: str) -> list[TierText]:
     """What `memctl show` prints: core, today, warm (2 daily notes + 20 decisions), decisions."""
     if what == "core":
-        return [load_core(vault)]
+        core = load_core(vault)
+        return [core] if core else []
     if what == "today":
         note = load_daily(vault, clock.today())
         return [note] if note else []

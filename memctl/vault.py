@@ -64,6 +64,80 @@ class Vault:
     root: Path
     _settings: Settings | None = field(default=None, compare=False, repr=False)
     _state_checked: list[bool] = field(default_factory=list, compare=False, repr=False)
+    # What readers skipped or repaired on the way (a link leaving the vault, bad UTF-8):
+    # the CLI prints them on stderr, context and tools return them as notices.
+    notices: list[str] = field(default_factory=list, compare=False, repr=False)
+
+    def notice(self, message: str) -> None:
+        if message not in self.notices:
+            self.notices.append(message)
+
+    def take_notices(self) -> list[str]:
+        """The notices so far, handed to whoever reports them (and cleared)."""
+        taken = list(self.notices)
+        del self.notices[: len(taken)]
+        return taken
+
+    def _label(self, path: Path) -> str:
+        try:
+            return self.rel(path)
+        except UsageError:
+            return str(path)
+
+    def leaves_vault(self, path: Path) -> bool:
+        """Whether `path` (a file or a link, or a folder link on its way) resolves outside."""
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError):  # a link loop
+            return True
+        return not real.is_relative_to(self.root.resolve())
+
+    def read_memory(self, path: Path) -> str | None:
+        """A memory file's text for a reader: the one rule every reader follows.
+
+        A file or link that resolves outside the vault is skipped (None) with a notice: its
+        contents never reach the context, `show`, `lint` or a tool result. Bytes that are not
+        UTF-8 are read as U+FFFD with a notice naming the byte, as the index does, so one
+        bad byte never hides the rest of a note (or HOT) from the agent.
+        """
+        label = self._label(path)
+        if self.leaves_vault(path):
+            self.notice(f"{label}: skipped, it is a link that leaves the vault")
+            return None
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise UsageError(f"{path} does not exist") from None
+        except IsADirectoryError:
+            raise UsageError(f"{path} is a folder, not a file") from None
+        except OSError as exc:
+            self.notice(f"{label}: skipped, cannot read it ({exc.strerror or exc})")
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.notice(
+                f"{label}: not valid UTF-8 at byte {exc.start}; read with replacement "
+                "characters (fix the file in an editor)"
+            )
+            return data.decode("utf-8", errors="replace")
+
+    def check_writable(self, path: Path) -> Path:
+        """`path`, if memctl may write it: no link on the way from the vault root (a rename
+        would replace a file link, and a folder link would take the write elsewhere)."""
+        try:
+            parts = path.relative_to(self.root).parts
+        except ValueError:
+            raise UsageError(f"{path} is outside the vault {self.root}") from None
+        at = self.root
+        for part in parts:
+            at = at / part
+            if at.is_symlink():
+                raise UsageError(
+                    f"{self._label(at)} is a symbolic link: memctl does not write through "
+                    "links; replace it with the file itself"
+                )
+        return path
 
     @cached_property
     def settings(self) -> Settings:

@@ -316,6 +316,9 @@ def call_tool(
     try:
         args = validate_arguments(name, arguments)
         payload = HANDLERS[name](ToolContext(vault, now, llm), args)
+        skipped = vault.take_notices()  # what readers skipped (a link leaving the vault...)
+        if skipped:
+            payload["notices"] = [*payload.get("notices", []), *skipped]
         return {"ok": True, "tool": name, **payload}
     except ToolFailure as exc:
         return error_result(name, exc.kind, str(exc))

@@ -63,6 +63,7 @@ def write_text(text: str) -> None:
     """Raw text meant for a program (a prompt, a pipe): exact, unless stdout is a terminal."""
     sys.stdout.write(terminal_safe(text) if sys.stdout.isatty() else text)
 
+
 JSON_HELP = "Print JSON only on stdout (notices go to stderr)."
 
 
@@ -75,7 +76,15 @@ class State:
 def get_vault(ctx: typer.Context) -> Vault:
     state: State = ctx.find_root().obj or State()
     if state._vault is None:
-        state._vault = find_vault(state.vault_option)
+        vault = find_vault(state.vault_option)
+        state._vault = vault
+
+        def report_notices() -> None:
+            # What readers skipped (a link leaving the vault, bad UTF-8) and nobody reported.
+            for notice in vault.take_notices():
+                err(f"memctl: {notice}")
+
+        ctx.find_root().call_on_close(report_notices)
     return state._vault
 
 

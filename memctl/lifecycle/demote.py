@@ -51,8 +51,9 @@ def plan_demotions(vault: Vault, uses: list[ChunkUse], now: datetime) -> DemoteP
             f"daily note of {note.day}, untouched for {settings.demote_after_days}+ days"
         )
         plan.moves.append(Move("daily", note.path, f"{ARCHIVE_DAILY}/{name}", name))
-    if vault.decisions_path.exists():
-        decisions = parse_decisions(read_text(vault.decisions_path))
+    text = vault.read_memory(vault.decisions_path) if vault.decisions_path.exists() else None
+    if text is not None:
+        decisions = parse_decisions(text)
         ranges = evidence.last_reference_by_range(uses, DECISIONS)
         last = {
             i: evidence.last_reference_in(ranges, d.line_start, d.line_end)

@@ -155,7 +155,7 @@ def observe_core(
     vault: Vault, uses: list[ChunkUse], now: datetime, state: LifecycleState
 ) -> list[CoreLine]:
     """core.md content lines with first-seen and last-referenced stamps, carried forward."""
-    text = read_text(vault.core_path)
+    text = vault.read_memory(vault.core_path) or ""
     ranges = last_reference_by_range(uses, CORE)
     seen_now: dict[str, dict[str, Any]] = {}
     lines = []

@@ -21,7 +21,7 @@ from memctl.lifecycle.rules import unmatched_supersedes
 from memctl.lifecycle.secrets import find_secrets
 from memctl.llm import LLM, LLMError
 from memctl.notes import daily_note_date, parse_decisions
-from memctl.vault import CORE, DECISIONS, Vault, read_text, tier_of
+from memctl.vault import CORE, DECISIONS, Vault, tier_of
 
 MIN_UNIT_CHARS = 20  # shorter lines ("- ok", "## Notes") make meaningless duplicates
 MAX_JUDGED = 20  # LLM judge calls per lint run
@@ -272,7 +272,11 @@ def lint(
 ) -> LintReport:
     settings = vault.settings
     report = LintReport()
-    texts: dict[str, str] = {vault.rel(p): read_text(p) for p in vault.memory_files()}
+    texts: dict[str, str] = {}
+    for path in vault.memory_files():
+        text = vault.read_memory(path)  # a link leaving the vault is skipped with a notice
+        if text is not None:
+            texts[vault.rel(path)] = text
     if CORE not in texts:
         from memctl.errors import MemctlError
 
@@ -323,6 +327,7 @@ def lint(
                 message += f"; LLM judge: {verdict['reason']}"
         report.findings.append(Finding("warning", "contradiction", a.path, a.line, message))
     report.findings.sort(key=lambda f: (f.path, f.line, f.code))
+    report.notes += vault.take_notices()
     return report
 
 

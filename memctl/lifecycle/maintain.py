@@ -36,7 +36,7 @@ from memctl.lifecycle.promote import (
 )
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.llm import LLM, NO_KEY_NOTICE
-from memctl.vault import Vault, read_text
+from memctl.vault import Vault
 
 
 @dataclass
@@ -170,7 +170,7 @@ def _sync(vault: Vault, report: MaintainReport, enabled: bool, embed: bool, now:
 
 def tier_counts(vault: Vault) -> dict[str, Any]:
     counts: dict[str, Any] = {
-        "hot_lines": line_count(read_text(vault.core_path)),
+        "hot_lines": line_count(vault.read_memory(vault.core_path) or ""),
         "hot_cap": vault.settings.hot.cap_lines,
         "warm_files": len(vault.daily_notes()) + (1 if vault.decisions_path.exists() else 0),
         "cold_files": sum(1 for _ in vault.archive_dir.rglob("*.md"))
