@@ -18,7 +18,7 @@ from memctl.notes import (
     parse_decisions,
     recent_decisions,
 )
-from memctl.vault import Vault, append_block, update_file
+from memctl.vault import Vault, append_block, bad_byte_at, update_file
 
 WARM_WHAT = ("core", "today", "warm", "decisions")
 
@@ -81,6 +81,8 @@ def _git_init(dest: Path) -> None:
 def _clean_text(text: str) -> str:
     if "\x00" in text:
         raise UsageError("text contains a NUL byte")
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        raise UsageError("text holds a lone surrogate: not valid Unicode, nothing written")
     if not text.strip():
         raise UsageError("empty text: nothing to add")
     return text
@@ -97,10 +99,20 @@ def add_note(
     bullet = format_note_bullet(moment.strftime("%H:%M"), text)
     with vault.lock():
         vault.check_writable(path)
-        update_file(
+        written = update_file(
             path, lambda before: append_block(before, bullet), create=f"# {day.isoformat()}\n\n"
         )
+    _report_bad_bytes(vault, path, written)
     return path
+
+
+def _report_bad_bytes(vault: Vault, path: Path, written: str) -> None:
+    at = bad_byte_at(written)
+    if at is not None:
+        vault.notice(
+            f"{vault.rel(path)}: not valid UTF-8 at byte {at}; the new text was appended and "
+            "the bad bytes kept as they were (fix them in an editor)"
+        )
 
 
 def add_decision(
@@ -123,7 +135,8 @@ def add_decision(
 
     with vault.lock():
         vault.check_writable(vault.decisions_path)
-        update_file(vault.decisions_path, change, create="# Decisions\n\n")
+        written = update_file(vault.decisions_path, change, create="# Decisions\n\n")
+    _report_bad_bytes(vault, vault.decisions_path, written)
     return vault.decisions_path
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
@@ -359,16 +360,56 @@ def read_text(path: Path) -> str:
         raise UsageError(f"{path} is not valid UTF-8 (byte {exc.start})") from None
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace `path` with `text`: temp file in the same folder, fsync, rename, fsync folder."""
+def read_exact(path: Path) -> str:
+    """A file as text that round-trips every byte: bytes that are not UTF-8 become lone
+    surrogates (surrogateescape) and are written back unchanged by `atomic_write_text`.
+    For read-modify-write and block moves, which must not fail or corrupt on a bad byte."""
+    try:
+        return path.read_bytes().decode("utf-8", errors="surrogateescape")
+    except FileNotFoundError:
+        raise UsageError(f"{path} does not exist") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a folder, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+
+
+_KEPT_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def bad_byte_at(text: str) -> int | None:
+    """The byte offset of the first byte `read_exact` kept as is (not UTF-8), if any."""
+    found = _KEPT_BYTE.search(text)
+    if found is None:
+        return None
+    return len(text[: found.start()].encode("utf-8", errors="surrogateescape"))
+
+
+def _encode(text: str, keep_bad_bytes: bool) -> bytes:
+    try:
+        return text.encode("utf-8", errors="surrogateescape" if keep_bad_bytes else "strict")
+    except UnicodeEncodeError as exc:
+        raise UsageError(
+            f"text holds a lone surrogate (U+{ord(exc.object[exc.start]):04X}): not valid "
+            "Unicode, nothing written"
+        ) from None
+
+
+def atomic_write_text(path: Path, text: str, *, keep_bad_bytes: bool = False) -> None:
+    """Replace `path` with `text`: temp file in the same folder, fsync, rename, fsync folder.
+
+    `keep_bad_bytes`: write the bytes `read_exact` kept as lone surrogates back as they
+    were; otherwise a lone surrogate is refused (it would turn into a byte nobody wrote).
+    """
+    data = _encode(text, keep_bad_bytes)
     path.parent.mkdir(parents=True, exist_ok=True)
     # An existing file keeps its mode; a new one follows the umask like any file an editor
     # creates (mkstemp's 0600 would make memctl's notes private and a person's shared).
     mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp_name, mode)
@@ -404,17 +445,22 @@ def update_file(path: Path, change: Callable[[str], str], *, create: str | None 
     """
     for _ in range(5):
         if path.exists():
-            before = read_text(path)
+            before = read_exact(path)
         elif create is not None:
             before = create
         else:
             raise UsageError(f"{path} does not exist")
         after = change(before)
-        current = read_text(path) if path.exists() else (create if create is not None else "")
+        current = read_exact(path) if path.exists() else (create if create is not None else "")
         if current != before and path.exists():
             continue
         if after != before or not path.exists():
-            atomic_write_text(path, after)
+            # Bad bytes already in the file are kept byte for byte; new text must be Unicode
+            # (a lone surrogate in it would otherwise be written as a byte nobody wrote).
+            keep = _KEPT_BYTE.search(before) is not None
+            if keep and len(_KEPT_BYTE.findall(after)) > len(_KEPT_BYTE.findall(before)):
+                raise UsageError("text holds a lone surrogate: not valid Unicode, nothing written")
+            atomic_write_text(path, after, keep_bad_bytes=keep)
         return after
     raise ConcurrentEdit(f"{path} kept changing while memctl tried to update it; try again")
 

@@ -32,7 +32,7 @@ from memctl.lifecycle.rules import (
     prune_candidates,
 )
 from memctl.notes import parse_decisions
-from memctl.vault import ARCHIVE_DIR, CORE, DECISIONS, Vault, read_text, state_path, update_file
+from memctl.vault import ARCHIVE_DIR, CORE, DECISIONS, Vault, read_exact, state_path, update_file
 
 
 @dataclass
@@ -142,7 +142,7 @@ def archive_core_lines(vault: Vault, book: ProposalBook, ids: list[str]) -> Appl
         if p.status == "applied":
             report.skipped.append((move, "already archived"))
             continue
-        if find_block(read_text(vault.core_path), p.text) is None:
+        if find_block(read_exact(vault.core_path), p.text) is None:
             report.skipped.append((move, "line no longer in core.md"))
             continue
         move_block(
@@ -203,7 +203,7 @@ def apply_prunes(vault: Vault, book: ProposalBook, ids: list[str] | None) -> App
     for p in chosen:
         move = Move("prune", p.path, "", p.text.splitlines()[0] if p.text else "")
         path = state_path(vault, p.path, what="a prune proposal", under=ARCHIVE_DIR)
-        if not path.exists() or find_block(read_text(path), p.text) is None:
+        if not path.exists() or find_block(read_exact(path), p.text) is None:
             report.skipped.append((move, "no longer in the archive"))
             p.status = "applied"
             continue

@@ -34,7 +34,7 @@ from memctl.vault import (
     DECISIONS,
     Vault,
     atomic_write_text,
-    read_text,
+    read_exact,
     state_path,
     update_file,
 )
@@ -230,8 +230,9 @@ def _complete(vault: Vault, intent: dict[str, Any]) -> str:
     src = state_path(vault, intent["source"], what=JOURNAL)
     dst = state_path(vault, intent["destination"], what=JOURNAL)
     block = intent["block"]
-    in_src = src.exists() and find_block(read_text(src), block) is not None
-    in_dst = dst.exists() and find_block(read_text(dst), block) is not None
+    # read_exact: a bad byte elsewhere in either file neither stops the move nor changes.
+    in_src = src.exists() and find_block(read_exact(src), block) is not None
+    in_dst = dst.exists() and find_block(read_exact(dst), block) is not None
     if not in_src:
         return "done" if in_dst else "gone"
     if not in_dst:

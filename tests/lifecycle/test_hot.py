@@ -77,7 +77,7 @@ def test_person_editing_concurrently_loses_nothing(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A person saves core.md between memctl's read and its write: both edits survive."""
-    real_read = vault_mod.read_text
+    real_read = vault_mod.read_exact
     calls = {"n": 0}
 
     def racing_read(path):  # type: ignore[no-untyped-def]
@@ -87,7 +87,7 @@ def test_person_editing_concurrently_loses_nothing(
             path.write_text(text.replace("## Identity\n", "## Identity\n\n- edited by hand\n"))
         return real_read(path)
 
-    monkeypatch.setattr(vault_mod, "read_text", racing_read)
+    monkeypatch.setattr(vault_mod, "read_exact", racing_read)
     apply_core_addition(vault, "Active project", "memctl lifecycle")
     text = real_read(vault.core_path)
     assert "- edited by hand" in text and "- memctl lifecycle" in text
