@@ -18,6 +18,7 @@ from memctl.notes import (
     parse_decisions,
     recent_decisions,
 )
+from memctl.secrets import find_secrets
 from memctl.vault import Vault, append_block, bad_byte_at, update_file
 
 WARM_WHAT = ("core", "today", "warm", "decisions")
@@ -88,11 +89,30 @@ def _clean_text(text: str) -> str:
     return text
 
 
+def screen_secrets(vault: Vault, text: str) -> None:
+    """Warn about (or, with `[security] secrets = "refuse"`, refuse) text that looks like
+    it holds a secret, before it is written: the vault goes to git. Never echoes it."""
+    hits = find_secrets(text)
+    if not hits:
+        return
+    what = ", ".join(dict.fromkeys(f"a {h.kind} ({h.preview})" for h in hits))
+    if vault.settings.security.secrets == "refuse":
+        raise UsageError(
+            f"not saved: the text looks like it holds {what} "
+            '([security] secrets = "refuse"); keep secrets in a secret manager'
+        )
+    vault.notice(
+        f"saved, but the text looks like it holds {what}: the vault goes to git; "
+        "remove it (`memctl lint` lists it)"
+    )
+
+
 def add_note(
     vault: Vault, text: str, *, day: date | None = None, at: datetime | None = None
 ) -> Path:
     """Append `- HH:MM text` to the daily note of `day` (default today), creating it if needed."""
     text = _clean_text(text)
+    screen_secrets(vault, text)
     moment = at or clock.now()
     day = day or moment.date()
     path = vault.daily_path(day)
@@ -125,6 +145,7 @@ def add_decision(
     if not title.strip():
         raise UsageError("a decision needs a title")
     text = _clean_text(text)
+    screen_secrets(vault, f"{title}\n{text}")
     day = day or clock.today()
     block = format_decision(day, title, text, markers=markers)
 

@@ -31,6 +31,9 @@ def add_to_core(vault: Vault, section: str, text: str, *, llm: LLM | None) -> di
             f"section: {section!r} is not a core memory section; choose one of "
             f"{', '.join(settings.hot.sections)}",
         )
+    from memctl.memory import screen_secrets
+
+    screen_secrets(vault, text)  # before the LLM review: a refused secret goes nowhere
     vault.check_writable(vault.core_path)
     core_text = vault.read_memory(vault.core_path)
     if core_text is None:

@@ -36,6 +36,7 @@ from memctl.lifecycle.promote import (
 )
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.llm import LLM, NO_KEY_NOTICE
+from memctl.secrets import redact_text
 from memctl.vault import Vault
 
 
@@ -83,12 +84,13 @@ class MaintainReport:
 
 
 def _brief(p: Any) -> dict[str, Any]:
+    # The report is what cron mails: memory text in it is redacted (docs/security.md).
     return {
         "id": p.id,
         "status": p.status,
         "path": p.path,
         "line": p.line_start,
-        "text": p.text,
+        "text": redact_text(p.text),
         **(
             {"section": p.section, "evidence": p.evidence, "review": p.review}
             if p.kind == "promote"

@@ -17,8 +17,8 @@ from memctl.lifecycle.lint import (
     near_duplicates,
     units_of,
 )
-from memctl.lifecycle.secrets import find_secrets
 from memctl.llm import get_llm
+from memctl.secrets import find_secrets
 from memctl.vault import Vault, read_text
 from tests.lifecycle.helpers import write
 from tests.llm_mock import ScriptedAPI, fast_settings, tool_message

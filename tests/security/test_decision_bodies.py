@@ -49,7 +49,7 @@ def test_remember_cannot_forge_or_retire_a_decision(vault: Vault) -> None:
         )
         assert result["ok"], result
     decisions = parse_decisions(read_text(vault.decisions_path))
-    assert [d.title for d in decisions][0] == "Deploy with blue-green"
+    assert decisions[0].title == "Deploy with blue-green"
     assert len(decisions) == 3
     assert superseded_decisions(decisions) == []
     text = read_text(vault.decisions_path)

@@ -106,11 +106,11 @@ def test_journal_shape_is_checked(vault: Vault) -> None:
         "\xff",
     ):
         path.write_text(bad, "utf-8")
-        with pytest.raises(UsageError, match="moves.json"):
+        with pytest.raises(UsageError, match=r"moves\.json"):
             Journal(vault).load()
     # An intent whose id does not match its content was not written by memctl.
     plant_journal(vault, id="0123456789abcdef")
-    with pytest.raises(UsageError, match="moves.json"):
+    with pytest.raises(UsageError, match=r"moves\.json"):
         Journal(vault).load()
     intent = plant_journal(vault)
     assert Journal(vault).load() == [intent]
