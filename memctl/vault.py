@@ -1,18 +1,18 @@
-"""The markdown vault: where things live, which tier they belong to, and safe writes.
+"""The markdown vault: where things live, which tier they belong to, who may read and
+write what (links, paths from state), and locks.
 
-Every write goes through `atomic_write_text` (temp file in the same folder, fsync,
-rename) under the vault lock, so a crash leaves either the old or the new file and two
-processes appending at once both land.
+Every write goes through `atomic_write_text` / `update_file` (memctl.files: temp file in
+the same folder, fsync, rename or exchange) under the vault lock, so a crash leaves either
+the old or the new file, two processes appending at once both land, and an editor's save
+made meanwhile is kept.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import stat
-import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
@@ -22,6 +22,16 @@ from filelock import FileLock, Timeout
 
 from memctl.config import Settings, load_settings
 from memctl.errors import LockBusy, UsageError, VaultNotFound
+from memctl.files import (  # noqa: F401  (re-exported: the vault's write API)
+    ConcurrentEdit,
+    append_block,
+    atomic_write_text,
+    bad_byte_at,
+    current_umask,
+    read_exact,
+    read_text,
+    update_file,
+)
 
 MEMORY_DIR = "memory"
 STATE_DIR = ".memctl"
@@ -278,20 +288,6 @@ class Vault:
             lock.release()
 
 
-def current_umask() -> int:
-    """The process umask (read without changing it where /proc allows)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def state_dir_mode(vault: Vault) -> int:
     """`.memctl/`'s mode: memory/'s, minus what group or others may not do to core.md.
 
@@ -344,127 +340,6 @@ def _vault_at(path: Path, origin: str) -> Vault:
     return Vault(root)
 
 
-def read_text(path: Path) -> str:
-    """A vault file as text; unreadable or non-UTF-8 files are a one-line error."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{path} does not exist") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a folder, not a file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path} is not valid UTF-8 (byte {exc.start})") from None
-
-
-def read_exact(path: Path) -> str:
-    """A file as text that round-trips every byte: bytes that are not UTF-8 become lone
-    surrogates (surrogateescape) and are written back unchanged by `atomic_write_text`.
-    For read-modify-write and block moves, which must not fail or corrupt on a bad byte."""
-    try:
-        return path.read_bytes().decode("utf-8", errors="surrogateescape")
-    except FileNotFoundError:
-        raise UsageError(f"{path} does not exist") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a folder, not a file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-
-
-_KEPT_BYTE = re.compile("[\udc80-\udcff]")
-
-
-def bad_byte_at(text: str) -> int | None:
-    """The byte offset of the first byte `read_exact` kept as is (not UTF-8), if any."""
-    found = _KEPT_BYTE.search(text)
-    if found is None:
-        return None
-    return len(text[: found.start()].encode("utf-8", errors="surrogateescape"))
-
-
-def _encode(text: str, keep_bad_bytes: bool) -> bytes:
-    try:
-        return text.encode("utf-8", errors="surrogateescape" if keep_bad_bytes else "strict")
-    except UnicodeEncodeError as exc:
-        raise UsageError(
-            f"text holds a lone surrogate (U+{ord(exc.object[exc.start]):04X}): not valid "
-            "Unicode, nothing written"
-        ) from None
-
-
-def atomic_write_text(path: Path, text: str, *, keep_bad_bytes: bool = False) -> None:
-    """Replace `path` with `text`: temp file in the same folder, fsync, rename, fsync folder.
-
-    `keep_bad_bytes`: write the bytes `read_exact` kept as lone surrogates back as they
-    were; otherwise a lone surrogate is refused (it would turn into a byte nobody wrote).
-    """
-    data = _encode(text, keep_bad_bytes)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # An existing file keeps its mode; a new one follows the umask like any file an editor
-    # creates (mkstemp's 0600 would make memctl's notes private and a person's shared).
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o666 & ~current_umask()
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, mode)
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class ConcurrentEdit(UsageError):
-    exit_code = 1
-
-
-def update_file(path: Path, change: Callable[[str], str], *, create: str | None = None) -> str:
-    """Read-modify-write that never loses a concurrent edit.
-
-    The caller holds the vault lock, which keeps memctl processes apart; a person saving
-    the same file in an editor does not take it. So the file is re-read just before the
-    rename and the change is re-applied to the newer text if it moved (a few tries).
-    `create` is the initial text when the file does not exist. Returns the written text.
-    """
-    for _ in range(5):
-        if path.exists():
-            before = read_exact(path)
-        elif create is not None:
-            before = create
-        else:
-            raise UsageError(f"{path} does not exist")
-        after = change(before)
-        current = read_exact(path) if path.exists() else (create if create is not None else "")
-        if current != before and path.exists():
-            continue
-        if after != before or not path.exists():
-            # Bad bytes already in the file are kept byte for byte; new text must be Unicode
-            # (a lone surrogate in it would otherwise be written as a byte nobody wrote).
-            keep = _KEPT_BYTE.search(before) is not None
-            if keep and len(_KEPT_BYTE.findall(after)) > len(_KEPT_BYTE.findall(before)):
-                raise UsageError("text holds a lone surrogate: not valid Unicode, nothing written")
-            atomic_write_text(path, after, keep_bad_bytes=keep)
-        return after
-    raise ConcurrentEdit(f"{path} kept changing while memctl tried to update it; try again")
-
-
 class UnsafeStatePath(UsageError):
     """A path in `.memctl/` state that memctl would not have written: refused, nothing touched."""
 
@@ -508,10 +383,3 @@ def state_path(vault: Vault, value: object, *, what: str, under: str = MEMORY_DI
     if not path.resolve().is_relative_to(vault.root.resolve()):
         raise refuse("which resolves outside the vault")
     return path
-
-
-def append_block(before: str, block: str) -> str:
-    """`before` + `block`, with exactly one newline between (the file's own content is kept)."""
-    if before and not before.endswith("\n"):
-        before += "\n"
-    return before + block
