@@ -165,3 +165,46 @@ def test_planted_prune_proposal_deletes_nothing(
         assert "Traceback" not in result.output
     assert victim.read_text("utf-8") == "- keep me\n"
     assert snapshot(vault) == before
+
+
+def test_following_the_damaged_journal_advice_never_doubles_a_move(
+    vault: Vault, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 14: a move interrupted after its write leaves the block in both files; the
+    journal is then damaged. The one-line advice (move it aside, run again) ends with the
+    block exactly once."""
+    from memctl.lifecycle import moves
+
+    write(vault, "memory/decisions.md", DECISIONS)
+
+    class Crash(Exception):
+        pass
+
+    def crash(step: str) -> None:
+        if step == "written":
+            raise Crash(step)
+
+    monkeypatch.setattr(moves, "FAULT", crash)
+    with pytest.raises(Crash):
+        moves.move_block(
+            vault,
+            "memory/decisions.md",
+            "memory/archive/decisions.md",
+            BLOCK,
+            header="# Archived decisions\n\n",
+            kind="decision",
+        )
+    monkeypatch.setattr(moves, "FAULT", None)
+    journal = vault.state_dir / "moves.json"
+    journal.write_bytes(journal.read_bytes()[:40])  # damaged (a disk error, a bad merge)
+    args = ["--vault", str(vault.root), "demote", "--apply"]
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 2 and "moves.json.bad" in refused.output
+    journal.rename(journal.with_name("moves.json.bad"))
+    env = {"MEMCTL_NOW": "2026-11-22T09:30:00"}
+    assert runner.invoke(app, args, env=env).exit_code == 0
+    both = [
+        (vault.root / rel).read_text("utf-8").count(BLOCK)
+        for rel in ("memory/decisions.md", "memory/archive/decisions.md")
+    ]
+    assert both == [0, 1]
