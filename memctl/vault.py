@@ -183,6 +183,13 @@ class Vault:
         per process if an existing one is more open.
         """
         path = self.root / STATE_DIR
+        if path.is_symlink() and self.leaves_vault(path):
+            # A cloned repository can track `.memctl` as a link: memctl would then create
+            # and replace index.db, state.db, locks and journals in someone else's folder.
+            raise UsageError(
+                f"{path} is a link to a folder outside the vault; memctl keeps its state "
+                "inside the vault: remove the link (the index is rebuilt by `memctl index`)"
+            )
         path.mkdir(exist_ok=True)
         if not self._state_checked:
             try:
@@ -229,6 +236,9 @@ class Vault:
         plain strings cost a third of os.walk plus pathlib at 10,000 files.
         """
         if not self.memory_dir.is_dir():
+            return
+        if self.leaves_vault(self.memory_dir):
+            self.notice(f"{MEMORY_DIR}/: skipped, it is a link that leaves the vault")
             return
         cut = len(str(self.root)) + 1
         posix = os.sep == "/"

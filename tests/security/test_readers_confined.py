@@ -98,3 +98,28 @@ def test_a_link_inside_the_vault_is_read(vault: Vault, runner: CliRunner, pinned
         vault.root / "memory/archive/daily/2026-11-22.md", vault.root / "memory/daily/2026-11-22.md"
     )
     assert "inside link" in run(runner, vault, "show", "today")
+
+
+def test_vault_folders_linking_outside_are_refused(
+    vault: Vault, tmp_path: Path, runner: CliRunner, pinned_now: str
+) -> None:
+    """A cloned repository can track `.memctl` or `memory` as a link to a folder elsewhere."""
+    elsewhere = tmp_path / "home"
+    elsewhere.mkdir()
+    (elsewhere / "core.md").write_text("# core\n- OUTSIDE-CONTENT\n", "utf-8")
+    (elsewhere / "index.db").write_bytes(b"precious")
+    shutil.rmtree(vault.root / ".memctl", ignore_errors=True)
+    os.symlink(elsewhere, vault.root / ".memctl")
+    result = runner.invoke(app, ["--vault", str(vault.root), "index", "--no-embed"])
+    assert result.exit_code == 2 and ".memctl" in result.output
+    assert (elsewhere / "index.db").read_bytes() == b"precious"
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["core.md", "index.db"]
+
+    os.unlink(vault.root / ".memctl")
+    shutil.copytree(vault.root / "memory", tmp_path / "moved")
+    shutil.rmtree(vault.root / "memory")
+    (tmp_path / "moved/core.md").write_text("# core\n- OUTSIDE-CONTENT\n", "utf-8")
+    os.symlink(tmp_path / "moved", vault.root / "memory")
+    for args in (("index", "--no-embed"), ("search", "OUTSIDE"), ("show", "core"), ("context",)):
+        result = runner.invoke(app, ["--vault", str(vault.root), *args])
+        assert "OUTSIDE-CONTENT" not in result.output, args
