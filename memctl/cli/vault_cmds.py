@@ -9,7 +9,6 @@ from rich.table import Table
 from rich.text import Text
 
 from memctl import memory
-from memctl.cli import app
 from memctl.cli._common import (
     JSON_HELP,
     console,
@@ -19,6 +18,7 @@ from memctl.cli._common import (
     print_json,
     read_text_arg,
 )
+from memctl.cli.app import app
 from memctl.errors import UsageError
 from memctl.status import full_status
 
