@@ -84,3 +84,19 @@ def test_without_hard_links_a_save_is_still_re_applied(tmp_path: Path, monkeypat
 
     update_file(note, change)
     assert note.read_text("utf-8") == "one\nby hand\nby memctl\n"
+
+
+def test_the_template_ignores_a_file_left_aside(tmp_path: Path) -> None:
+    from memctl.memory import init_vault
+
+    root = tmp_path / "vault"
+    init_vault(root, git=True)
+    (root / "memory/.core.md.memctl-aside").write_text("# core\n", "utf-8")
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "memctl-aside" not in status.stdout
