@@ -78,6 +78,13 @@ def bad_byte_at(text: str) -> int | None:
     return len(text[: found.start()].encode("utf-8", errors="surrogateescape"))
 
 
+def shown(text: str) -> str:
+    """`read_exact` text for people and JSON: each kept bad byte shown as U+FFFD."""
+    if _KEPT_BYTE.search(text) is None:
+        return text
+    return text.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="replace")
+
+
 def _encode(text: str, keep_bad_bytes: bool) -> bytes:
     try:
         return text.encode("utf-8", errors="surrogateescape" if keep_bad_bytes else "strict")
@@ -237,13 +244,17 @@ def _install(path: Path, data: bytes, seen: _Identity | None, mode: int | None) 
         _fsync_dir(path.parent)
 
 
-def update_file(path: Path, change: Callable[[str], str], *, create: str | None = None) -> str:
+def update_file(
+    path: Path, change: Callable[[str], str], *, create: str | None = None, exact: bool = False
+) -> str:
     """Read-modify-write that never loses a concurrent edit (see the module docstring).
 
     The caller holds the vault lock. `change` gets the text (bytes that are not UTF-8
     kept as lone surrogates and written back as they were) and may be called again on a
     newer text when a person saved meanwhile. `create` is the initial text when the file
-    does not exist. Returns the written text.
+    does not exist. `exact`: the change carries text read with `read_exact` from another
+    file (a block move, a roll-up), so its lone surrogates are bytes to write back as they
+    were. Returns the written text.
     """
     recover_aside(path)
     for attempt in range(50):
@@ -260,8 +271,8 @@ def update_file(path: Path, change: Callable[[str], str], *, create: str | None 
             return after
         # Bad bytes already in the file are kept byte for byte; new text must be Unicode
         # (a lone surrogate in it would otherwise be written as a byte nobody wrote).
-        keep = _KEPT_BYTE.search(before) is not None
-        if keep and len(_KEPT_BYTE.findall(after)) > len(_KEPT_BYTE.findall(before)):
+        keep = exact or _KEPT_BYTE.search(before) is not None
+        if keep and not exact and len(_KEPT_BYTE.findall(after)) > len(_KEPT_BYTE.findall(before)):
             raise UsageError("text holds a lone surrogate: not valid Unicode, nothing written")
         path.parent.mkdir(parents=True, exist_ok=True)
         if _install(path, _encode(after, keep), seen, mode):

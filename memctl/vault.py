@@ -30,6 +30,7 @@ from memctl.files import (  # noqa: F401  (re-exported: the vault's write API)
     current_umask,
     read_exact,
     read_text,
+    shown,
     update_file,
 )
 

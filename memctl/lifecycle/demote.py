@@ -32,7 +32,16 @@ from memctl.lifecycle.rules import (
     prune_candidates,
 )
 from memctl.notes import parse_decisions
-from memctl.vault import ARCHIVE_DIR, CORE, DECISIONS, Vault, read_exact, state_path, update_file
+from memctl.vault import (
+    ARCHIVE_DIR,
+    CORE,
+    DECISIONS,
+    Vault,
+    read_exact,
+    shown,
+    state_path,
+    update_file,
+)
 
 
 @dataclass
@@ -51,7 +60,11 @@ def plan_demotions(vault: Vault, uses: list[ChunkUse], now: datetime) -> DemoteP
             f"daily note of {note.day}, untouched for {settings.demote_after_days}+ days"
         )
         plan.moves.append(Move("daily", note.path, f"{ARCHIVE_DAILY}/{name}", name))
-    text = vault.read_memory(vault.decisions_path) if vault.decisions_path.exists() else None
+    text = None
+    # Read exact (bad bytes kept) so a planned block matches the file byte for byte;
+    # read_memory first for the one rule on links (it skips one leaving the vault).
+    if vault.decisions_path.exists() and vault.read_memory(vault.decisions_path) is not None:
+        text = read_exact(vault.decisions_path)
     if text is not None:
         decisions = parse_decisions(text)
         ranges = evidence.last_reference_by_range(uses, DECISIONS)
@@ -61,7 +74,7 @@ def plan_demotions(vault: Vault, uses: list[ChunkUse], now: datetime) -> DemoteP
         }
         for item in decision_demotions(decisions, last, now, settings):
             decision = decisions[item.index]
-            heading = decision.text.splitlines()[0]
+            heading = shown(decision.text.splitlines()[0])
             plan.blocks[len(plan.moves)] = decision.text
             plan.reasons[len(plan.moves)] = f"superseded ({item.by}) since {item.since}"
             plan.moves.append(Move("decision", DECISIONS, ARCHIVE_DECISIONS, heading))

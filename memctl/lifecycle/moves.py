@@ -35,6 +35,7 @@ from memctl.vault import (
     Vault,
     atomic_write_text,
     read_exact,
+    shown,
     state_path,
     update_file,
 )
@@ -195,11 +196,14 @@ class Journal:
             if self.path.exists():
                 self.path.unlink()
             return
-        atomic_write_text(self.path, json.dumps({"pending": pending}, ensure_ascii=False, indent=1))
+        # ensure_ascii: a block read with its bad bytes kept (lone surrogates) round-trips
+        # as \udcXX escapes, and the journal stays valid UTF-8.
+        atomic_write_text(self.path, json.dumps({"pending": pending}, ensure_ascii=True, indent=1))
 
 
 def _intent_id(source: str, block: str) -> str:
-    return hashlib.sha256(f"{source}\0{block}".encode()).hexdigest()[:16]
+    data = f"{source}\0{block}".encode("utf-8", errors="surrogateescape")  # bad bytes as read
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def move_block(
@@ -236,9 +240,11 @@ def _complete(vault: Vault, intent: dict[str, Any]) -> str:
     if not in_src:
         return "done" if in_dst else "gone"
     if not in_dst:
-        update_file(dst, lambda before: append_to(before, block), create=intent["header"])
+        update_file(
+            dst, lambda before: append_to(before, block), create=intent["header"], exact=True
+        )
     _fault("written")
-    update_file(src, lambda before: cut_block(before, block))
+    update_file(src, lambda before: cut_block(before, block), exact=True)
     _fault("removed")
     return "finished"
 
@@ -250,7 +256,7 @@ def finish_pending_moves(vault: Vault) -> list[str]:
     notes = []
     for intent in pending:
         outcome = _complete(vault, intent)
-        first_line = intent["block"].splitlines()[0] if intent["block"] else ""
+        first_line = shown(intent["block"].splitlines()[0]) if intent["block"] else ""
         if outcome == "finished":
             notes.append(
                 f"finished an interrupted move of {first_line!r} to {intent['destination']}"

@@ -84,3 +84,16 @@ def test_bad_archive_file_does_not_stop_lifecycle(
     assert b"Keep logs" in archived  # the superseded decision was moved next to the bad byte
     report = json.loads(runner.invoke(app, [*args, "lint", "--json"]).stdout)
     assert any("byte" in note for note in report["notes"])
+
+
+def test_a_decision_with_a_bad_byte_moves_byte_for_byte(
+    vault: Vault, runner: CliRunner, pinned_now: str
+) -> None:
+    block = b"## 2026-01-01 \xe2\x80\x94 Keep logs \xff\n\nSuperseded"
+    (vault.root / "memory/decisions.md").write_bytes(
+        b"# Decisions\n\n" + block + b"\n\n## 2026-11-01 \xe2\x80\x94 Live\n\nyes\n"
+    )
+    result = runner.invoke(app, ["--vault", str(vault.root), "demote", "--apply"])
+    assert result.exit_code == 0, result.output
+    assert block in (vault.root / "memory/archive/decisions.md").read_bytes()
+    assert block not in (vault.root / "memory/decisions.md").read_bytes()

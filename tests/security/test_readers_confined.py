@@ -123,3 +123,20 @@ def test_vault_folders_linking_outside_are_refused(
     for args in (("index", "--no-embed"), ("search", "OUTSIDE"), ("show", "core"), ("context",)):
         result = runner.invoke(app, ["--vault", str(vault.root), *args])
         assert "OUTSIDE-CONTENT" not in result.output, args
+
+
+def test_compact_never_copies_a_linked_note_into_the_vault(
+    vault: Vault, outside: Path, runner: CliRunner
+) -> None:
+    archived = vault.root / "memory/archive/daily"
+    archived.mkdir(parents=True, exist_ok=True)
+    os.symlink(outside, archived / "2025-01-02.md")
+    (archived / "2025-01-03.md").write_bytes(b"# 2025-01-03\n\n- caf\xe9\n")
+    result = runner.invoke(app, ["--vault", str(vault.root), "compact"])
+    assert result.exit_code in (0, 1), result.output
+    assert "Traceback" not in result.output
+    month = (vault.root / "memory/archive/2025-01.md").read_bytes()
+    assert b"OUTSIDE-CONTENT" not in month
+    assert b"- caf\xe9\n" in month  # the bad byte rolled in as it was, nothing lost
+    assert (archived / "2025-01-02.md").is_symlink()  # left for a person to look at
+    assert outside.read_text("utf-8").startswith("# 2026-11-22")
