@@ -17,9 +17,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Console
-
-from memctl.cli._common import CONSOLE_OPTIONS, request_consoles
+from memctl.cli._common import CONSOLE_OPTIONS, SafeConsole, request_consoles
 
 _streams: ContextVar[tuple[ClientStream, ClientStream] | None] = ContextVar(
     "memctl_request_streams", default=None
@@ -84,10 +82,10 @@ class Terminal:
     size: Sequence[int] | None  # os.get_terminal_size of the client's first tty stream
 
 
-def client_console(stream: ClientStream, terminal: Terminal, *, stderr: bool) -> Console:
+def client_console(stream: ClientStream, terminal: Terminal, *, stderr: bool) -> SafeConsole:
     """The Console memctl.cli._common would have built in the client's process."""
     env = dict(terminal.env)
-    console = Console(file=stream, stderr=stderr, _environ=env, **CONSOLE_OPTIONS)
+    console = SafeConsole(file=stream, stderr=stderr, _environ=env, **CONSOLE_OPTIONS)
     # rich's Console.size, computed from the client's facts instead of this process's.
     columns, lines = env.get("COLUMNS", ""), env.get("LINES", "")
     if console.is_dumb_terminal and not (columns.isdigit() and lines.isdigit()):
