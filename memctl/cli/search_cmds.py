@@ -171,7 +171,7 @@ def search(
               memctl search "rollout plan" --as-of 2026-10-01
               printf 'deploy\\nдеплой\\n' | memctl search --batch - --json
     """
-    from memctl.search.hybrid import Searcher
+    from memctl.search.warm import searcher_for
 
     vault = get_vault(ctx)
     filters = _filters(tier, source, since, until, path)
@@ -196,7 +196,7 @@ def search(
             vault, as_of, query, k=k, filters=filters, explain=explain, mode=mode, **floor
         )
     else:
-        with Searcher(vault) as searcher:
+        with searcher_for(vault) as searcher:
             response = searcher.search(
                 query, k=k, filters=filters, explain=explain, log=not no_log, mode=mode, **floor
             )
