@@ -16,7 +16,7 @@ from typing import Any
 from memctl.search import floor as fl
 from memctl.search.candidates import LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import FloorThresholds, WeightedTerm
-from memctl.search.query import Query
+from memctl.search.query import Query, quote
 from memctl.search.snippets import Matcher, Snippet
 from memctl.tokens import estimate_tokens
 
@@ -76,8 +76,22 @@ def weighted_terms(
             exact=frozenset(forms[term.text]), prefixes=(term.stem,) if term.stem else ()
         )
         out.append(WeightedTerm(fl.idf(df, rows), lambda w, m=matcher: m.matches(w) is not None))
-        present.append(df > 0 or bool(term.stem and term.stem in plan.prefixes))
+        present.append(
+            df > 0
+            or bool(term.stem and term.stem in plan.prefixes)
+            or any(_substring_present(conn, f) for f in forms[term.text])
+        )
     return out, present
+
+
+def _substring_present(conn: Any, word: str) -> bool:
+    """The word inside a longer one (a Hebrew prefix glued on: לקוברנטיס holds קוברנטיס)."""
+    if len(word) < 3:
+        return False
+    row = conn.execute(
+        "SELECT 1 FROM chunks_trigram WHERE chunks_trigram MATCH ? LIMIT 1", (quote(word),)
+    ).fetchone()
+    return row is not None
 
 
 class Judge:

@@ -70,7 +70,7 @@ def thresholds_for(
     coverage threshold with the cosine left out, which is what calibration measured."""
     chosen = table.get(model_id, table[LEXICAL_ONLY])
     if not vectors_trusted:
-        return FloorThresholds(chosen.min_coverage, None)
+        return FloorThresholds(chosen.min_coverage, None, chosen.max_missing)
     return chosen
 
 

@@ -201,4 +201,5 @@ def test_the_client_path_imports_nothing_heavy(tmp_path: Path, indexed_fixture: 
             timeout=60,
         )
     assert "decisions.md" in done.stdout
-    assert done.stderr.strip() == "0 []", done.stderr
+    # The last line is the probe's; a search notice (the relevance floor's) may precede it.
+    assert done.stderr.strip().splitlines()[-1] == "0 []", done.stderr

@@ -37,11 +37,11 @@ def test_evidence_maps_the_cosine_onto_the_coverage_scale() -> None:
 def test_thresholds_fall_back_to_lexical() -> None:
     table = {
         fl.LEXICAL_ONLY: FloorThresholds(0.6),
-        "m": FloorThresholds(0.5, 0.4),
+        "m": FloorThresholds(0.5, 0.4, 0.7),
     }
-    assert fl.thresholds_for("m", table) == FloorThresholds(0.5, 0.4)
+    assert fl.thresholds_for("m", table) == FloorThresholds(0.5, 0.4, 0.7)
     assert fl.thresholds_for("unknown", table) == FloorThresholds(0.6)
-    assert fl.thresholds_for("m", table, vectors_trusted=False) == FloorThresholds(0.5, None)
+    assert fl.thresholds_for("m", table, vectors_trusted=False) == FloorThresholds(0.5, None, 0.7)
 
 
 def test_passes() -> None:

@@ -32,10 +32,11 @@ def test_own_questions_keep_their_gold_above_the_floor(indexed_fixture: Vault) -
         hits = [Hit(r.path, *r.chunk_lines, r.snippet) for r in response.results]
         if not all(any(matches(g, h) for h in hits) for g in q.gold):
             lost.append(q.qid)
-    # "certficate renewal": a typo plus a word the vault holds only as "Renewed" (no
-    # stem rule for -al), so its words count as missing, and MiniLM's cosine (0.318)
-    # sits just under the calibrated 0.32. Every other labelled query keeps its gold.
-    assert lost == ["typo-3"]
+    # Two known losses of the MiniLM calibration (docs/search.md, "Relevance floor"):
+    # "certficate renewal" (a typo plus "renewal" against "Renewed") and "who won the
+    # picture competition" (a paraphrase: its words are missing from the vault and
+    # MiniLM's cosine, 0.37, is under the calibrated 0.40). Every other query keeps its gold.
+    assert lost == ["typo-3", "para-3"]
 
 
 @pytest.mark.parametrize("query", FOREIGN)
@@ -150,5 +151,5 @@ def test_search_tool_says_no_memory_matches(fixture_copy: Vault) -> None:
 def test_context_adds_no_cold_noise(fixture_copy: Vault) -> None:
     blocks, notices = cold_blocks(fixture_copy, "root:x:0", k=5)
     assert blocks == [] and any("below the relevance floor" in n for n in notices)
-    blocks, _ = cold_blocks(fixture_copy, "certificate renewal", k=5)
+    blocks, _ = cold_blocks(fixture_copy, "renewed the TLS certificate", k=5)
     assert blocks and all(b.path.startswith("memory/archive/") for b in blocks)
