@@ -221,7 +221,7 @@ def test_lexical_only_index_answers_without_vectors(tmp_path: Path) -> None:
     (vault.root / ".memctl.toml").write_text("[embed]\nsearch_embed_seconds = 0\n")
     vault = Vault(vault.root)
     sync(vault, embed=False, now=NOW)
-    response = search(vault, "budget servers", log=False, now=NOW)
+    response = search(vault, "deploy checklist", log=False, now=NOW)
     assert response.pending_embeddings > 0 and response.results
     # One notice, naming the command that fixes it.
     assert len(response.notices) == 1, response.notices
