@@ -32,6 +32,14 @@ class MemctlGroup(TyperGroup):
         except (typer.Exit, typer.Abort):
             raise
         except Exception as exc:
+            if type(exc).__module__.startswith("psycopg"):
+                # The shared index failed mid-command (a dropped connection, a
+                # conflict): one line, the URL's password redacted, no traceback.
+                from memctl.index.backend import redact
+
+                lines = [line for line in str(exc).splitlines() if line.strip()] or [""]
+                err(f"memctl: error: PostgreSQL: {redact(lines[0].strip())}")
+                raise typer.Exit(1) from None
             # Typer vendors its own click (typer._click); its usage errors carry `exit_code`
             # and `show()` and must print as usage errors, not internal ones.
             if hasattr(exc, "show") and hasattr(exc, "exit_code"):
@@ -84,6 +92,7 @@ def _global(
 # Command modules register themselves on `app` when imported.
 from memctl.cli import (  # noqa: E402
     agent_cmds,  # noqa: F401
+    db_cmds,  # noqa: F401
     index_cmds,  # noqa: F401
     lifecycle_cmds,  # noqa: F401
     maintain_cmds,  # noqa: F401

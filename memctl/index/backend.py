@@ -80,6 +80,8 @@ class IndexBackend(Protocol):
         self, vault: str, path: str, lo: int, hi: int
     ) -> list[tuple[int, int, str]]: ...
     def has_vectors(self) -> bool: ...
+    def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]: ...
+    def meta(self, key: str) -> str | None: ...
 
     # -- usage (per vault) --------------------------------------------------------------
     def record_references(
@@ -123,6 +125,24 @@ def open_store(vault: Vault, **options: Any) -> IndexBackend:
     from memctl.index.store import Store
 
     return Store.open(vault, **options)
+
+
+def parse_scope(vault: Vault, text: str) -> tuple[str, ...]:
+    """--scope: "own" -> (), "team" -> ("*",), "a,b" -> ("a", "b")."""
+    text = text.strip()
+    if text in ("", "own"):
+        return ()
+    if backend_of(vault) != "postgres":
+        raise UsageError(
+            '--scope needs a shared index ([index] backend = "postgres"); '
+            "this vault's SQLite index holds only its own memories"
+        )
+    if text == "team":
+        return ("*",)
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not names:
+        raise UsageError("--scope takes own, team, or vault names separated by commas")
+    return names
 
 
 def has_index(vault: Vault) -> bool:

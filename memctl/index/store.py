@@ -382,6 +382,16 @@ class Store:
             (path, lo, hi),
         ).fetchall()
 
+    def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]:
+        """(path, line_start, tier, text, vector) of every chunk that has its vector."""
+        import numpy as np
+
+        rows = self.conn.execute(
+            "SELECT c.path, c.line_start, c.tier, c.text, v.embedding FROM chunks AS c "
+            "JOIN chunks_vec AS v ON v.rowid = c.id WHERE c.embedded = 1"
+        ).fetchall()
+        return [(p, s, t, x, np.frombuffer(v, dtype=np.float32)) for p, s, t, x, v in rows]
+
     def has_vectors(self) -> bool:
         # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.
         return self.conn.execute("SELECT 1 FROM chunks_vec_rowids LIMIT 1").fetchone() is not None

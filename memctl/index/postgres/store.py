@@ -419,6 +419,24 @@ class PgStore:
             (vault or self.vault_name, path, lo, hi),
         ).fetchall()
 
+    def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]:
+        import numpy as np
+
+        rows = self.conn.execute(
+            "SELECT path, line_start, tier, text, embedding FROM chunks "
+            "WHERE vault = %s AND embedded",
+            (self.vault_name,),
+        ).fetchall()
+        return [(p, s, t, x, np.asarray(v, dtype=np.float32)) for p, s, t, x, v in rows]
+
+    def meta(self, key: str) -> str | None:
+        if key == "last_sync":
+            row = self.conn.execute(
+                "SELECT last_sync FROM vault_stats WHERE vault = %s", (self.vault_name,)
+            ).fetchone()
+            return row[0] if row else None
+        return self._meta(key)
+
     def has_vectors(self, vaults: Sequence[str] | None = None) -> bool:
         if not self._has_vectors:
             row = self.conn.execute(
