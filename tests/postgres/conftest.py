@@ -7,6 +7,7 @@ START_TIMEOUT fails the tests that need it with one clear message instead of han
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import shutil
 import tempfile
@@ -20,6 +21,7 @@ import psycopg
 import pytest
 
 from memctl.vault import Vault
+from tests.search.conftest import indexed_fixture  # noqa: F401  (the SQLite side of parity)
 
 START_TIMEOUT = 180.0
 _names = itertools.count()
@@ -62,6 +64,18 @@ def _start(pgdata: Path) -> Any:
     return box["server"]
 
 
+def _stop(handle: Any) -> None:
+    """Stop at once: the data is thrown away, so the shutdown checkpoint (~25 s on a busy
+    machine) would only be waited for."""
+    import pgserver
+
+    with contextlib.suppress(Exception):
+        pgserver.pg_ctl(
+            ["-w", "-m", "immediate", "stop"], pgdata=handle.pgdata, user=handle.system_user
+        )
+    handle.cleanup()  # releases pgserver's own bookkeeping; stops the server if still up
+
+
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[Server]:
     # Not under pytest's tmp dir: that is private to this user (0700), and as root
@@ -76,7 +90,7 @@ def pg_server() -> Iterator[Server]:
         try:
             yield Server(handle)
         finally:
-            handle.cleanup()
+            _stop(handle)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -23,8 +23,12 @@ MAX_LEXEME_BYTES = 2046
 
 
 def tokens(text: str) -> list[str]:
-    """The words of `text` as the index stores them (unicode61, remove_diacritics 2)."""
-    return [fold(w) for w in _WORD.findall(text)]
+    """The words of `text` as the index stores them (unicode61, remove_diacritics 2).
+
+    Folded before the split, so a pointed Hebrew word (niqqud are combining marks, which
+    the word pattern would split on) is stored as the plain word people type.
+    """
+    return _WORD.findall(fold(text))
 
 
 def lexeme(word: str) -> str:
