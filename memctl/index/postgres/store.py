@@ -52,6 +52,7 @@ class PgStore:
         self.vault_name = vault_name(vault)
         self._cache: Any = None
         self._has_vectors = False
+        self._model: tuple[str, int] | None = None  # (id, dim), read once per store
         self._stats: tuple[float, int, float] | None = None  # (read at, rows, mean length)
 
     @classmethod
@@ -135,6 +136,7 @@ class PgStore:
                 )
             self._set_meta("model_id", model_id)
         self._has_vectors = False
+        self._model = None
         return bool(current)
 
     def mark_synced(self, now: datetime) -> None:
@@ -189,6 +191,9 @@ class PgStore:
             "(SELECT * FROM unnest(%s::integer[], %s::text[])) RETURNING ntokens",
             (me, path, [k[0] for k in keys], [k[1] for k in keys]),
         ).fetchall()
+        # Vectors go in with the row: setting them afterwards would write every row twice
+        # (and its GIN entries with it, since an indexed column changes).
+        cached = self._cached_vectors([c.hash for c in chunks])
         rows = []
         vocabulary: set[str] = set()
         for chunk in chunks:
@@ -211,29 +216,37 @@ class PgStore:
                     chunk.importance,
                     count,
                     literal,
+                    cached.get(chunk.hash),
+                    chunk.hash in cached,
                 )
             )
-        fresh: list[tuple[int, str]] = []
+        hits = 0
+        added = 0
         added_tokens = 0
         with self.conn.cursor() as cur:
             if rows:
                 cur.executemany(
                     "INSERT INTO chunks(vault, path, line_start, line_end, heading, text, hash, "
-                    "tier, source, date, tags, importance, ntokens, words) "
-                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector) "
-                    "ON CONFLICT (vault, path, line_start, hash) DO UPDATE SET "
+                    "tier, source, date, tags, importance, ntokens, words, embedding, embedded) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, "
+                    "%s, %s) ON CONFLICT (vault, path, line_start, hash) DO UPDATE SET "
                     "line_end = excluded.line_end, heading = excluded.heading, "
                     "tier = excluded.tier, source = excluded.source, date = excluded.date, "
                     "tags = excluded.tags, importance = excluded.importance "
-                    "RETURNING id, hash, (xmax = 0), ntokens",
+                    "WHERE (chunks.line_end, chunks.heading, chunks.tier, chunks.source, "
+                    "chunks.date, chunks.tags, chunks.importance) IS DISTINCT FROM "
+                    "(excluded.line_end, excluded.heading, excluded.tier, excluded.source, "
+                    "excluded.date, excluded.tags, excluded.importance) "
+                    "RETURNING (xmax = 0), ntokens, embedded",
                     rows,
                     returning=True,
                 )
                 while True:
-                    for cid, chash, inserted, ntokens in cur.fetchall():
+                    for inserted, ntokens, embedded in cur.fetchall():
                         if inserted:
-                            fresh.append((cid, chash))
+                            added += 1
                             added_tokens += ntokens
+                            hits += bool(embedded)
                     if not cur.nextset():
                         break
         if vocabulary:
@@ -258,8 +271,10 @@ class PgStore:
             "indexed_at = excluded.indexed_at",
             (me, path, size, mtime_ns, digest, stamp),
         )
-        self._count(len(fresh) - len(gone), added_tokens - sum(n for (n,) in gone))
-        return self._fill_from_cache(fresh)
+        self._count(added - len(gone), added_tokens - sum(n for (n,) in gone))
+        if hits:
+            self._has_vectors = True
+        return hits
 
     def remove_file(self, path: str) -> int:
         self._lock_file(path)
@@ -296,18 +311,19 @@ class PgStore:
             )
         return self._cache
 
-    def _fill_from_cache(self, rows: Sequence[tuple[int, str]]) -> int:
-        """Give these chunks the cached vector of their text under the current model."""
-        if not rows:
-            return 0
+    def _cached_vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
+        """hash -> the cached vector of that text under the index's model (when it has one)."""
+        if not hashes:
+            return {}
+        if self._model is None:
+            self._model = (self.model_id, self.dim)
+        model, dim = self._model
+        if not model:
+            return {}
         import numpy as np
 
-        model, dim = self.model_id, self.dim
-        if not model:
-            return 0
         found: dict[str, Any] = {}
-        hashes = sorted({h for _, h in rows})
-        for part in iter_batches(hashes, 500):
+        for part in iter_batches(sorted(set(hashes)), 500):
             marks = ",".join("?" * len(part))
             for digest, blob in self._local_cache().execute(
                 f"SELECT hash, vector FROM embed_cache WHERE model = ? AND hash IN ({marks})",
@@ -315,6 +331,11 @@ class PgStore:
             ):
                 if len(blob) == dim * 4:
                     found[digest] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def _fill_from_cache(self, rows: Sequence[tuple[int, str]]) -> int:
+        """Give these chunks the cached vector of their text under the current model."""
+        found = self._cached_vectors([h for _, h in rows])
         updates = [(found[h], cid) for cid, h in rows if h in found]
         if updates:
             with self.conn.cursor() as cur:
