@@ -53,6 +53,10 @@ class PgStore:
         self._cache: Any = None
         self._has_vectors = False
         self._model: tuple[str, int] | None = None  # (id, dim), read once per store
+        self._depth = 0
+        self._delta = [0, 0]  # chunks and tokens added by the open transaction
+        self._new_words: set[str] = set()
+        self._new_hashes: dict[str, str] = {}
         self._stats: tuple[float, int, float] | None = None  # (read at, rows, mean length)
 
     @classmethod
@@ -86,8 +90,65 @@ class PgStore:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        with self.conn.transaction():
-            yield
+        """One transaction (a savepoint when nested).
+
+        Rows every writer of a vault shares are touched once, at the end: the vault's
+        statistics row as the last statement before commit, so no writer holds it while
+        it waits for a file lock (a deadlock between two syncs of one vault); the team's
+        vocabulary and the usage rows after commit, each in one sorted statement of its
+        own, so two writers never take those rows' locks in crossing orders.
+        """
+        outer = self._depth == 0
+        self._depth += 1
+        try:
+            with self.conn.transaction():
+                yield
+                if outer:
+                    self._flush_counts()
+        except BaseException:
+            if outer:
+                self._discard_deferred()
+            raise
+        finally:
+            self._depth -= 1
+        if outer:
+            self._flush_deferred()
+
+    def _discard_deferred(self) -> None:
+        self._delta = [0, 0]
+        self._new_words.clear()
+        self._new_hashes.clear()
+
+    def _flush_counts(self) -> None:
+        chunks, tokens = self._delta
+        self._delta = [0, 0]
+        if chunks or tokens:
+            self.conn.execute(
+                "INSERT INTO vault_stats(vault, chunks, tokens) VALUES (%s, %s, %s) "
+                "ON CONFLICT (vault) DO UPDATE SET chunks = vault_stats.chunks + excluded.chunks, "
+                "tokens = vault_stats.tokens + excluded.tokens",
+                (self.vault_name, chunks, tokens),
+            )
+
+    def _flush_deferred(self) -> None:
+        """The vocabulary (typo hints) and first-seen usage rows: losing them to a dropped
+        connection costs nothing the next sync or search does not restore."""
+        words_, hashes = sorted(self._new_words), sorted(self._new_hashes.items())
+        self._new_words.clear()
+        self._new_hashes.clear()
+        if words_:
+            self.conn.execute(
+                "INSERT INTO lexemes(word) SELECT w FROM unnest(%s::text[]) AS w ORDER BY 1 "
+                "ON CONFLICT DO NOTHING",
+                (words_,),
+            )
+        if hashes:
+            self.conn.execute(
+                "INSERT INTO usage(vault, hash, created_at, access_count) "
+                "SELECT %s, h, s, 0 FROM unnest(%s::text[], %s::text[]) AS x(h, s) ORDER BY 2 "
+                "ON CONFLICT DO NOTHING",
+                (self.vault_name, [h for h, _ in hashes], [t for _, t in hashes]),
+            )
 
     # -- model --------------------------------------------------------------------------
 
@@ -182,7 +243,19 @@ class PgStore:
         chunks: Sequence[Chunk],
         now: datetime,
     ) -> int:
-        """Swap a file's chunks (caller holds a transaction); returns cache hits."""
+        """Swap a file's chunks in one transaction (the caller's, if open); returns cache hits."""
+        with self.transaction():
+            return self._replace_file(path, size, mtime_ns, digest, chunks, now)
+
+    def _replace_file(
+        self,
+        path: str,
+        size: int,
+        mtime_ns: int,
+        digest: str,
+        chunks: Sequence[Chunk],
+        now: datetime,
+    ) -> int:
         me = self.vault_name
         self._lock_file(path)
         keys = [(c.line_start, c.hash) for c in chunks]
@@ -249,21 +322,10 @@ class PgStore:
                             hits += bool(embedded)
                     if not cur.nextset():
                         break
-        if vocabulary:
-            # Sorted, so concurrent writers take the rows' locks in one order.
-            self.conn.execute(
-                "INSERT INTO lexemes(word) SELECT w FROM unnest(%s::text[]) AS w ORDER BY 1 "
-                "ON CONFLICT DO NOTHING",
-                (sorted(vocabulary),),
-            )
+        self._new_words |= vocabulary
         stamp = clock.iso(now)
-        if chunks:
-            self.conn.execute(
-                "INSERT INTO usage(vault, hash, created_at, access_count) "
-                "SELECT %s, h, %s, 0 FROM unnest(%s::text[]) AS h ORDER BY 1 "
-                "ON CONFLICT DO NOTHING",
-                (me, stamp, sorted({c.hash for c in chunks})),
-            )
+        for chunk in chunks:
+            self._new_hashes.setdefault(chunk.hash, stamp)
         self.conn.execute(
             "INSERT INTO files(vault, path, size, mtime_ns, hash, indexed_at) "
             "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (vault, path) DO UPDATE SET "
@@ -277,6 +339,10 @@ class PgStore:
         return hits
 
     def remove_file(self, path: str) -> int:
+        with self.transaction():
+            return self._remove_file(path)
+
+    def _remove_file(self, path: str) -> int:
         self._lock_file(path)
         gone = self.conn.execute(
             "DELETE FROM chunks WHERE vault = %s AND path = %s RETURNING ntokens",
@@ -289,14 +355,10 @@ class PgStore:
         return len(gone)
 
     def _count(self, chunks: int, tokens: int) -> None:
-        """Keep the vault's row count and total length (BM25's N and mean length) current."""
-        if chunks or tokens:
-            self.conn.execute(
-                "INSERT INTO vault_stats(vault, chunks, tokens) VALUES (%s, %s, %s) "
-                "ON CONFLICT (vault) DO UPDATE SET chunks = vault_stats.chunks + excluded.chunks, "
-                "tokens = vault_stats.tokens + excluded.tokens",
-                (self.vault_name, chunks, tokens),
-            )
+        """The vault's row count and total length (BM25's N and mean length), applied
+        when the transaction ends."""
+        self._delta[0] += chunks
+        self._delta[1] += tokens
 
     # -- embeddings -------------------------------------------------------------------------
 
