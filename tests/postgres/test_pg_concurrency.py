@@ -86,3 +86,30 @@ def test_four_writers_at_once_leave_every_chunk_exactly_once(
     }
     assert counted["alice"] >= expected - 1
     assert per_vault == counted  # the BM25 statistics kept up with every writer
+
+
+def test_writers_of_different_vaults_never_wait_for_each_other(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While one vault's sync holds its transaction open, another vault's sync of files with
+    the same words (the shared vocabulary) and the same path commits without waiting."""
+    from memctl.index.chunker import chunk_markdown
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+    a = use_postgres(tmp_path / "a", "a", pg_url, monkeypatch)
+    b = use_postgres(tmp_path / "b", "b", pg_url, monkeypatch)
+    text = "# Notes\n\n## Same words\n\nshared vocabulary everywhere\n"
+    chunks = chunk_markdown(text, "memory/decisions.md")
+    with open_store(a) as first, open_store(b) as second:
+        second.conn.execute("SET lock_timeout = '3s'")  # a wait would fail, not hang
+        with first.transaction():
+            first.replace_file(
+                "memory/decisions.md", size=1, mtime_ns=1, digest="d", chunks=chunks, now=NOW
+            )
+            with second.transaction():
+                second.replace_file(
+                    "memory/decisions.md", size=1, mtime_ns=1, digest="d", chunks=chunks, now=NOW
+                )
+                second.remove_file("memory/other.md")
+        assert first.counts()["chunks"] == second.counts()["chunks"] == len(chunks)
