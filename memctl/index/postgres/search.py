@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 # FTS5's BM25 constants, so scores are on the SQLite backend's scale.
 K1 = 1.2
 B = 0.75
+RANK_PER_TERM = 300
 
 
 def scope_vaults(store: PgStore, scope: Sequence[str]) -> list[str] | None:
@@ -66,7 +67,7 @@ def candidate_lists(
     common_fraction: float,
 ) -> tuple[LexicalPlan, dict[str, dict[int, float]]]:
     vaults = scope_vaults(store, filters.scope)
-    if vaults is not None:
+    if vaults is not None and set(vaults) - {store.vault_name}:
         unknown = sorted(set(vaults) - set(store.vaults()) - {store.vault_name})
         if unknown:
             raise UsageError(f"no vault named {', '.join(unknown)} in the shared index")
@@ -208,13 +209,31 @@ def _fts_sql(
     phrase_words = [w for p in plan.phrases for w in words.tokens(p)]
     for word, count in counter.words(phrase_words).items():
         terms.append((word, False, _idf(rows, count)))
-    matched = (
-        f"SELECT c.id, c.words, c.ntokens FROM chunks AS c WHERE c.words @@ %s::tsquery AND {where}"
-    )
     if plan.all_common:
         # As with SQLite: ranking every row of words found everywhere costs too much
         # for a near-zero IDF; BM25 over the newest matches is enough.
-        matched += " ORDER BY c.id DESC LIMIT %s"
+        matched = (
+            "SELECT c.id, c.words, c.ntokens FROM chunks AS c WHERE c.words @@ %s::tsquery "
+            f"AND {where} ORDER BY c.id DESC LIMIT %s"
+        )
+        match_args: list[Any] = [tsq, *params, limit * 10]
+    else:
+        # Every row of a rare term is ranked; a term in more than RANK_PER_TERM rows adds
+        # only that many (unranked) rows. Below that this is exactly FTS5's BM25; above
+        # it, ranking every row of a common word costs ~0.1 ms a row in SQL, and its
+        # near-zero IDF rarely lifts such a row into the top of the fused list anyway.
+        pieces, match_args = [], []
+        for lexemes, count in _term_queries(plan, counter):
+            cap = "" if count <= RANK_PER_TERM else "LIMIT %s"
+            pieces.append(
+                f"(SELECT c.id FROM chunks AS c WHERE c.words @@ %s::tsquery AND {where} {cap})"
+            )
+            match_args += [lexemes, *params, *([RANK_PER_TERM] if cap else [])]
+        matched = (
+            "SELECT c.id, c.words, c.ntokens FROM chunks AS c WHERE c.id IN ("
+            + " UNION ".join(pieces)
+            + ")"
+        )
     sql = (
         "(SELECT 'fts', m.id, sum(t.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * m.ntokens / %s))), "
         f"NULL::text FROM ({matched}) AS m CROSS JOIN LATERAL ("
@@ -224,11 +243,17 @@ def _fts_sql(
         "ELSE u.lexeme = q.lexeme END GROUP BY q.lexeme, q.prefix, q.idf) AS t "
         "GROUP BY m.id ORDER BY 3 DESC, m.id LIMIT %s)"
     )
-    args: list[Any] = [K1 + 1, K1, B, B, max(mean_length, 1.0), tsq, *params]
-    if plan.all_common:
-        args.append(limit * 10)
+    args: list[Any] = [K1 + 1, K1, B, B, max(mean_length, 1.0), *match_args]
     args += [[t[0] for t in terms], [t[1] for t in terms], [t[2] for t in terms], limit]
     return sql, args
+
+
+def _term_queries(plan: LexicalPlan, counter: _Counter) -> list[tuple[str, int]]:
+    """(tsquery, rows matching it) for every form, prefix and phrase of the plan."""
+    out = [(words.tsquery([f]), n) for f, n in counter.words(list(plan.forms)).items()]
+    out += [(words.tsquery([], [p]), counter.prefix(p)) for p in plan.prefixes]
+    out += [(words.tsquery([], [], [p]), RANK_PER_TERM + 1) for p in plan.phrases]
+    return [(q, n) for q, n in out if q]
 
 
 def _like(word: str) -> str:
@@ -251,8 +276,10 @@ def _trigram_sql(
     args: list[Any] = []
     select = "SELECT '{}', c.id, 0::float8, c.text FROM chunks AS c WHERE "
     if len(coordinate) > 1:
-        parts.append(f"({select.format('all')} c.text ILIKE ALL(%s) AND {where} LIMIT %s)")
-        args += [[_like(w) for w in coordinate], *params, per_word]
+        # One ILIKE per word: the trigram index serves `ILIKE x AND ILIKE y`, not ALL(array).
+        every = " AND ".join("c.text ILIKE %s" for _ in coordinate)
+        parts.append(f"({select.format('all')} {every} AND {where} LIMIT %s)")
+        args += [*(_like(w) for w in coordinate), *params, per_word]
     for word in usable:
         parts.append(f"({select.format('one')} c.text ILIKE %s AND {where} LIMIT %s)")
         args += [_like(word), *params, per_word]

@@ -165,10 +165,19 @@ class PgStore:
 
     @property
     def model_id(self) -> str:
-        return self._meta("model_id") or ""
+        # Read once per store: a search asks for it every query, and a model switch
+        # (rare, team-wide) reaches long-lived readers when they reconnect.
+        if self._model is None:
+            self._model = (self._meta("model_id") or "", self._column_dim())
+        return self._model[0]
 
     @property
     def dim(self) -> int:
+        if self._model is None:
+            self._model = (self._meta("model_id") or "", self._column_dim())
+        return self._model[1]
+
+    def _column_dim(self) -> int:
         row = self.conn.execute(
             "SELECT atttypmod FROM pg_attribute WHERE attrelid = 'chunks'::regclass "
             "AND attname = 'embedding'"
@@ -178,6 +187,7 @@ class PgStore:
     def set_model(self, model_id: str, dim: int) -> bool:
         """The team's index holds one model's vectors: a switch drops every vault's vectors
         (their texts come back from each machine's cache or model on its next sync)."""
+        self._model = None  # re-read: another machine may have switched it
         current = self.model_id
         if current == model_id and dim == self.dim:
             return False
@@ -187,13 +197,10 @@ class PgStore:
                     "UPDATE chunks SET embedding = NULL, embedded = false WHERE embedded"
                 )
             if dim != self.dim:
+                # The HNSW index is rebuilt for the new dimension after the next sync.
                 self.conn.execute("DROP INDEX IF EXISTS chunks_embedding")
                 self.conn.execute(
                     f"ALTER TABLE chunks ALTER COLUMN embedding TYPE vector({int(dim)}) USING NULL"
-                )
-                self.conn.execute(
-                    "CREATE INDEX chunks_embedding ON chunks USING hnsw "
-                    "(embedding vector_cosine_ops)"
                 )
             self._set_meta("model_id", model_id)
         self._has_vectors = False
@@ -201,6 +208,8 @@ class PgStore:
         return bool(current)
 
     def mark_synced(self, now: datetime) -> None:
+        """Stamp the sync, and build any search index still missing (after a first load)."""
+        schema.build_search_indexes(self.conn)
         self.conn.execute(
             "INSERT INTO vault_stats(vault, last_sync) VALUES (%s, %s) "
             "ON CONFLICT (vault) DO UPDATE SET last_sync = excluded.last_sync",
@@ -377,9 +386,7 @@ class PgStore:
         """hash -> the cached vector of that text under the index's model (when it has one)."""
         if not hashes:
             return {}
-        if self._model is None:
-            self._model = (self.model_id, self.dim)
-        model, dim = self._model
+        model, dim = self.model_id, self.dim
         if not model:
             return {}
         import numpy as np
