@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from memctl.cli import app
 from memctl.cli._common import JSON_HELP, console, get_vault, print_json
+from memctl.cli.app import app
 from memctl.errors import UsageError
 
 db_app = typer.Typer(
