@@ -74,6 +74,7 @@ CREATE TABLE chunks(
   words tsvector NOT NULL, embedding vector({int(dim)}),
   UNIQUE (vault, path, line_start, hash));
 CREATE INDEX chunks_pending ON chunks (vault, id) WHERE NOT embedded;
+ALTER TABLE chunks ALTER COLUMN words SET STATISTICS 1000;
 CREATE INDEX chunks_date ON chunks (vault, date);
 CREATE TABLE lexemes(word text COLLATE "C" PRIMARY KEY);
 CREATE TABLE vault_stats(
@@ -131,6 +132,9 @@ def build_search_indexes(conn: psycopg.Connection[Any]) -> list[str]:
             conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
             conn.execute(SEARCH_INDEXES[name])
         conn.execute("RESET maintenance_work_mem")
+        # Word frequencies for the search planner (and memctl's common-word pruning)
+        # now, not whenever autovacuum gets to the freshly loaded table.
+        conn.execute("ANALYZE chunks")
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (_INDEX_LOCK,))
     return missing

@@ -53,6 +53,7 @@ class PgStore:
         self._cache: Any = None
         self._has_vectors = False
         self._model: tuple[str, int] | None = None  # (id, dim), read once per store
+        self._common: tuple[float, dict[str, float]] | None = None
         self._depth = 0
         self._delta = [0, 0]  # chunks and tokens added by the open transaction
         self._new_words: set[str] = set()
@@ -548,6 +549,20 @@ class PgStore:
             rows, tokens = int(row[0]), int(row[1])
             self._stats = (time.monotonic(), rows, tokens / rows if rows else 1.0)
         return self._stats[1], self._stats[2]
+
+    def common_words(self) -> dict[str, float]:
+        """lexeme -> fraction of rows holding it, for the commonest words (PostgreSQL's own
+        statistics of the tsvector column; refreshed by ANALYZE). Cached 10 minutes."""
+        if self._common is None or time.monotonic() - self._common[0] > 600:
+            row = self.conn.execute(
+                "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+                "WHERE tablename = 'chunks' AND attname = 'words'"
+            ).fetchone()
+            freqs: dict[str, float] = {}
+            if row and row[0]:
+                freqs = dict(zip(row[0], row[1], strict=False))
+            self._common = (time.monotonic(), freqs)
+        return self._common[1]
 
     def vaults(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT vault FROM vault_stats ORDER BY vault")]
