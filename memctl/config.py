@@ -86,6 +86,13 @@ class AgentSettings:
 
 
 @dataclass(frozen=True)
+class SecuritySettings:
+    # What `add`, `remember` and `update_core_memory` do with text that looks like a secret:
+    # "warn" (save it, say so) or "refuse" (save nothing). See docs/security.md.
+    secrets: str = "warn"
+
+
+@dataclass(frozen=True)
 class IndexSettings:
     # "sqlite" (one agent, a file in .memctl/) or "postgres" (a team's shared server).
     backend: str = "sqlite"
@@ -105,6 +112,7 @@ class Settings:
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
+    security: SecuritySettings = field(default_factory=SecuritySettings)
     index: IndexSettings = field(default_factory=IndexSettings)
 
 
@@ -156,6 +164,8 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
     if result.search.fusion not in ("weighted", "rrf"):
         raise UsageError(f'{CONFIG_FILE}: [search] fusion must be "weighted" or "rrf"')
     _check_index(result.index)
+    if result.security.secrets not in ("warn", "refuse"):
+        raise UsageError(f'{CONFIG_FILE}: [security] secrets must be "warn" or "refuse"')
     if result.hot.cap_lines < 1:
         raise UsageError(f"{CONFIG_FILE}: [hot] cap_lines must be at least 1")
     return result

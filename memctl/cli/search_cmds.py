@@ -138,7 +138,7 @@ def search(
     from dataclasses import replace
 
     from memctl.index.backend import parse_scope
-    from memctl.search.hybrid import Searcher
+    from memctl.search.warm import searcher_for
 
     vault = get_vault(ctx)
     filters = replace(_filters(tier, source, since, until), scope=parse_scope(vault, scope))
@@ -149,7 +149,7 @@ def search(
         return
     if query is None or not query.strip():
         raise UsageError("nothing to search for: give a QUERY (or --batch FILE)")
-    with Searcher(vault) as searcher:
+    with searcher_for(vault) as searcher:
         response = searcher.search(
             query, k=k, filters=filters, explain=explain, log=not no_log, mode=mode
         )
