@@ -159,6 +159,12 @@ def search(
         "--as-of",
         help="Search the vault as committed at this date (YYYY-MM-DD) or git revision.",
     ),
+    scope: str = typer.Option(
+        "own",
+        "--scope",
+        help="Shared (postgres) index only: own (default), team (every vault), "
+        "or vault names separated by commas.",
+    ),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Hybrid search of the vault (words, typos, meaning), freshest and most useful first.
@@ -171,10 +177,13 @@ def search(
               memctl search "rollout plan" --as-of 2026-10-01
               printf 'deploy\\nдеплой\\n' | memctl search --batch - --json
     """
+    from dataclasses import replace
+
+    from memctl.index.backend import parse_scope
     from memctl.search.warm import searcher_for
 
     vault = get_vault(ctx)
-    filters = _filters(tier, source, since, until, path)
+    filters = replace(_filters(tier, source, since, until, path), scope=parse_scope(vault, scope))
     if show_all and min_score is not None:
         raise UsageError("give either --all or --min-score, not both")
     floor = {"min_score": min_score, "use_floor": not show_all, "budget": budget}

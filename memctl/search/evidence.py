@@ -58,7 +58,12 @@ def weighted_terms(
 ) -> tuple[list[WeightedTerm], list[bool]]:
     """Each content word of the query with its IDF and a matcher for its forms, and
     whether the vault holds the word at all (a form, its stem, or its typo correction)."""
-    rows = max(row_count(conn), 1)
+    if conn is None:
+        # Another backend (PostgreSQL) computes its lists in SQL: the words weigh by what
+        # its plan counted, and no word is judged missing (the gate is not calibrated there).
+        rows = max(max(plan.doc_freqs.values(), default=0) * 10, 1000)
+    else:
+        rows = max(row_count(conn), 1)
     # One-character words ("x", "0", a Hebrew letter) match almost anything by accident.
     terms = tuple(t for t in query.content_terms if len(t.text) > 1) or query.content_terms
     forms = {
@@ -67,7 +72,7 @@ def weighted_terms(
     }
     missing = [f for fs in forms.values() for f in fs if f not in plan.doc_freqs]
     known = dict(plan.doc_freqs)
-    if missing:
+    if missing and conn is not None:
         known.update(doc_freqs(conn, missing, cap=plan.cap or None))
     out, present = [], []
     for term in terms:
@@ -77,7 +82,8 @@ def weighted_terms(
         )
         out.append(WeightedTerm(fl.idf(df, rows), lambda w, m=matcher: m.matches(w) is not None))
         present.append(
-            df > 0
+            conn is None
+            or df > 0
             or bool(term.stem and term.stem in plan.prefixes)
             or any(_substring_present(conn, f) for f in forms[term.text])
         )

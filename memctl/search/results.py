@@ -19,6 +19,7 @@ class SearchResult:
     date: str | None
     highlights: tuple[tuple[int, int], ...] = ()
     hash: str = ""
+    vault: str = ""  # the namespace (agent) it belongs to
     chunk_lines: tuple[int, int] = (0, 0)  # the matched chunk's own lines (not in the JSON)
     explain: dict[str, Any] | None = None
     evidence: float = 1.0  # what the relevance floor compares (memctl.search.floor)
@@ -39,6 +40,7 @@ class SearchResult:
             "date": self.date,
             "evidence": round(self.evidence, 4),
             "tokens": self.tokens,
+            "vault": self.vault,
         }
         if self.explain is not None:
             out["explain"] = self.explain

@@ -30,6 +30,7 @@ RESULT_KEYS = {
     "date",
     "evidence",
     "tokens",
+    "vault",  # the namespace: the vault folder's name unless [index] vault names it
 }
 
 
