@@ -49,8 +49,10 @@ def test_fixture_vault_ranks_alike_on_both_backends(
     with Searcher(indexed_fixture, fresh=False) as lite, Searcher(vault, fresh=False) as pg:
         for mode in ("hybrid", "bm25"):
             for text in queries:
-                a = lite.search(text, k=3, log=False, now=NOW, mode=mode).results
-                b = pg.search(text, k=3, log=False, now=NOW, mode=mode).results
+                # Ranking parity: the relevance floor's missing-words gate is SQLite-only
+                # (calibrated there), so the floor is off for this comparison.
+                a = lite.search(text, k=3, log=False, now=NOW, mode=mode, use_floor=False).results
+                b = pg.search(text, k=3, log=False, now=NOW, mode=mode, use_floor=False).results
                 assert [(r.path, r.line_start, r.line_end) for r in a] == [
                     (r.path, r.line_start, r.line_end) for r in b
                 ], (mode, text)
