@@ -103,10 +103,19 @@ def propose_hot_archive(
     vault: Vault, book: ProposalBook, uses: list[ChunkUse], now: datetime
 ) -> list[Proposal]:
     state = evidence.LifecycleState.load(vault)
-    lines = evidence.observe_core(vault, uses, now, state)
+    book.refresh("archive", hot_archive_proposals(vault, uses, now, state))
     state.save()
+    return book.of_kind("archive", ("proposed", "approved"))
+
+
+def hot_archive_proposals(
+    vault: Vault, uses: list[ChunkUse], now: datetime, state: evidence.LifecycleState
+) -> list[Proposal]:
+    """core.md lines unreferenced for the HOT age; carries `state`'s line history forward
+    (the caller saves it)."""
+    lines = evidence.observe_core(vault, uses, now, state)
     days = vault.settings.lifecycle.hot_unreferenced_days
-    fresh = [
+    return [
         Proposal(
             id=proposal_id("archive", evidence.line_key(line.text)),
             kind="archive",
@@ -128,8 +137,6 @@ def propose_hot_archive(
         )
         for line in hot_archive_candidates(lines, now, vault.settings.lifecycle)
     ]
-    book.refresh("archive", fresh)
-    return book.of_kind("archive", ("proposed", "approved"))
 
 
 def archive_core_lines(vault: Vault, book: ProposalBook, ids: list[str]) -> ApplyReport:
@@ -163,9 +170,15 @@ def archive_core_lines(vault: Vault, book: ProposalBook, ids: list[str]) -> Appl
 def propose_prunes(
     vault: Vault, book: ProposalBook, uses: list[ChunkUse], now: datetime
 ) -> list[Proposal]:
+    book.refresh("prune", prune_proposals(vault, uses, now))
+    return book.of_kind("prune", ("proposed", "approved"))
+
+
+def prune_proposals(vault: Vault, uses: list[ChunkUse], now: datetime) -> list[Proposal]:
+    """COLD chunks unread for the prune age (reads the archives; writes nothing)."""
     anchors = evidence.anchors_for_prune(vault, uses)
     days = vault.settings.lifecycle.prune_after_days
-    fresh = [
+    return [
         Proposal(
             id=proposal_id("prune", c.hash),
             kind="prune",
@@ -184,8 +197,6 @@ def propose_prunes(
         )
         for c in prune_candidates(uses, anchors, now, vault.settings.lifecycle)
     ]
-    book.refresh("prune", fresh)
-    return book.of_kind("prune", ("proposed", "approved"))
 
 
 def apply_prunes(vault: Vault, book: ProposalBook, ids: list[str] | None) -> ApplyReport:

@@ -1,9 +1,9 @@
 """The nightly job: sync, demote, propose (and review), lint, report, optionally commit.
 
-The markdown work (finishing interrupted moves, the lexical sync, moves, proposals, the
-commit) runs under the vault lock, so `add` and another `maintain` wait for it; the index
-sync inside takes the index lock as usual, so `watch` stays consistent. Embedding and LLM
-calls run outside the vault lock, and review verdicts are stored under it afterwards.
+Only the changes (finishing interrupted moves, the moves, storing proposals, the commit)
+run under the vault lock, so `add` waits for those alone; index syncs (under the index
+lock, so `watch` stays consistent), candidate rules, embedding and LLM calls run outside
+it, and review verdicts are stored under it afterwards.
 A second run right after the first changes nothing: moves are already made, proposals
 keep their ids and statuses (nothing is reviewed twice), unchanged state is not rewritten.
 """
@@ -21,16 +21,16 @@ from memctl.errors import MemctlError
 from memctl.lifecycle import evidence
 from memctl.lifecycle.demote import (
     apply_demotions,
+    hot_archive_proposals,
     plan_demotions,
-    propose_hot_archive,
-    propose_prunes,
+    prune_proposals,
 )
 from memctl.lifecycle.hot import line_count
 from memctl.lifecycle.lint import LintReport, lint
 from memctl.lifecycle.moves import Journal, finish_pending_moves
 from memctl.lifecycle.promote import (
     archivable_suggestions,
-    propose_promotions,
+    promotion_proposals,
     record_reviews,
     review_open,
 )
@@ -112,26 +112,38 @@ def maintain(
         report.notices.append(NO_KEY_NOTICE)
     if commit:
         require_git(vault)  # before any move, so a missing repository changes nothing
-    # The vault lock is held only for the markdown work; embedding and LLM calls (which
-    # can take minutes) run outside it, so `add` is never kept waiting by the network.
+    # The vault lock is held only while markdown or memctl's state changes: finishing
+    # interrupted moves, the moves, storing proposals, the commit. Index syncs, reading
+    # usage and working out candidates (seconds to minutes on a big archive) run outside
+    # it, so `add` and `remember` wait at most for the moves themselves. Moves re-read
+    # what they change under the lock (daily notes by file, decisions parsed afresh), so a
+    # plan made from a slightly older index never moves the wrong bytes.
     with vault.lock():
         touched = {p for i in Journal(vault).load() for p in (i["source"], i["destination"])}
         report.recovered = finish_pending_moves(vault)
-        _sync(vault, report, sync_index, False, now)
-        uses = evidence.load_chunk_uses(vault, now)
-        if not uses:
-            report.notices.append("the index is empty or missing: usage-based rules had no data")
+    _sync(vault, report, sync_index, False, now)
+    uses = evidence.load_chunk_uses(vault, now)
+    if not uses:
+        report.notices.append("the index is empty or missing: usage-based rules had no data")
+    with vault.lock():
         applied = apply_demotions(vault, plan_demotions(vault, uses, now))
-        report.moves = [m.to_dict() for m in applied.done]
-        report.skipped_moves = [f"{m.source}: {why}" for m, why in applied.skipped]
-        if applied.done and sync_index:
-            _sync(vault, report, True, False, now)
-            uses = evidence.load_chunk_uses(vault, now)
+    report.moves = [m.to_dict() for m in applied.done]
+    report.skipped_moves = [f"{m.source}: {why}" for m, why in applied.skipped]
+    if applied.done and sync_index:
+        _sync(vault, report, True, False, now)
+        uses = evidence.load_chunk_uses(vault, now)
+    state = evidence.LifecycleState.load(vault)
+    fresh = {
+        "promote": promotion_proposals(vault, uses, now),
+        "archive": hot_archive_proposals(vault, uses, now, state),
+        "prune": prune_proposals(vault, uses, now),
+    }
+    with vault.lock():
         book = ProposalBook(vault)
-        propose_promotions(vault, book, uses, now)
-        propose_hot_archive(vault, book, uses, now)
-        propose_prunes(vault, book, uses, now)
+        for kind, proposals in fresh.items():
+            book.refresh(kind, proposals)
         book.save()
+        state.save()
         to_review = book.of_kind("promote", ("proposed",))
         if commit:
             touched |= {p for m in applied.done for p in (m.source, m.destination)}
