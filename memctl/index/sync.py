@@ -28,6 +28,8 @@ from memctl import clock
 from memctl.errors import LockBusy
 from memctl.index.chunker import Chunk, chunk_markdown
 from memctl.index.store import INDEX_FILE, Store, index_path
+from memctl.leftovers import notice as leftover_notice
+from memctl.leftovers import remove_rebuild_files, remove_stale_temp_files
 from memctl.vault import Vault, tier_of
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -82,6 +84,11 @@ def sync(
     report = SyncReport(full=full)
     now = now or clock.now()
     with vault.lock("index", timeout=wait):
+        # What a killed run left: a rebuild file only this lock's holder could be writing;
+        # on --full, also the atomic-write copies under memory/ (if the vault lock is free).
+        leftovers = remove_rebuild_files(vault) + (remove_stale_temp_files(vault) if full else [])
+        if leftovers:
+            report.warnings.append(leftover_notice(leftovers))
         if full:
             _rebuild(vault, report, progress, now, embed=embed)
             report.seconds = round(time.perf_counter() - started, 3)

@@ -18,6 +18,8 @@ from typing import Any
 
 from memctl import clock
 from memctl.errors import MemctlError
+from memctl.leftovers import notice as leftover_notice
+from memctl.leftovers import remove_temp_files
 from memctl.lifecycle import evidence
 from memctl.lifecycle.demote import (
     apply_demotions,
@@ -121,6 +123,9 @@ def maintain(
     with vault.lock():
         touched = {p for i in Journal(vault).load() for p in (i["source"], i["destination"])}
         report.recovered = finish_pending_moves(vault)
+        leftovers = remove_temp_files(vault)
+    if leftovers:
+        report.notices.append(leftover_notice(leftovers))
     _sync(vault, report, sync_index, False, now)
     uses = evidence.load_chunk_uses(vault, now)
     if not uses:
