@@ -20,6 +20,7 @@ from memctl.lifecycle.moves import (
     MoveConflict,
     cut_block,
     find_block,
+    merge_file,
     move_block,
     move_file,
 )
@@ -79,7 +80,13 @@ def apply_demotions(vault: Vault, plan: DemotePlan) -> ApplyReport:
     for i, move in enumerate(plan.moves):
         try:
             if move.kind == "daily":
-                move_file(vault, move.source, move.destination)
+                try:
+                    move_file(vault, move.source, move.destination)
+                except MoveConflict:
+                    # A note written later for a day already archived (a backfill): its
+                    # text joins the archived note rather than being skipped every night.
+                    merge_file(vault, move.source, move.destination)
+                    move = Move("daily-merge", move.source, move.destination, move.what)
             else:
                 move_block(
                     vault,

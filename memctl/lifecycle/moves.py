@@ -184,13 +184,32 @@ def _complete(vault: Vault, intent: dict[str, Any]) -> str:
     in_src = src.exists() and find_block(read_text(src), block) is not None
     in_dst = dst.exists() and find_block(read_text(dst), block) is not None
     if not in_src:
+        _drop_if_blank(vault, intent)
         return "done" if in_dst else "gone"
     if not in_dst:
         update_file(dst, lambda before: append_to(before, block), create=intent["header"])
     _fault("written")
     update_file(src, lambda before: cut_block(before, block))
     _fault("removed")
+    _drop_if_blank(vault, intent)
     return "finished"
+
+
+def _drop_if_blank(vault: Vault, intent: dict[str, Any]) -> None:
+    """A merged daily note is deleted once its whole text is in the archive."""
+    src = vault.root / intent["source"]
+    if intent.get("kind") == "daily-merge" and src.exists() and not read_text(src).strip():
+        src.unlink()
+
+
+def merge_file(vault: Vault, source: str, destination: str) -> None:
+    """Append the whole of `source` to the existing `destination`, then delete `source`
+    (caller holds the lock): a journalled block move, so a crash ends with the text once."""
+    text = read_text(vault.root / source)
+    if not text.strip():
+        (vault.root / source).unlink()
+        return
+    move_block(vault, source, destination, text, header="", kind="daily-merge")
 
 
 def finish_pending_moves(vault: Vault) -> list[str]:
