@@ -35,6 +35,8 @@ from memctl.lifecycle.rules import (
 from memctl.notes import parse_decisions
 from memctl.vault import CORE, DECISIONS, Vault, read_text, update_file
 
+ARCHIVE_DECISIONS_HEADER = "# Archived decisions\n\n"
+
 
 @dataclass
 class DemotePlan:
@@ -72,12 +74,14 @@ def plan_demotions(vault: Vault, uses: list[ChunkUse], now: datetime) -> DemoteP
 class ApplyReport:
     done: list[Move] = field(default_factory=list)
     skipped: list[tuple[Move, str]] = field(default_factory=list)
+    blocks: list[str] = field(default_factory=list)  # per done move: the text moved ("" = file)
 
 
 def apply_demotions(vault: Vault, plan: DemotePlan) -> ApplyReport:
     """Perform the planned moves (caller holds the vault lock)."""
     report = ApplyReport()
     for i, move in enumerate(plan.moves):
+        block = plan.blocks.get(i, "")
         try:
             if move.kind == "daily":
                 try:
@@ -85,6 +89,7 @@ def apply_demotions(vault: Vault, plan: DemotePlan) -> ApplyReport:
                 except MoveConflict:
                     # A note written later for a day already archived (a backfill): its
                     # text joins the archived note rather than being skipped every night.
+                    block = read_text(vault.root / move.source)
                     merge_file(vault, move.source, move.destination)
                     move = Move("daily-merge", move.source, move.destination, move.what)
             else:
@@ -93,13 +98,14 @@ def apply_demotions(vault: Vault, plan: DemotePlan) -> ApplyReport:
                     move.source,
                     move.destination,
                     plan.blocks[i],
-                    header="# Archived decisions\n\n",
+                    header=ARCHIVE_DECISIONS_HEADER,
                     kind=move.kind,
                 )
         except MoveConflict as exc:
             report.skipped.append((move, str(exc)))
             continue
         report.done.append(move)
+        report.blocks.append(block)
     return report
 
 

@@ -10,18 +10,17 @@ keep their ids and statuses (nothing is reviewed twice), unchanged state is not 
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from memctl import clock
-from memctl.errors import MemctlError
 from memctl.leftovers import notice as leftover_notice
 from memctl.leftovers import remove_temp_files
 from memctl.lifecycle import evidence
+from memctl.lifecycle.commit import Change, commit_changes, require_git
 from memctl.lifecycle.demote import (
+    ARCHIVE_DECISIONS_HEADER,
     apply_demotions,
     hot_archive_proposals,
     plan_demotions,
@@ -121,7 +120,7 @@ def maintain(
     # what they change under the lock (daily notes by file, decisions parsed afresh), so a
     # plan made from a slightly older index never moves the wrong bytes.
     with vault.lock():
-        touched = {p for i in Journal(vault).load() for p in (i["source"], i["destination"])}
+        interrupted = Journal(vault).load()
         report.recovered = finish_pending_moves(vault)
         leftovers = remove_temp_files(vault)
     if leftovers:
@@ -132,8 +131,32 @@ def maintain(
         report.notices.append("the index is empty or missing: usage-based rules had no data")
     with vault.lock():
         applied = apply_demotions(vault, plan_demotions(vault, uses, now))
-    report.moves = [m.to_dict() for m in applied.done]
-    report.skipped_moves = [f"{m.source}: {why}" for m, why in applied.skipped]
+        report.moves = [m.to_dict() for m in applied.done]
+        report.skipped_moves = [f"{m.source}: {why}" for m, why in applied.skipped]
+        if commit:
+            # In the same hold of the lock as the moves: what is committed is what moved.
+            changes = [
+                Change(
+                    i["source"],
+                    i["destination"],
+                    i["block"],
+                    i.get("header", ""),
+                    whole_source=i.get("kind") == "daily-merge",
+                )
+                for i in interrupted
+            ] + [
+                Change(
+                    m.source,
+                    m.destination,
+                    block,
+                    _HEADERS.get(m.kind, ""),
+                    whole_source=m.kind == "daily-merge",
+                )
+                for m, block in zip(applied.done, applied.blocks, strict=True)
+            ]
+            report.commit = commit_changes(
+                vault, changes, _commit_message(report), _record_message(report)
+            )
     if applied.done and sync_index:
         _sync(vault, report, True, False, now)
         uses = evidence.load_chunk_uses(vault, now)
@@ -150,9 +173,6 @@ def maintain(
         book.save()
         state.save()
         to_review = book.of_kind("promote", ("proposed",))
-        if commit:
-            touched |= {p for m in applied.done for p in (m.source, m.destination)}
-            report.commit = commit_vault(vault, _commit_message(report), sorted(touched))
     if sync_index and embed:
         # Moved text keeps its hash, so its vectors come from the embedding cache.
         _sync(vault, report, True, True, now)
@@ -203,6 +223,16 @@ def tier_counts(vault: Vault) -> dict[str, Any]:
     return counts
 
 
+_HEADERS = {"decision": ARCHIVE_DECISIONS_HEADER}
+
+
+def _record_message(report: MaintainReport) -> str:
+    return (
+        f"memctl maintain {report.now[:10]}: notes as written, before archiving them\n\n"
+        "Never committed before; recorded so that reverting the next commit puts them back."
+    )
+
+
 def _commit_message(report: MaintainReport) -> str:
     kinds: dict[str, int] = {}
     for move in report.moves:
@@ -222,39 +252,3 @@ def _commit_message(report: MaintainReport) -> str:
         + "\n".join(f"- {note}" for note in report.recovered)
     )
     return title + ("\n\n" + body.strip() if body.strip() else "")
-
-
-def _git(vault: Vault, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=vault.root, capture_output=True, text=True)
-
-
-def require_git(vault: Vault) -> None:
-    if (
-        shutil.which("git") is None
-        or _git(vault, "rev-parse", "--is-inside-work-tree").returncode != 0
-    ):
-        raise MemctlError(
-            f"--commit: {vault.root} is not in a git repository (git init it, or drop --commit)"
-        )
-
-
-def commit_vault(vault: Vault, message: str, paths: list[str]) -> str | None:
-    """One commit of the files this run changed (only those: a person's other uncommitted
-    edits stay theirs); None when nothing changed."""
-    require_git(vault)
-    if not paths or not _git(vault, "status", "--porcelain", "--", *paths).stdout.strip():
-        return None
-    identity = (
-        []
-        if _git(vault, "config", "user.email").stdout.strip()
-        else ["-c", "user.name=memctl", "-c", "user.email=memctl@localhost"]
-    )
-    for step in (
-        ["add", "-A", "--", *paths],
-        [*identity, "commit", "-q", "-m", message, "--", *paths],
-    ):
-        done = _git(vault, *step)
-        if done.returncode != 0:
-            detail = (done.stderr or done.stdout).strip().splitlines()
-            raise MemctlError(f"git {step[0]} failed: {detail[-1] if detail else '?'}")
-    return _git(vault, "rev-parse", "--short", "HEAD").stdout.strip()
