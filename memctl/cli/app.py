@@ -61,6 +61,12 @@ class MemctlGroup(TyperGroup):
             # and `show()` and must print as usage errors, not internal ones.
             if hasattr(exc, "show") and hasattr(exc, "exit_code"):
                 raise
+            from memctl.index.damage import REBUILD_HINT, is_damage
+
+            if is_damage(exc):
+                # Damage SQLite found past the checks on open (a page deep in the file).
+                err(f"memctl: error: the index is damaged ({exc}): {REBUILD_HINT}")
+                raise typer.Exit(1) from None
             if isinstance(exc, OSError):
                 # Disk full, permission denied...: say which file, never a traceback.
                 where = f" ({exc.filename})" if exc.filename else ""
