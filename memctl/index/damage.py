@@ -46,6 +46,17 @@ def is_damage(exc: BaseException) -> bool:
     )
 
 
+def is_read_only(exc: BaseException) -> bool:
+    """SQLite unable to write (or create) a database file: a read-only file or folder."""
+    error = getattr(sqlite_module(), "OperationalError", None)
+    text = str(exc).lower()
+    return (
+        error is not None
+        and isinstance(exc, error)
+        and ("readonly database" in text or "unable to open database file" in text)
+    )
+
+
 def damage_hint(vault: Vault, exc: BaseException) -> str:
     return f"the index under {vault.state_dir} is damaged ({exc}): {REBUILD_HINT}"
 
