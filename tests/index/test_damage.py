@@ -57,7 +57,9 @@ def invoke(runner: CliRunner, vault: Vault, args: list[str]) -> tuple[int, str]:
 
         thread = threading.Thread(target=run)
         thread.start()
-        ready.wait(20)
+        for _ in range(400):  # until it serves, or it stopped with an error
+            if ready.wait(0.05) or not thread.is_alive():
+                break
         stop.set()
         thread.join(20)
         exc = outcome[0]
