@@ -87,6 +87,13 @@ class AgentSettings:
 
 
 @dataclass(frozen=True)
+class SecuritySettings:
+    # What `add`, `remember` and `update_core_memory` do with text that looks like a secret:
+    # "warn" (save it, say so) or "refuse" (save nothing). See docs/security.md.
+    secrets: str = "warn"
+
+
+@dataclass(frozen=True)
 class Settings:
     hot: HotSettings = field(default_factory=HotSettings)
     warm: WarmSettings = field(default_factory=WarmSettings)
@@ -95,6 +102,7 @@ class Settings:
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
+    security: SecuritySettings = field(default_factory=SecuritySettings)
 
 
 # The valid range of every numeric setting, inclusive, checked in one place
@@ -205,6 +213,8 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
     result = replace(settings, **updates)
     if result.search.fusion not in ("weighted", "rrf"):
         raise UsageError(f'{CONFIG_FILE}: [search] fusion must be "weighted" or "rrf"')
+    if result.security.secrets not in ("warn", "refuse"):
+        raise UsageError(f'{CONFIG_FILE}: [security] secrets must be "warn" or "refuse"')
     _check_ranges(result)
     return result
 

@@ -41,6 +41,18 @@ def test_maintain_removes_temp_copies_a_killed_write_left(vault: Vault) -> None:
     assert any("left by an interrupted write" in n for n in report.notices)
 
 
+def test_maintain_puts_back_a_note_a_crash_left_aside(vault: Vault) -> None:
+    note = vault.root / "memory/daily/2026-03-04.md"
+    aside = vault.root / "memory/daily/.2026-03-04.md.memctl-aside"
+    aside.write_text("# 2026-03-04\n\n- 09:00 kept\n", encoding="utf-8")
+    maintain(vault, embed=False)
+    assert not aside.exists()
+    assert "- 09:00 kept" in (note.read_text(encoding="utf-8") if note.exists() else "") or (
+        "- 09:00 kept"
+        in (vault.root / "memory/archive/daily/2026-03-04.md").read_text(encoding="utf-8")
+    )
+
+
 def test_index_full_removes_a_killed_rebuild(vault: Vault, runner: CliRunner) -> None:
     planted = _plant(vault)
     result = runner.invoke(app, ["--vault", str(vault.root), "index", "--full", "--no-embed"])

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
+from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json, write_text
 from memctl.cli.app import app
 from memctl.config import Settings
 from memctl.errors import UsageError, VaultNotFound
@@ -86,7 +86,7 @@ def context(
     if json_out:
         print_json({"text": result.text(), **result.summary()})
         return
-    sys.stdout.write(result.text())
+    write_text(result.text())
     err(
         f"memctl: {result.tokens} of {result.budget} tokens (estimated), {len(result.dropped)} block(s) dropped"
     )

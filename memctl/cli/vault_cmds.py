@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from memctl import memory
 from memctl.cli._common import (
@@ -131,7 +132,7 @@ def status(
     table.add_column("tier")
     table.add_column("holds")
     table.add_column("notes")
-    cap_note = "[red]over cap[/red]" if hot["over_cap"] else "within cap"
+    cap_note = Text("over cap", style="red") if hot["over_cap"] else "within cap"
     table.add_row("HOT", f"{hot['path']}: {hot['lines']}/{hot['cap']} lines", cap_note)
     table.add_row(
         "WARM",

@@ -20,7 +20,7 @@ from memctl import clock
 from memctl.lifecycle.hot import content_lines
 from memctl.lifecycle.rules import ChunkUse, CoreLine, DailyFacts
 from memctl.notes import parse_iso_date
-from memctl.vault import CORE, Vault, atomic_write_text, read_text
+from memctl.vault import CORE, Vault, atomic_write_text, read_exact
 
 STATE_FILE = "lifecycle.json"
 
@@ -159,7 +159,7 @@ def observe_core(
     vault: Vault, uses: list[ChunkUse], now: datetime, state: LifecycleState
 ) -> list[CoreLine]:
     """core.md content lines with first-seen and last-referenced stamps, carried forward."""
-    text = read_text(vault.core_path)
+    text = vault.read_memory(vault.core_path) or ""
     ranges = last_reference_by_range(uses, CORE)
     seen_now: dict[str, dict[str, Any]] = {}
     lines = []
@@ -205,7 +205,7 @@ def anchors_for_prune(vault: Vault, uses: list[ChunkUse]) -> dict[str, datetime]
             continue
         stamp = mtime(path)
         # A monthly roll-up: the day of the packed note, not the roll-up's own mtime.
-        markers = note_days(read_text(path)) if any(u.date is None for u in chunks) else []
+        markers = note_days(read_exact(path)) if any(u.date is None for u in chunks) else []
         starts = [line for line, _ in markers]
         for u in chunks:
             day = u.date

@@ -37,8 +37,8 @@ def test_prune_anchors_read_each_archive_once_and_date_each_packed_note(
     cold = [u for u in uses if u.tier == "cold"]
     assert len(cold) > 50
     reads: list[str] = []
-    real = evidence.read_text
-    monkeypatch.setattr(evidence, "read_text", lambda p: reads.append(str(p)) or real(p))
+    real = evidence.read_exact
+    monkeypatch.setattr(evidence, "read_exact", lambda p: reads.append(str(p)) or real(p))
     anchors = evidence.anchors_for_prune(vault, uses)
     assert len(reads) == 1
     days = {anchors[u.hash].date().isoformat() for u in cold if "заметка" in u.text}
