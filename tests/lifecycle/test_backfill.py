@@ -63,3 +63,34 @@ def test_a_merge_killed_at_any_step_ends_with_the_text_once(
     archive = (vault.root / "memory/archive/daily/2026-09-01.md").read_text(encoding="utf-8")
     assert archive.count("забыл записать") == 1 and archive.count("released v0.9") == 1
     assert not (vault.root / "memory/daily/2026-09-01.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("source", "destination"),
+    [
+        ("memory/daily/2026-09-01.md", "memory/archive/daily/2026-09-02.md"),
+        ("memory/decisions.md", "memory/archive/daily/2026-09-01.md"),
+        ("memory/daily/2026-09-01.md", "memory/core.md"),
+        ("memory/daily/notes.md", "memory/archive/daily/notes.md"),
+    ],
+)
+def test_the_journal_refuses_a_merge_route_memctl_never_makes(
+    vault: Vault, source: str, destination: str
+) -> None:
+    import json
+
+    from memctl.errors import UsageError
+    from memctl.lifecycle.moves import Journal, _intent_id
+
+    block = "- 17:00 text"
+    intent = {
+        "id": _intent_id(source, block),
+        "kind": "daily-merge",
+        "source": source,
+        "destination": destination,
+        "block": block,
+        "header": "",
+    }
+    (vault.state_dir / "moves.json").write_text(json.dumps({"pending": [intent]}))
+    with pytest.raises(UsageError, match="not a route memctl uses"):
+        Journal(vault).load()
