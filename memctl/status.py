@@ -37,9 +37,12 @@ def vault_status(vault: Vault) -> dict[str, Any]:
 
 
 def full_status(vault: Vault) -> dict[str, Any]:
-    """Vault metrics plus the index's own (chunks per tier, freshness, pending embeddings)."""
+    """Vault metrics plus the index's own (chunks per tier, freshness, pending embeddings)
+    and whether a resident process (`memctl serve`) serves the vault."""
     from memctl.index.status import index_status
+    from memctl.resident.presence import resident_status
 
     report = vault_status(vault)
     report["index"] = index_status(vault)
+    report["resident"] = resident_status(vault)
     return report

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -55,14 +56,40 @@ class SafeConsole(Console):
         super().rule(_safe(title), **kwargs)
 
 
-console = SafeConsole(highlight=False, soft_wrap=True, markup=False)
-err_console = SafeConsole(stderr=True, highlight=False, soft_wrap=True, markup=False)
-
-
 def write_text(text: str) -> None:
     """Raw text meant for a program (a prompt, a pipe): exact, unless stdout is a terminal."""
     sys.stdout.write(terminal_safe(text) if sys.stdout.isatty() else text)
 
+
+CONSOLE_OPTIONS: dict[str, Any] = {"highlight": False, "soft_wrap": True, "markup": False}
+# Inside the resident process each request renders for its client's terminal: the
+# request sets these consoles (see memctl.resident.capture); elsewhere they stay unset.
+request_consoles: ContextVar[tuple[Console, Console] | None] = ContextVar(
+    "memctl_request_consoles", default=None
+)
+
+
+class _ConsoleSlot:
+    """stdout's or stderr's Console for the command being run (see request_consoles)."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._own: Console | None = None
+
+    def current(self) -> Console:
+        consoles = request_consoles.get()
+        if consoles is not None:
+            return consoles[self._stderr]
+        if self._own is None:
+            self._own = SafeConsole(stderr=self._stderr, **CONSOLE_OPTIONS)
+        return self._own
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.current(), name)
+
+
+console: Any = _ConsoleSlot(stderr=False)
+err_console: Any = _ConsoleSlot(stderr=True)
 
 JSON_HELP = "Print JSON only on stdout (notices go to stderr)."
 

@@ -118,7 +118,7 @@ def status(
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Per-tier metrics: HOT lines vs cap, WARM files and decisions, COLD files and chunks,
-    index freshness and pending embeddings.
+    index freshness and pending embeddings, and whether a resident process serves the vault.
 
     Example: memctl status --json
     """
@@ -153,3 +153,12 @@ def status(
             f"index: {index['chunks']} chunks, {index['stale_files']} files changed since last sync, "
             f"{index['pending_embeddings']} pending embeddings, model {index['model']}"
         )
+    resident = report["resident"]
+    if resident["running"]:
+        console.print(
+            f"resident process: pid {resident['pid']} (memctl {resident['memctl']}) "
+            f"serves this vault on {resident['address']}"
+        )
+    else:
+        stale = " (a stale socket was removed)" if resident.get("stale_removed") else ""
+        console.print(f"resident process: none (`memctl serve` starts one){stale}")
