@@ -26,6 +26,7 @@ from typing import Any
 
 from memctl import clock
 from memctl.errors import LockBusy
+from memctl.index.backend import IndexBackend, backend_of, open_store
 from memctl.index.chunker import Chunk, chunk_markdown
 from memctl.index.damage import file_damage, is_damage, set_state_aside
 from memctl.index.store import INDEX_FILE, STATE_FILE, Store, index_path
@@ -90,16 +91,20 @@ def sync(
         leftovers = remove_rebuild_files(vault) + (remove_stale_temp_files(vault) if full else [])
         if leftovers:
             report.warnings.append(leftover_notice(leftovers))
-        if full:
+        if full and backend_of(vault) == "sqlite":
             _rebuild(vault, report, progress, now, embed=embed)
             report.seconds = round(time.perf_counter() - started, 3)
             return report
-        with Store.open(vault) as store:
+        with open_store(vault) as store:
+            if full:
+                # A shared index is rebuilt in place: every file is re-read and its
+                # chunks replaced batch by batch, so the team never searches an empty one.
+                store.forget_file_stats()  # type: ignore[attr-defined]
             _sync_lexical(vault, store, report, progress, now)
     if embed:
-        with Store.open(vault) as store:
+        with open_store(vault) as store:
             _embed_pending(vault, store, report, progress)
-    with Store.open(vault) as store:
+    with open_store(vault) as store:
         report.pending_embeddings = store.pending_count()
         report.model = store.model_id
     report.seconds = round(time.perf_counter() - started, 3)
@@ -119,7 +124,7 @@ def embed_pending(
     """
     started = time.perf_counter()
     report = SyncReport()
-    with Store.open(vault) as store:
+    with open_store(vault) as store:
         _embed_pending(vault, store, report, progress, stop=stop)
         report.pending_embeddings = store.pending_count()
         report.chunks_total = store.counts()["chunks"]
@@ -137,7 +142,7 @@ def ensure_fresh(vault: Vault, *, now: datetime | None = None) -> SyncReport:
     started = time.perf_counter()
     report = SyncReport()
     try:
-        with vault.lock("index", timeout=0), Store.open(vault) as store:
+        with vault.lock("index", timeout=0), open_store(vault) as store:
             _sync_lexical(vault, store, report, None, now or clock.now(), stamp=False)
             report.pending_embeddings = store.pending_count()
             report.model = store.model_id
@@ -152,7 +157,7 @@ def ensure_fresh(vault: Vault, *, now: datetime | None = None) -> SyncReport:
 
 def _sync_lexical(
     vault: Vault,
-    store: Store,
+    store: IndexBackend,
     report: SyncReport,
     progress: Progress | None,
     now: datetime,
@@ -204,7 +209,7 @@ def _sync_lexical(
 
 
 def _write_batch(
-    store: Store,
+    store: IndexBackend,
     batch: list[_Read],
     touched: list[tuple[str, int, int]],
     report: SyncReport,
@@ -287,7 +292,7 @@ def _read_file(
 
 def _embed_pending(
     vault: Vault,
-    store: Store,
+    store: IndexBackend,
     report: SyncReport,
     progress: Progress | None,
     *,
