@@ -131,6 +131,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("warm", "daily_days"): (0, 3650),  # 0: no daily note auto-loaded
     ("warm", "decisions"): (0, 100_000),
     ("embed", "batch_size"): (1, 4096),
+    ("embed", "search_embed_seconds"): (0, 60),
     ("embed", "max_file_bytes"): (1_000, BIG),
     ("search", "candidates"): (1, 10_000),
     ("search", "weight_fts"): (0.0, 1_000.0),
