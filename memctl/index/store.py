@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from memctl import clock
 from memctl.index import usage
 from memctl.index.chunker import Chunk
+from memctl.index.embed.registry import canonical
 from memctl.index.usage import ChunkRecord
 from memctl.sqlite import connect
 from memctl.vault import Vault
@@ -118,7 +119,7 @@ class Store:
         conn.execute("PRAGMA state.synchronous=NORMAL")
         store = cls(conn, path)
         try:
-            store._ensure_schema(model_id or vault.settings.embed.model, dim)
+            store._ensure_schema(model_id or canonical(vault.settings.embed.model), dim)
         except BaseException:
             conn.close()
             raise

@@ -10,12 +10,12 @@ believes); COLD is history, where a changed mind is expected.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from memctl import statements
 from memctl.lifecycle.hot import content_lines, line_count, missing_sections
 from memctl.lifecycle.secrets import find_secrets
 from memctl.llm import LLM, LLMError
@@ -69,11 +69,7 @@ class Unit:
     norm: str  # casefolded, bullet and time stamp stripped
 
 
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\s+)?")
-
-
-def normalise(line: str) -> str:
-    return " ".join(_BULLET.sub("", line).casefold().split())
+normalise = statements.normalise_line
 
 
 def units_of(path: str, text: str) -> list[Unit]:
@@ -199,24 +195,21 @@ def near_duplicates(units: list[Unit], ratio: float) -> list[tuple[Unit, Unit, f
     return pairs
 
 
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|don't|doesn't|isn't|aren't|won't|can't|cannot|shouldn't|mustn't)\b|"
-    r"(?<!\w)(?:не|нет|никогда|нельзя|לא|אל|אין|אסור|אף\s?פעם)(?!\w)",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-
-
 def likely_contradictions(units: list[Unit]) -> list[tuple[Unit, Unit, str]]:
-    """Same statement with opposite polarity, or with a different number (HOT and WARM only)."""
+    """Same statement with opposite polarity, or with a different number (HOT and WARM only).
+
+    The decision is memctl.statements', which search also uses to rank the newer of two
+    conflicting memories first; rapidfuzz only narrows the pairs worth asking about.
+    """
     import numpy as np  # lazily: keeps CLI start-up fast
 
     current = [u for u in units if u.tier in ("hot", "warm")]
     if len(current) < 2:
         return []
-    stripped = [" ".join(_NEGATION.sub(" ", u.norm).split()) for u in current]
-    negated = [bool(_NEGATION.search(u.norm)) for u in current]
-    no_digits = [_NUMBER.sub("#", s) for s in stripped]
+    no_digits = [
+        statements.NUMBER.sub("#", " ".join(statements.NEGATION.sub(" ", u.norm).split()))
+        for u in current
+    ]
     found = []
     scores = process.cdist(
         no_digits, no_digits, scorer=fuzz.ratio, score_cutoff=85, dtype=np.uint8, workers=1
@@ -224,12 +217,9 @@ def likely_contradictions(units: list[Unit]) -> list[tuple[Unit, Unit, str]]:
     for i, j in zip(*np.nonzero(scores), strict=True):
         if j <= i or current[i].norm == current[j].norm:
             continue
-        if negated[i] != negated[j] and fuzz.ratio(stripped[i], stripped[j]) >= 85:
-            found.append((current[i], current[j], "one says the opposite of the other"))
-        elif (
-            negated[i] == negated[j] and no_digits[i] == no_digits[j] and stripped[i] != stripped[j]
-        ):
-            found.append((current[i], current[j], "same statement, different numbers"))
+        reason = statements.polarity_or_number_conflict(current[i].norm, current[j].norm)
+        if reason:
+            found.append((current[i], current[j], reason))
     return found
 
 

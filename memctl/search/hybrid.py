@@ -12,10 +12,11 @@ from typing import Any
 
 from memctl import clock
 from memctl.errors import UsageError
+from memctl.index.embed.registry import canonical
 from memctl.index.store import Store
 from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
-from memctl.search import vectors, vocab
+from memctl.search import supersession, vectors, vocab
 from memctl.search.candidates import Filters
 from memctl.search.query import Query, parse_query
 from memctl.search.results import SearchResponse, SearchResult
@@ -149,7 +150,12 @@ class Searcher:
         if "trigram" in lists_wanted:
             lists["trigram"] = cand.trigram_candidates(conn, parsed, plan, filters, limit)
         if "vector" in lists_wanted:
-            if self._has_vectors():
+            if other := self._other_model():
+                notices.append(
+                    f"the index holds vectors of {other}, not of the configured model: "
+                    "answered from keyword search only until `memctl index` re-embeds"
+                )
+            elif self._has_vectors():
                 qvec = vector if vector is not None else self._embed(query)
                 lists["vector"] = self._vector_candidates(qvec, filters, limit)
             else:
@@ -200,6 +206,7 @@ class Searcher:
                     "access_count": record.access_count,
                     "final": round(score, 6),
                 }
+        scored = self._settle(scored, boosted, records, now, detail)
         ranked = sorted(scored, key=lambda i: (-scored[i], i))
         snippets: dict[int, Snippet] = {}
         pool = ranked[: k * 4]
@@ -301,6 +308,35 @@ class Searcher:
         elif self.fresh:
             self._vocab.refresh(self.store.conn)
         return self._vocab
+
+    def _settle(
+        self,
+        scored: dict[int, float],
+        relevance: dict[int, float],
+        records: dict[int, ChunkRecord],
+        now: datetime,
+        detail: dict[int, dict[str, Any]],
+    ) -> dict[int, float]:
+        """COLD under an as-relevant WARM, and the newer of two conflicting facts first."""
+        items = {
+            cid: supersession.Item(r.tier, r.source, _day(r.date), r.text)
+            for cid, r in records.items()
+            if cid in scored
+        }
+        settled = supersession.cold_under_warm(scored, relevance, items)
+        settled, superseded = supersession.newer_first(settled, items, now.date())
+        for cid, by in superseded.items():
+            if cid in detail:
+                detail[cid]["superseded_by"] = f"{records[by].path}:{records[by].line_start}"
+        for cid in detail:
+            detail[cid]["final"] = round(settled[cid], 6)
+        return settled
+
+    def _other_model(self) -> str | None:
+        # Vectors of another model than the configured one (the setting or the default
+        # changed; `memctl index` re-embeds) must never meet this model's query vector.
+        wanted = canonical(self.vault.settings.embed.model)
+        return self.store.model_id if self.store.model_id != wanted else None
 
     def _has_vectors(self) -> bool:
         # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.
