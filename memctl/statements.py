@@ -26,11 +26,23 @@ NEGATION = re.compile(
     r"(?<!\w)(?:не|нет|никогда|нельзя|לא|אל|אין|אסור|אף\s?פעם)(?!\w)",
     re.IGNORECASE,
 )
+_NEGATION_WORDS = frozenset("not no never cannot нет не никогда нельзя לא אל אין אסור".split())
+
+
+def is_negated(text: str) -> bool:
+    """NEGATION.search(text), ~20x cheaper: a set lookup of the words, no regex alternation."""
+    lowered = text.casefold()
+    if "n't" in lowered or "n’t" in lowered or "אף פעם" in lowered or "אףפעם" in lowered:
+        return True
+    return not _NEGATION_WORDS.isdisjoint(_WORD.findall(lowered))
+
+
 NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 # A value: a token holding a digit (8080, v2.1, 10.0.0.5, pg16, 2026-11-20 is a date, not one).
 _VALUE = re.compile(r"(?<![\w.])(?:[^\W\d_]*\d[\w.:/-]*)(?![\w])", re.UNICODE)
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$|^\d{1,2}:\d{2}$")
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_DIGIT = re.compile(r"\d")
 _HEBREW_PREFIX = "והבכלמש"
 _RUSSIAN_ENDINGS = "аеёиоуыэюяйь"
 _STOP = frozenset(
@@ -71,14 +83,18 @@ def _stem(word: str) -> str:
 
 
 def parse(text: str) -> Statement:
-    values = frozenset(
-        v.casefold().rstrip(".:/-")
-        for v in _VALUE.findall(text)
-        if not _DATE.match(v.rstrip(".:/-"))
-    )
-    plain = _VALUE.sub(" ", text)
-    negated = bool(NEGATION.search(plain))
-    plain = NEGATION.sub(" ", plain)
+    values: frozenset[str] = frozenset()
+    plain = text
+    if _DIGIT.search(text):  # most lines hold no digit: skip the value pattern
+        values = frozenset(
+            v.casefold().rstrip(".:/-")
+            for v in _VALUE.findall(text)
+            if not _DATE.match(v.rstrip(".:/-"))
+        )
+        plain = _VALUE.sub(" ", text)
+    negated = is_negated(plain)
+    if negated:
+        plain = NEGATION.sub(" ", plain)
     subject = frozenset(
         _stem(w) for w in _WORD.findall(plain) if w.casefold() not in _STOP and len(w) > 1
     )
@@ -112,18 +128,48 @@ def normalise_line(line: str) -> str:
     return " ".join(_BULLET.sub("", line).casefold().split())
 
 
-def lines_conflict(a_text: str, b_text: str, max_lines: int = 12) -> str | None:
-    """The first conflict between a line of `a_text` and a line of `b_text`, or None."""
-    a_lines = _statement_lines(a_text)[:max_lines]
-    b_lines = _statement_lines(b_text)[:max_lines]
-    a_parsed = [parse(line) for line in a_lines]
-    b_parsed = [parse(line) for line in b_lines]
-    for la, sa in zip(a_lines, a_parsed, strict=True):
-        for lb, sb in zip(b_lines, b_parsed, strict=True):
-            reason = conflict(sa, sb) or polarity_or_number_conflict(la, lb)
+class Line:
+    """One statement line of a chunk; its subject words are parsed only when a check needs them."""
+
+    __slots__ = ("_statement", "has_value", "negated", "norm")
+
+    def __init__(self, norm: str) -> None:
+        self.norm = norm
+        self.has_value = bool(_DIGIT.search(norm))
+        self.negated = is_negated(norm)
+        self._statement: Statement | None = None
+
+    @property
+    def statement(self) -> Statement:
+        if self._statement is None:
+            self._statement = parse(self.norm)
+        return self._statement
+
+
+def parse_lines(text: str, max_lines: int = 12) -> list[Line]:
+    """The statement lines of a chunk (headings and empty lines left out)."""
+    return [Line(line) for line in _statement_lines(text)[:max_lines]]
+
+
+def first_conflict(a: list[Line], b: list[Line]) -> str | None:
+    """The first conflict between a line of `a` and a line of `b`, or None."""
+    for la in a:
+        for lb in b:
+            # Both checks need values on both sides, or exactly one side negated.
+            if not ((la.has_value and lb.has_value) or la.negated != lb.negated):
+                continue
+            sa, sb = la.statement, lb.statement
+            if _overlap(sa.subject, sb.subject) < 0.5:
+                continue  # cheap: neither check can hold without a shared subject
+            reason = conflict(sa, sb) or polarity_or_number_conflict(la.norm, lb.norm)
             if reason:
                 return reason
     return None
+
+
+def lines_conflict(a_text: str, b_text: str, max_lines: int = 12) -> str | None:
+    """The first conflict between a line of `a_text` and a line of `b_text`, or None."""
+    return first_conflict(parse_lines(a_text, max_lines), parse_lines(b_text, max_lines))
 
 
 def _statement_lines(text: str) -> list[str]:

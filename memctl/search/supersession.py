@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
-from memctl.statements import lines_conflict
+from memctl.statements import Line, first_conflict, parse_lines
 
 BELOW = 0.97  # an outranked memory's score becomes at most this share of the winner's
-CHECKED = 20  # candidates (by score) compared pairwise for conflicting statements
+CHECKED = 10  # candidates (by score) compared pairwise for conflicting statements
 
 
 @dataclass(frozen=True)
@@ -73,13 +73,20 @@ def newer_first(
     # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...
     dated.sort(key=lambda c: (days[c], out[c]), reverse=True)
     superseded: dict[int, int] = {}
+    parsed: dict[int, list[Line]] = {}
+
+    def lines(cid: int) -> list[Line]:
+        if cid not in parsed:
+            parsed[cid] = parse_lines(items[cid].text)
+        return parsed[cid]
+
     for i, newer in enumerate(dated):
         for older in dated[i + 1 :]:
             if days[older] >= days[newer]:  # type: ignore[operator]
                 continue
             if out[older] < out[newer] * BELOW:
                 continue  # already below it: nothing to settle
-            if lines_conflict(items[newer].text, items[older].text):
+            if first_conflict(lines(newer), lines(older)):
                 out[older] = out[newer] * BELOW
                 superseded.setdefault(older, newer)
     return out, superseded
