@@ -324,6 +324,7 @@ def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> li
     if not has_index(vault):
         report.notes.append("no index: vector near-duplicates skipped (run `memctl index`)")
         return []
+    from memctl.index.embed.registry import calibrated_cosine
     from memctl.index.store import Store
 
     with Store.open(vault) as store:
@@ -331,6 +332,7 @@ def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> li
             "SELECT c.path, c.line_start, c.tier, c.text, v.embedding FROM chunks AS c "
             "JOIN chunks_vec AS v ON v.rowid = c.id WHERE c.embedded = 1"
         ).fetchall()
+        model_id = store.model_id
     if len(rows) < 2:
         return []
     vectors = np.stack([np.frombuffer(r[4], dtype=np.float32) for r in rows])
@@ -341,7 +343,7 @@ def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> li
         ia, ib = np.nonzero(tiers == a_tier)[0], np.nonzero(tiers == b_tier)[0]
         if not len(ia) or not len(ib):
             continue
-        sims = vectors[ia] @ vectors[ib].T
+        sims = calibrated_cosine(vectors[ia] @ vectors[ib].T, model_id)  # type: ignore[arg-type]
         for i, j in zip(*np.nonzero(sims >= threshold), strict=True):
             a, b = rows[ia[i]], rows[ib[j]]
             findings.append(

