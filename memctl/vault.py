@@ -54,10 +54,6 @@ def source_of(rel_path: str) -> str | None:
     return None
 
 
-def is_hidden(rel_path: str) -> bool:
-    return any(part.startswith(".") for part in Path(rel_path).parts)
-
-
 @dataclass(frozen=True)
 class Vault:
     root: Path

@@ -9,8 +9,8 @@ from typing import Any
 
 import typer
 
-from memctl.cli import app
 from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
+from memctl.cli.app import app
 from memctl.config import Settings
 from memctl.errors import UsageError, VaultNotFound
 

@@ -8,8 +8,8 @@ from contextlib import contextmanager
 
 import typer
 
-from memctl.cli import app
 from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
+from memctl.cli.app import app
 from memctl.index.sync import Progress, SyncReport
 
 

@@ -7,8 +7,8 @@ from typing import Any
 import typer
 
 from memctl import clock
-from memctl.cli import app
 from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
+from memctl.cli.app import app
 from memctl.errors import UsageError
 from memctl.lifecycle import evidence
 from memctl.lifecycle.compact import compact as compact_vault

@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from memctl import clock
-from memctl.cli import app
 from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
+from memctl.cli.app import app
 from memctl.errors import MemctlError
 from memctl.lifecycle import evidence
 from memctl.lifecycle.lint import lint as lint_vault

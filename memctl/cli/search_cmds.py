@@ -10,7 +10,6 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from memctl.cli import app
 from memctl.cli._common import (
     JSON_HELP,
     console,
@@ -20,6 +19,7 @@ from memctl.cli._common import (
     print_json,
     print_json_line,
 )
+from memctl.cli.app import app
 from memctl.errors import UsageError
 from memctl.vault import SOURCES, TIERS, Vault
 

@@ -8,7 +8,6 @@ import typer
 from rich.table import Table
 
 from memctl import memory
-from memctl.cli import app
 from memctl.cli._common import (
     JSON_HELP,
     console,
@@ -18,6 +17,7 @@ from memctl.cli._common import (
     print_json,
     read_text_arg,
 )
+from memctl.cli.app import app
 from memctl.errors import UsageError
 from memctl.status import full_status
 

@@ -159,13 +159,3 @@ def fts_expression(forms: Sequence[str], prefixes: Sequence[str] = ()) -> str:
     parts = [quote(f) for f in dict.fromkeys(forms) if f]
     parts += [quote(p) + "*" for p in dict.fromkeys(prefixes) if p]
     return " OR ".join(parts)
-
-
-def highlight_words(query: Query) -> tuple[str, ...]:
-    """Lowercased word forms a snippet should highlight (stems act as prefixes)."""
-    forms: list[str] = []
-    for term in query.content_terms:
-        forms.extend(term.forms())
-        if term.stem:
-            forms.append(term.stem)
-    return tuple(dict.fromkeys(forms))

@@ -120,7 +120,7 @@ def test_cli_context_json_reports_dropped(runner, vault: Vault, vault_dir, pinne
     out = runner.invoke(app, ["--vault", str(vault_dir), "context", "--budget", "320", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    assert data["tokens"] <= 320 or data["dropped"]
+    assert data["tokens"] <= 320 and data["dropped"]
     dropped = [d["path"] for d in data["dropped"]]
     # The decision (2026-11-02) is the oldest WARM block: it goes first.
     assert dropped[0] == "memory/decisions.md"

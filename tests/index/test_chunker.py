@@ -119,7 +119,10 @@ def test_code_fence_is_never_split_and_headings_inside_are_text() -> None:
 def test_unclosed_fence_runs_to_the_end() -> None:
     text = "intro\n\n```\ncode\n# still code\n"
     chunks = chunk_markdown(text, DAILY)
-    assert chunks[-1].text.startswith("intro") or chunks[-1].text.startswith("```")
+    fence = chunks[-1]
+    assert "```\ncode\n# still code" in fence.text
+    assert fence.text.endswith("# still code")
+    assert fence.line_end == 5
     assert all(c.heading == "" for c in chunks)
 
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -36,8 +38,16 @@ NASTY = [
 def test_fts_syntax_in_user_text_is_plain_words(fts, text: str) -> None:
     q = parse_query(text)
     expression = fts_expression([f for t in q.terms for f in t.forms()])
-    if expression:
+    # Only quoted strings joined by OR: no operator, prefix, column filter or group.
+    assert re.fullmatch(r'(?:"(?:[^"]|"")*"(?: OR |$))*', expression)
+    rows = (
         fts.execute("SELECT rowid FROM f WHERE f MATCH ?", (expression,)).fetchall()
+        if expression
+        else []
+    )
+    # A word of the stored row, wrapped in FTS5 syntax, still finds that row as a plain word.
+    expected = [(1,)] if set(q.words) & {"deploy", "and", "near", "get"} else []
+    assert rows == expected
 
 
 @settings(max_examples=200, deadline=None)

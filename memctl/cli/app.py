@@ -1,0 +1,106 @@
+"""The Typer app every command module registers on, and the global `--vault` option.
+
+It lives apart from `memctl.cli` (which imports the command modules) so a command module
+imports the app without importing the package that imports it back.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+from memctl import __version__
+from memctl.cli._common import State, err
+from memctl.errors import MemctlError
+
+# `memctl --help` lists commands in these groups, everyday first, as the README does.
+HELP_PANELS: dict[str, tuple[str, ...]] = {
+    "Everyday": ("init", "add", "show", "status"),
+    "Index and search": ("index", "watch", "search", "eval"),
+    "Lifecycle": ("promote", "demote", "prune", "compact", "lint", "maintain"),
+    "Agents": ("context", "tools", "mcp", "capture", "compact-history"),
+}
+
+
+class MemctlGroup(TyperGroup):
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """Commands grouped as HELP_PANELS says; any other command goes under "Other"."""
+        listed = {name for names in HELP_PANELS.values() for name in names}
+        panels = [
+            *HELP_PANELS.items(),
+            ("Other", tuple(n for n in self.commands if n not in listed)),
+        ]
+        width = formatter.width - 6 - max((len(n) for n in self.commands), default=0)
+        for title, names in panels:
+            rows = []
+            for name in names:
+                command = self.get_command(ctx, name)
+                if command is not None and not command.hidden:
+                    rows.append((name, command.get_short_help_str(limit=width)))
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except MemctlError as exc:
+            err(f"memctl: error: {exc}")
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            err("memctl: interrupted")
+            raise typer.Exit(130) from None
+        except (typer.Exit, typer.Abort):
+            raise
+        except Exception as exc:
+            # Typer vendors its own click (typer._click); its usage errors carry `exit_code`
+            # and `show()` and must print as usage errors, not internal ones.
+            if hasattr(exc, "show") and hasattr(exc, "exit_code"):
+                raise
+            if isinstance(exc, OSError):
+                # Disk full, permission denied...: say which file, never a traceback.
+                where = f" ({exc.filename})" if exc.filename else ""
+                err(f"memctl: error: {exc.strerror or exc}{where}")
+                raise typer.Exit(1) from None
+            if os.environ.get("MEMCTL_DEBUG"):
+                raise
+            err(f"memctl: internal error: {type(exc).__name__}: {exc} (MEMCTL_DEBUG=1 shows more)")
+            raise typer.Exit(70) from None
+
+
+app = typer.Typer(
+    cls=MemctlGroup,
+    name="memctl",
+    help="A tiered markdown memory for AI agents: HOT core.md, WARM daily notes and "
+    "decisions, COLD archive, with hybrid search.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"memctl {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _global(
+    ctx: typer.Context,
+    vault: Path | None = typer.Option(
+        None,
+        "--vault",
+        help="Vault folder (else $MEMCTL_VAULT, else the nearest folder above holding memory/core.md).",
+        file_okay=False,
+    ),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    ctx.obj = State(vault_option=vault)
