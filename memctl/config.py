@@ -99,6 +99,13 @@ class AgentSettings:
 
 
 @dataclass(frozen=True)
+class SecuritySettings:
+    # What `add`, `remember` and `update_core_memory` do with text that looks like a secret:
+    # "warn" (save it, say so) or "refuse" (save nothing). See docs/security.md.
+    secrets: str = "warn"
+
+
+@dataclass(frozen=True)
 class Settings:
     hot: HotSettings = field(default_factory=HotSettings)
     warm: WarmSettings = field(default_factory=WarmSettings)
@@ -107,6 +114,7 @@ class Settings:
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
+    security: SecuritySettings = field(default_factory=SecuritySettings)
 
 
 def _coerce(section: str, name: str, default: Any, value: Any) -> Any:
@@ -156,6 +164,8 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
     result = replace(settings, **updates)
     if result.search.fusion not in ("weighted", "rrf"):
         raise UsageError(f'{CONFIG_FILE}: [search] fusion must be "weighted" or "rrf"')
+    if result.security.secrets not in ("warn", "refuse"):
+        raise UsageError(f'{CONFIG_FILE}: [security] secrets must be "warn" or "refuse"')
     if result.hot.cap_lines < 1:
         raise UsageError(f"{CONFIG_FILE}: [hot] cap_lines must be at least 1")
     return result

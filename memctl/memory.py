@@ -18,7 +18,8 @@ from memctl.notes import (
     parse_decisions,
     recent_decisions,
 )
-from memctl.vault import Vault, append_block, read_text, update_file
+from memctl.secrets import find_secrets
+from memctl.vault import Vault, append_block, bad_byte_at, update_file
 
 WARM_WHAT = ("core", "today", "warm", "decisions")
 
@@ -81,9 +82,29 @@ def _git_init(dest: Path) -> None:
 def _clean_text(text: str) -> str:
     if "\x00" in text:
         raise UsageError("text contains a NUL byte")
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        raise UsageError("text holds a lone surrogate: not valid Unicode, nothing written")
     if not text.strip():
         raise UsageError("empty text: nothing to add")
     return text
+
+
+def screen_secrets(vault: Vault, text: str) -> None:
+    """Warn about (or, with `[security] secrets = "refuse"`, refuse) text that looks like
+    it holds a secret, before it is written: the vault goes to git. Never echoes it."""
+    hits = find_secrets(text)
+    if not hits:
+        return
+    what = ", ".join(dict.fromkeys(f"a {h.kind} ({h.preview})" for h in hits))
+    if vault.settings.security.secrets == "refuse":
+        raise UsageError(
+            f"not saved: the text looks like it holds {what} "
+            '([security] secrets = "refuse"); keep secrets in a secret manager'
+        )
+    vault.notice(
+        f"saved, but the text looks like it holds {what}: the vault goes to git; "
+        "remove it (`memctl lint` lists it)"
+    )
 
 
 def add_note(
@@ -91,24 +112,42 @@ def add_note(
 ) -> Path:
     """Append `- HH:MM text` to the daily note of `day` (default today), creating it if needed."""
     text = _clean_text(text)
+    screen_secrets(vault, text)
     moment = at or clock.now()
     day = day or moment.date()
     path = vault.daily_path(day)
     bullet = format_note_bullet(moment.strftime("%H:%M"), text)
     with vault.lock():
-        update_file(
+        vault.check_writable(path)
+        written = update_file(
             path, lambda before: append_block(before, bullet), create=f"# {day.isoformat()}\n\n"
         )
+    _report_bad_bytes(vault, path, written)
     return path
 
 
-def add_decision(vault: Vault, title: str, text: str, *, day: date | None = None) -> Path:
-    """Append a dated `## YYYY-MM-DD — title` decision to decisions.md."""
+def _report_bad_bytes(vault: Vault, path: Path, written: str) -> None:
+    at = bad_byte_at(written)
+    if at is not None:
+        vault.notice(
+            f"{vault.rel(path)}: not valid UTF-8 at byte {at}; the new text was appended and "
+            "the bad bytes kept as they were (fix them in an editor)"
+        )
+
+
+def add_decision(
+    vault: Vault, title: str, text: str, *, day: date | None = None, markers: bool = True
+) -> Path:
+    """Append a dated `## YYYY-MM-DD — title` decision to decisions.md.
+
+    `markers=False` (an agent's text) quotes supersession markers so they retire nothing.
+    """
     if not title.strip():
         raise UsageError("a decision needs a title")
     text = _clean_text(text)
+    screen_secrets(vault, f"{title}\n{text}")
     day = day or clock.today()
-    block = format_decision(day, title, text)
+    block = format_decision(day, title, text, markers=markers)
 
     def change(before: str) -> str:
         if before and not before.endswith("\n\n"):
@@ -116,7 +155,9 @@ def add_decision(vault: Vault, title: str, text: str, *, day: date | None = None
         return before + block
 
     with vault.lock():
-        update_file(vault.decisions_path, change, create="# Decisions\n\n")
+        vault.check_writable(vault.decisions_path)
+        written = update_file(vault.decisions_path, change, create="# Decisions\n\n")
+    _report_bad_bytes(vault, vault.decisions_path, written)
     return vault.decisions_path
 
 
@@ -130,18 +171,21 @@ class TierText:
     text: str
 
 
-def _whole(vault: Vault, path: Path) -> TierText:
-    text = read_text(path)
+def _whole(vault: Vault, path: Path) -> TierText | None:
+    """A whole file as a reader sees it; None when `Vault.read_memory` skips it (a notice says why)."""
+    text = vault.read_memory(path)
+    if text is None:
+        return None
     return TierText(vault.rel(path), 1, max(1, len(text.splitlines())), text)
 
 
-def load_core(vault: Vault) -> TierText:
+def load_core(vault: Vault) -> TierText | None:
     return _whole(vault, vault.core_path)
 
 
 def load_daily(vault: Vault, day: date) -> TierText | None:
     path = vault.daily_path(day)
-    return _whole(vault, path) if path.exists() else None
+    return _whole(vault, path) if path.exists() or path.is_symlink() else None
 
 
 def load_recent_daily(vault: Vault, count: int | None = None) -> list[TierText]:
@@ -149,13 +193,15 @@ def load_recent_daily(vault: Vault, count: int | None = None) -> list[TierText]:
     count = vault.settings.warm.daily_days if count is None else count
     notes = vault.daily_notes()
     notes = [(day, path) for day, path in notes if day <= clock.today()]
-    return [_whole(vault, path) for _, path in notes[-count:]] if count > 0 else []
+    loaded = [_whole(vault, path) for _, path in notes[-count:]] if count > 0 else []
+    return [note for note in loaded if note is not None]
 
 
 def load_decisions(vault: Vault) -> list[Decision]:
-    if not vault.decisions_path.exists():
+    if not vault.decisions_path.exists() and not vault.decisions_path.is_symlink():
         return []
-    return parse_decisions(read_text(vault.decisions_path))
+    text = vault.read_memory(vault.decisions_path)
+    return parse_decisions(text) if text is not None else []
 
 
 def load_recent_decisions(vault: Vault, limit: int | None = None) -> list[TierText]:
@@ -171,7 +217,8 @@ def load_recent_decisions(vault: Vault, limit: int | None = None) -> list[TierTe
 def show(vault: Vault, what: str) -> list[TierText]:
     """What `memctl show` prints: core, today, warm (2 daily notes + 20 decisions), decisions."""
     if what == "core":
-        return [load_core(vault)]
+        core = load_core(vault)
+        return [core] if core else []
     if what == "today":
         note = load_daily(vault, clock.today())
         return [note] if note else []

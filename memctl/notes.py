@@ -87,6 +87,37 @@ def format_note_bullet(time_hhmm: str, text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def format_decision(day: date, title: str, body: str) -> str:
+TITLE_MAX = 120  # characters; a title is a name, the reasons go in the body
+
+# A line markdown (and parse_decisions) would read as a heading: up to 3 spaces, 1-6 `#`.
+_HEADING_LINE = re.compile(r"^( {0,3})(#{1,6})(?=\s|$)")
+# Lines the supersession rules read (memctl.lifecycle.rules): `Supersedes: ...`,
+# `Superseded ...` and their Russian and Hebrew forms, and a title ending in `[superseded]`.
+MARKER_LINE = re.compile(
+    r"^\s*[-*]?\s*\**\s*(supersede[sd]?|заменено|заменяет|הוחלף|מחליף)", re.IGNORECASE
+)
+TITLE_MARKER = re.compile(r"[(\[]\s*(superseded|заменено|הוחלף)\s*[)\]]\s*$", re.IGNORECASE)
+
+
+def format_decision(day: date, title: str, body: str, *, markers: bool = True) -> str:
+    """A decisions.md block whose body and title cannot add structure.
+
+    A body line that would read as a heading is escaped (`\\## ...`, shown as `## ...`), so
+    text cannot start a second, back-dated decision. The title is one line of at most
+    TITLE_MAX characters. With `markers=False` (text from an agent) supersession markers are
+    quoted (`> Supersedes: ...`): an agent's words stay visible but retire nothing; a person
+    removes the `> ` to make one count.
+    """
     title = " ".join(title.split())
-    return f"## {day.isoformat()} — {title}\n\n{body.strip()}\n"
+    if len(title) > TITLE_MAX:
+        title = title[: TITLE_MAX - 1].rstrip() + "…"
+    if not markers and TITLE_MARKER.search(title):
+        title = TITLE_MARKER.sub(lambda m: f"“{m.group(0).strip()}”", title)
+    lines = []
+    for line in body.strip().splitlines():
+        line = _HEADING_LINE.sub(r"\1\\\2", line)
+        if not markers and MARKER_LINE.match(line):
+            line = "> " + line
+        lines.append(line)
+    body_text = "\n".join(lines)
+    return f"## {day.isoformat()} — {title}\n\n{body_text}\n"

@@ -6,13 +6,13 @@ from typing import Any
 
 from memctl import clock
 from memctl.memory import load_decisions
-from memctl.vault import Vault, read_text
+from memctl.vault import Vault
 
 
 def vault_status(vault: Vault) -> dict[str, Any]:
     """Tier metrics read from the markdown alone (no index needed)."""
     settings = vault.settings
-    core_lines = len(read_text(vault.core_path).splitlines())
+    core_lines = len((vault.read_memory(vault.core_path) or "").splitlines())
     daily = vault.daily_notes()
     decisions = load_decisions(vault)
     archive_files = sorted(vault.archive_dir.rglob("*.md")) if vault.archive_dir.is_dir() else []
@@ -37,9 +37,12 @@ def vault_status(vault: Vault) -> dict[str, Any]:
 
 
 def full_status(vault: Vault) -> dict[str, Any]:
-    """Vault metrics plus the index's own (chunks per tier, freshness, pending embeddings)."""
+    """Vault metrics plus the index's own (chunks per tier, freshness, pending embeddings)
+    and whether a resident process (`memctl serve`) serves the vault."""
     from memctl.index.status import index_status
+    from memctl.resident.presence import resident_status
 
     report = vault_status(vault)
     report["index"] = index_status(vault)
+    report["resident"] = resident_status(vault)
     return report

@@ -1,16 +1,18 @@
-"""The markdown vault: where things live, which tier they belong to, and safe writes.
+"""The markdown vault: where things live, which tier they belong to, who may read and
+write what (links, paths from state), and locks.
 
-Every write goes through `atomic_write_text` (temp file in the same folder, fsync,
-rename) under the vault lock, so a crash leaves either the old or the new file and two
-processes appending at once both land.
+Every write goes through `atomic_write_text` / `update_file` (memctl.files: temp file in
+the same folder, fsync, rename or exchange) under the vault lock, so a crash leaves either
+the old or the new file, two processes appending at once both land, and an editor's save
+made meanwhile is kept.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
-from collections.abc import Callable, Iterator, Mapping
+import stat
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
@@ -20,6 +22,17 @@ from filelock import FileLock, Timeout
 
 from memctl.config import Settings, load_settings
 from memctl.errors import LockBusy, UsageError, VaultNotFound
+from memctl.files import (  # noqa: F401  (re-exported: the vault's write API)
+    ConcurrentEdit,
+    append_block,
+    atomic_write_text,
+    bad_byte_at,
+    current_umask,
+    read_exact,
+    read_text,
+    shown,
+    update_file,
+)
 
 MEMORY_DIR = "memory"
 STATE_DIR = ".memctl"
@@ -58,6 +71,81 @@ def source_of(rel_path: str) -> str | None:
 class Vault:
     root: Path
     _settings: Settings | None = field(default=None, compare=False, repr=False)
+    _state_checked: list[bool] = field(default_factory=list, compare=False, repr=False)
+    # What readers skipped or repaired on the way (a link leaving the vault, bad UTF-8):
+    # the CLI prints them on stderr, context and tools return them as notices.
+    notices: list[str] = field(default_factory=list, compare=False, repr=False)
+
+    def notice(self, message: str) -> None:
+        if message not in self.notices:
+            self.notices.append(message)
+
+    def take_notices(self) -> list[str]:
+        """The notices so far, handed to whoever reports them (and cleared)."""
+        taken = list(self.notices)
+        del self.notices[: len(taken)]
+        return taken
+
+    def _label(self, path: Path) -> str:
+        try:
+            return self.rel(path)
+        except UsageError:
+            return str(path)
+
+    def leaves_vault(self, path: Path) -> bool:
+        """Whether `path` (a file or a link, or a folder link on its way) resolves outside."""
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError):  # a link loop
+            return True
+        return not real.is_relative_to(self.root.resolve())
+
+    def read_memory(self, path: Path) -> str | None:
+        """A memory file's text for a reader: the one rule every reader follows.
+
+        A file or link that resolves outside the vault is skipped (None) with a notice: its
+        contents never reach the context, `show`, `lint` or a tool result. Bytes that are not
+        UTF-8 are read as U+FFFD with a notice naming the byte, as the index does, so one
+        bad byte never hides the rest of a note (or HOT) from the agent.
+        """
+        label = self._label(path)
+        if self.leaves_vault(path):
+            self.notice(f"{label}: skipped, it is a link that leaves the vault")
+            return None
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise UsageError(f"{path} does not exist") from None
+        except IsADirectoryError:
+            raise UsageError(f"{path} is a folder, not a file") from None
+        except OSError as exc:
+            self.notice(f"{label}: skipped, cannot read it ({exc.strerror or exc})")
+            return None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.notice(
+                f"{label}: not valid UTF-8 at byte {exc.start}; read with replacement "
+                "characters (fix the file in an editor)"
+            )
+            return data.decode("utf-8", errors="replace")
+
+    def check_writable(self, path: Path) -> Path:
+        """`path`, if memctl may write it: no link on the way from the vault root (a rename
+        would replace a file link, and a folder link would take the write elsewhere)."""
+        try:
+            parts = path.relative_to(self.root).parts
+        except ValueError:
+            raise UsageError(f"{path} is outside the vault {self.root}") from None
+        at = self.root
+        for part in parts:
+            at = at / part
+            if at.is_symlink():
+                raise UsageError(
+                    f"{self._label(at)} is a symbolic link: memctl does not write through "
+                    "links; replace it with the file itself"
+                )
+        return path
 
     @cached_property
     def settings(self) -> Settings:
@@ -85,9 +173,30 @@ class Vault:
 
     @property
     def state_dir(self) -> Path:
-        """`.memctl/`: the derived index and local state; never committed."""
+        """`.memctl/`: the derived index and local state; never committed.
+
+        It holds every memory (the index) and the query log, so it is never more open than
+        the vault's notes: see `state_dir_mode`. Created with that mode, and tightened once
+        per process if an existing one is more open.
+        """
         path = self.root / STATE_DIR
+        if path.is_symlink() and self.leaves_vault(path):
+            # A cloned repository can track `.memctl` as a link: memctl would then create
+            # and replace index.db, state.db, locks and journals in someone else's folder.
+            raise UsageError(
+                f"{path} is a link to a folder outside the vault; memctl keeps its state "
+                "inside the vault: remove the link (the index is rebuilt by `memctl index`)"
+            )
         path.mkdir(exist_ok=True)
+        if not self._state_checked:
+            try:
+                wanted = state_dir_mode(self)
+                current = stat.S_IMODE(path.stat().st_mode)
+                if current & ~wanted:
+                    os.chmod(path, current & wanted)
+            except PermissionError:
+                pass  # not ours to change (a shared vault owned by someone else)
+            self._state_checked.append(True)
         return path
 
     def daily_path(self, day: date) -> Path:
@@ -124,6 +233,9 @@ class Vault:
         plain strings cost a third of os.walk plus pathlib at 10,000 files.
         """
         if not self.memory_dir.is_dir():
+            return
+        if self.leaves_vault(self.memory_dir):
+            self.notice(f"{MEMORY_DIR}/: skipped, it is a link that leaves the vault")
             return
         cut = len(str(self.root)) + 1
         posix = os.sep == "/"
@@ -183,6 +295,30 @@ class Vault:
             lock.release()
 
 
+def state_dir_mode(vault: Vault) -> int:
+    """`.memctl/`'s mode: memory/'s, minus what group or others may not do to core.md.
+
+    One rule with the notes (which follow the umask): with umask 022 the notes are 0644
+    and `.memctl/` 0755; with private notes (0600, or memory/ 0700) it is 0700; a
+    group-shared vault (0664 notes, 2775 folders) stays shared so the group can search it.
+    """
+    try:
+        folder = stat.S_IMODE(vault.memory_dir.stat().st_mode)
+        note = stat.S_IMODE(vault.core_path.stat().st_mode)
+    except OSError:
+        return 0o777 & ~current_umask()
+    mode = folder | 0o700
+    for read, write, enter in (
+        (stat.S_IRGRP, stat.S_IWGRP, stat.S_IXGRP),
+        (stat.S_IROTH, stat.S_IWOTH, stat.S_IXOTH),
+    ):
+        if not note & read:
+            mode &= ~(read | write | enter)
+        elif not note & write:
+            mode &= ~write
+    return mode
+
+
 def find_vault(
     explicit: Path | None = None,
     env: Mapping[str, str] | None = None,
@@ -211,83 +347,46 @@ def _vault_at(path: Path, origin: str) -> Vault:
     return Vault(root)
 
 
-def read_text(path: Path) -> str:
-    """A vault file as text; unreadable or non-UTF-8 files are a one-line error."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{path} does not exist") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a folder, not a file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path} is not valid UTF-8 (byte {exc.start})") from None
+class UnsafeStatePath(UsageError):
+    """A path in `.memctl/` state that memctl would not have written: refused, nothing touched."""
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace `path` with `text`: temp file in the same folder, fsync, rename, fsync folder."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else None
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp_name, mode)
-        os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
-    _fsync_dir(path.parent)
+def state_path(vault: Vault, value: object, *, what: str, under: str = MEMORY_DIR) -> Path:
+    """The file a path read from `.memctl/` state names, if it is safe to act on.
 
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name != "posix":
-        return
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-class ConcurrentEdit(UsageError):
-    exit_code = 1
-
-
-def update_file(path: Path, change: Callable[[str], str], *, create: str | None = None) -> str:
-    """Read-modify-write that never loses a concurrent edit.
-
-    The caller holds the vault lock, which keeps memctl processes apart; a person saving
-    the same file in an editor does not take it. So the file is re-read just before the
-    rename and the change is re-applied to the newer text if it moved (a few tries).
-    `create` is the initial text when the file does not exist. Returns the written text.
+    `.memctl/` is local state, but a cloned vault can bring a tracked one, so every path
+    read from it is checked here before anything reads, writes or deletes it: a
+    vault-relative POSIX path to a `.md` file under `under` (default memory/), without
+    `..`, `.` or empty parts, no part of it a symbolic link, resolving inside the vault.
+    Anything else raises UnsafeStatePath naming `what` (the state file) and the path.
     """
-    for _ in range(5):
-        if path.exists():
-            before = read_text(path)
-        elif create is not None:
-            before = create
-        else:
-            raise UsageError(f"{path} does not exist")
-        after = change(before)
-        current = read_text(path) if path.exists() else (create if create is not None else "")
-        if current != before and path.exists():
-            continue
-        if after != before or not path.exists():
-            atomic_write_text(path, after)
-        return after
-    raise ConcurrentEdit(f"{path} kept changing while memctl tried to update it; try again")
 
+    def refuse(why: str) -> UnsafeStatePath:
+        return UnsafeStatePath(
+            f"{what} names {value!r}, {why}; memctl did not write that: it touched nothing. "
+            f"Delete {what} if you did not put it there"
+        )
 
-def append_block(before: str, block: str) -> str:
-    """`before` + `block`, with exactly one newline between (the file's own content is kept)."""
-    if before and not before.endswith("\n"):
-        before += "\n"
-    return before + block
+    if not isinstance(value, str) or not value:
+        raise refuse("which is not a path")
+    parts = value.split("/")
+    if (
+        value.startswith("/")
+        or "\\" in value
+        or "\x00" in value
+        or ":" in parts[0]
+        or any(part in ("", ".", "..") for part in parts)
+    ):
+        raise refuse("which is not a plain vault-relative path")
+    if parts[: len(under.split("/"))] != under.split("/") or len(parts) <= len(under.split("/")):
+        raise refuse(f"which is not under {under}/")
+    if not value.endswith(".md"):
+        raise refuse("which is not a markdown file")
+    path = vault.root
+    for part in parts:
+        path = path / part
+        if path.is_symlink():
+            raise refuse("which goes through a symbolic link")
+    if not path.resolve().is_relative_to(vault.root.resolve()):
+        raise refuse("which resolves outside the vault")
+    return path

@@ -149,11 +149,12 @@ def test_bad_input_is_one_line_and_nonzero(
     assert after == before
 
 
-def test_non_utf8_core_is_a_clean_error(runner: CliRunner, vault_dir: Path) -> None:
+def test_non_utf8_core_is_shown_with_a_notice(runner: CliRunner, vault_dir: Path) -> None:
     (vault_dir / "memory/core.md").write_bytes(b"# core\n\xff\n")
     result = run(runner, vault_dir, "show", "core")
-    assert result.exit_code == 2
-    assert "not valid UTF-8" in result.stderr
+    assert result.exit_code == 0
+    assert "# core" in result.stdout and "\ufffd" in result.stdout
+    assert "core.md: not valid UTF-8 at byte 7" in result.stderr
 
 
 def test_missing_vault_via_entry_point(tmp_path: Path) -> None:

@@ -50,7 +50,6 @@ from memctl.vault import (
     STATE_DIR,
     Vault,
     append_block,
-    read_text,
     source_of,
     update_file,
 )
@@ -135,7 +134,9 @@ def load_memories(vault: Vault) -> list[MemoryItem]:
         source = source_of(rel)
         if source is None or rel == SUPERSEDED:
             continue
-        items.extend(memory_items(rel, source, read_text(path)))
+        text = vault.read_memory(path)  # a link leaving the vault is skipped with a notice
+        if text is not None:
+            items.extend(memory_items(rel, source, text))
     return items
 
 
@@ -357,7 +358,7 @@ def _retire(vault: Vault, cand: Candidate, pointer: str, now: datetime) -> dict[
 
     with vault.lock():
         update_file(archive, add_entry, create="# Superseded memories\n\n")
-        update_file(vault.root / item.path, drop)
+        update_file(vault.check_writable(vault.root / item.path), drop)
     out = {"archived_to": SUPERSEDED, "removed_from": item.path if removed[0] else None}
     if not removed[0]:
         out["notice"] = (

@@ -188,11 +188,13 @@ def gather_blocks(
     today = today or clock.today()
     notices: list[str] = []
     core = memory.load_core(vault)
-    blocks = [
-        ContextBlock(
-            "hot", "HOT memory: core", core.text, core.path, core.line_start, core.line_end
+    blocks = []
+    if core is not None:
+        blocks.append(
+            ContextBlock(
+                "hot", "HOT memory: core", core.text, core.path, core.line_start, core.line_end
+            )
         )
-    ]
     if include_tools:
         blocks.append(ContextBlock("tools", "memory tools", tool_guide()))
     decisions = memory.load_recent_decisions(vault)
@@ -233,7 +235,7 @@ def gather_blocks(
         blocks.extend(cold)
         notices.extend(cold_notices)
     blocks.append(ContextBlock("date", "today", f"Today is {today.isoformat()}."))
-    return blocks, notices
+    return blocks, vault.take_notices() + notices
 
 
 def cold_blocks(vault: Vault, query: str, *, k: int) -> tuple[list[ContextBlock], list[str]]:

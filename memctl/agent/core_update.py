@@ -15,7 +15,7 @@ from memctl.agent.errors import ToolFailure
 from memctl.lifecycle.hot import HotCapExceeded, apply_core_addition, line_count
 from memctl.lifecycle.review import review_core_addition
 from memctl.llm import LLM
-from memctl.vault import Vault, read_text
+from memctl.vault import Vault
 
 _ARCHIVE_HINT = (
     "archive stale core lines first (`memctl demote`), or save this with remember instead"
@@ -31,7 +31,13 @@ def add_to_core(vault: Vault, section: str, text: str, *, llm: LLM | None) -> di
             f"section: {section!r} is not a core memory section; choose one of "
             f"{', '.join(settings.hot.sections)}",
         )
-    core_text = read_text(vault.core_path)
+    from memctl.memory import screen_secrets
+
+    screen_secrets(vault, text)  # before the LLM review: a refused secret goes nowhere
+    vault.check_writable(vault.core_path)
+    core_text = vault.read_memory(vault.core_path)
+    if core_text is None:
+        raise ToolFailure("refused", f"core.md cannot be read: {'; '.join(vault.take_notices())}")
     if line_count(core_text) >= settings.hot.cap_lines:
         raise ToolFailure(
             "refused",

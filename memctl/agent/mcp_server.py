@@ -1,4 +1,4 @@
-"""`memctl mcp`: the memory tools over stdio with the official MCP SDK (low-level server).
+"""`memctl mcp`: the memory tools over stdio or streamable HTTP with the official MCP SDK.
 
 The low-level `Server` is used instead of `MCPServer` decorators so the advertised input
 schemas are exactly `memctl.agent.tools.TOOL_SPECS` (the same ones `memctl tools`
@@ -79,10 +79,112 @@ def build_server(vault: Vault, llm: LLM | None = None) -> Server[Any]:
 
 
 async def serve(vault: Vault) -> None:
+    from memctl.search import warm
+    from memctl.search.hybrid import Searcher
+
     server = build_server(vault, get_llm(vault.settings))
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    # One Searcher for the whole session: the model loads once, not once per call.
+    searcher = Searcher(vault)
+    warm.register(warm.WarmSearcher(searcher))
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        warm.unregister(vault)
+        searcher.close()
 
 
 def run(vault: Vault) -> None:
     anyio.run(serve, vault)
+
+
+# -- streamable HTTP -------------------------------------------------------------------
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+TOKEN_ENV = "MEMCTL_MCP_TOKEN"
+
+
+class BearerToken:
+    """ASGI wrapper: every request must carry `Authorization: Bearer <token>`."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        import hmac
+
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"text/plain"),
+                            (b"www-authenticate", b"Bearer"),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b"a bearer token is required\n"})
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(vault: Vault, *, host: str, token: str | None, llm: LLM | None = None) -> Any:
+    """The Starlette app serving the tools at /mcp (DNS-rebinding checks on loopback)."""
+    app = build_server(vault, llm).streamable_http_app(host=host)
+    return BearerToken(app, token) if token else app
+
+
+def http_server(
+    vault: Vault, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None
+) -> tuple[Any, Any, str]:
+    """A uvicorn server for the tools, its bound listening socket, and its URL.
+
+    The socket is bound here, before serving, so a port 0 is known at once and a port in
+    use is an error before anything starts.
+    """
+    import socket
+
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    where = f"[{host}]" if family == socket.AF_INET6 else host
+    url = f"http://{where}:{sock.getsockname()[1]}/mcp"
+    app = http_app(vault, host=host, token=token, llm=get_llm(vault.settings))
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    return uvicorn.Server(config), sock, url
+
+
+def run_http(
+    vault: Vault,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    token: str | None = None,
+    announce: Any = print,
+) -> None:
+    """Serve over streamable HTTP until Ctrl-C/SIGTERM; one warm Searcher for all calls."""
+    from memctl.search import warm
+    from memctl.search.hybrid import Searcher
+
+    server, sock, url = http_server(vault, host=host, port=port, token=token)
+    searcher = Searcher(vault)
+    warm.register(warm.WarmSearcher(searcher))
+    try:
+        announce(f"serving MCP for {vault.root} on {url}")
+        server.run(sockets=[sock])
+    finally:
+        warm.unregister(vault)
+        searcher.close()
+        sock.close()

@@ -280,7 +280,8 @@ def _remember(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     kind = args.get("kind", "note")
     if kind == "decision":
         title = (args.get("title") or "").strip() or default_title(text)
-        path = memory.add_decision(ctx.vault, title, text, day=ctx.moment.date())
+        # markers=False: an agent's decision cannot retire a live one by a `Supersedes:` line.
+        path = memory.add_decision(ctx.vault, title, text, day=ctx.moment.date(), markers=False)
         return {"kind": kind, "path": ctx.vault.rel(path), "title": title}
     path = memory.add_note(ctx.vault, text, at=ctx.moment)
     return {"kind": kind, "path": ctx.vault.rel(path)}
@@ -315,6 +316,9 @@ def call_tool(
     try:
         args = validate_arguments(name, arguments)
         payload = HANDLERS[name](ToolContext(vault, now, llm), args)
+        skipped = vault.take_notices()  # what readers skipped (a link leaving the vault...)
+        if skipped:
+            payload["notices"] = [*payload.get("notices", []), *skipped]
         return {"ok": True, "tool": name, **payload}
     except ToolFailure as exc:
         return error_result(name, exc.kind, str(exc))

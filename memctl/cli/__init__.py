@@ -15,6 +15,7 @@ from memctl.cli import (
     index_cmds,  # noqa: F401
     lifecycle_cmds,  # noqa: F401
     maintain_cmds,  # noqa: F401
+    resident_cmds,  # noqa: F401
     search_cmds,  # noqa: F401
     vault_cmds,  # noqa: F401
 )

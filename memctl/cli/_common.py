@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -11,12 +12,84 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from memctl.errors import UsageError
 from memctl.vault import Vault, find_vault
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+# Memory text is written by people and agents; on a terminal, an escape sequence in it
+# could clear the screen, hide lines or set the window title. Every C0 control except
+# newline and tab, DEL and every C1 control is shown as a visible stand-in of the same
+# length (U+2400 control pictures: ESC -> ␛; C1 -> U+FFFD), so styles' spans stay valid.
+_SAFE = {c: 0x2400 + c for c in range(32) if chr(c) not in "\n\t"}
+_SAFE.update({0x7F: 0x2421, **{c: 0xFFFD for c in range(0x80, 0xA0)}})
+
+
+def terminal_safe(text: str) -> str:
+    """`text` with control characters made visible and inert (see `_SAFE`)."""
+    return text.translate(_SAFE)
+
+
+def _safe(item: Any) -> Any:
+    if isinstance(item, str):
+        return terminal_safe(item)
+    if isinstance(item, Text):
+        safe = item.copy()
+        safe.plain = terminal_safe(item.plain)  # same length: spans keep their places
+        return safe
+    if isinstance(item, Table):
+        for column in item.columns:
+            column._cells = [_safe(cell) for cell in column._cells]
+    return item
+
+
+class SafeConsole(Console):
+    """The one way the CLI prints for people: control characters made inert, no markup
+    (memory text like `[/x]` is text, not a style). JSON output does not go through it:
+    json.dumps escapes control characters, so it stays exact."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        super().print(*(_safe(o) for o in objects), **kwargs)
+
+    def rule(self, title: Any = "", **kwargs: Any) -> None:  # type: ignore[override]
+        super().rule(_safe(title), **kwargs)
+
+
+def write_text(text: str) -> None:
+    """Raw text meant for a program (a prompt, a pipe): exact, unless stdout is a terminal."""
+    sys.stdout.write(terminal_safe(text) if sys.stdout.isatty() else text)
+
+
+CONSOLE_OPTIONS: dict[str, Any] = {"highlight": False, "soft_wrap": True, "markup": False}
+# Inside the resident process each request renders for its client's terminal: the
+# request sets these consoles (see memctl.resident.capture); elsewhere they stay unset.
+request_consoles: ContextVar[tuple[Console, Console] | None] = ContextVar(
+    "memctl_request_consoles", default=None
+)
+
+
+class _ConsoleSlot:
+    """stdout's or stderr's Console for the command being run (see request_consoles)."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+        self._own: Console | None = None
+
+    def current(self) -> Console:
+        consoles = request_consoles.get()
+        if consoles is not None:
+            return consoles[self._stderr]
+        if self._own is None:
+            self._own = SafeConsole(stderr=self._stderr, **CONSOLE_OPTIONS)
+        return self._own
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.current(), name)
+
+
+console: Any = _ConsoleSlot(stderr=False)
+err_console: Any = _ConsoleSlot(stderr=True)
 
 JSON_HELP = "Print JSON only on stdout (notices go to stderr)."
 
@@ -30,7 +103,15 @@ class State:
 def get_vault(ctx: typer.Context) -> Vault:
     state: State = ctx.find_root().obj or State()
     if state._vault is None:
-        state._vault = find_vault(state.vault_option)
+        vault = find_vault(state.vault_option)
+        state._vault = vault
+
+        def report_notices() -> None:
+            # What readers skipped (a link leaving the vault, bad UTF-8) and nobody reported.
+            for notice in vault.take_notices():
+                err(f"memctl: {notice}")
+
+        ctx.find_root().call_on_close(report_notices)
     return state._vault
 
 

@@ -9,10 +9,11 @@ from typing import Any
 
 import typer
 
-from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
+from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json, write_text
 from memctl.cli.app import app
 from memctl.config import Settings
 from memctl.errors import UsageError, VaultNotFound
+from memctl.vault import Vault
 
 
 def _read_input(source: str) -> str:
@@ -86,7 +87,7 @@ def context(
     if json_out:
         print_json({"text": result.text(), **result.summary()})
         return
-    sys.stdout.write(result.text())
+    write_text(result.text())
     err(
         f"memctl: {result.tokens} of {result.budget} tokens (estimated), {len(result.dropped)} block(s) dropped"
     )
@@ -133,16 +134,56 @@ def tools(
 
 
 @app.command()
-def mcp(ctx: typer.Context) -> None:
-    """Serve the memory tools over stdio (Model Context Protocol) for this vault.
+def mcp(
+    ctx: typer.Context,
+    http: bool = typer.Option(
+        False, "--http", help="Serve over streamable HTTP (at /mcp) instead of stdio."
+    ),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="With --http: the address to listen on (default loopback)."
+    ),
+    port: int = typer.Option(8765, "--port", min=0, help="With --http: the port (0: any free)."),
+) -> None:
+    """Serve the memory tools (Model Context Protocol) for this vault, over stdio or HTTP.
+
+    One warm search state (index, model, caches) serves every call. Beyond loopback,
+    --http requires a bearer token: $MEMCTL_MCP_TOKEN, else one is generated into
+    .memctl/mcp.token (owner-only) and clients must send `Authorization: Bearer <it>`.
 
     \b
-    Example (an MCP client's server entry):
+    Examples (an MCP client's server entry, then HTTP):
       {"command": "memctl", "args": ["--vault", "/path/to/vault", "mcp"]}
+      memctl mcp --http --port 8765     # http://127.0.0.1:8765/mcp
     """
-    from memctl.agent.mcp_server import run
+    from memctl.agent.mcp_server import run, run_http
 
-    run(get_vault(ctx))
+    vault = get_vault(ctx)
+    if not http:
+        run(vault)
+        return
+    token = http_token(vault, host)
+    try:
+        run_http(vault, host=host, port=port, token=token, announce=lambda m: err(f"memctl: {m}"))
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def http_token(vault: Vault, host: str) -> str | None:
+    """$MEMCTL_MCP_TOKEN; beyond loopback without it, a new one in .memctl/mcp.token."""
+    import os
+    import secrets
+
+    from memctl.agent.mcp_server import LOOPBACK, TOKEN_ENV
+    from memctl.resident.address import write_private
+
+    token = os.environ.get(TOKEN_ENV) or None
+    if host in LOOPBACK or token is not None:
+        return token
+    token = secrets.token_urlsafe(32)
+    path = vault.state_dir / "mcp.token"
+    write_private(str(path), token + "\n")
+    err(f"memctl: listening beyond loopback: clients must send the bearer token in {path}")
+    return token
 
 
 @app.command("compact-history")

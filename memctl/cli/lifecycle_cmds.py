@@ -29,10 +29,16 @@ from memctl.lifecycle.promote import (
 )
 from memctl.lifecycle.proposals import Proposal, ProposalBook
 from memctl.llm import NO_KEY_NOTICE, get_llm
+from memctl.secrets import redact_text
 
 
 def _proposal(p: Proposal) -> dict[str, Any]:
-    return p.to_dict()
+    """A proposal as listings print it: memory text with secrets redacted."""
+    data = p.to_dict()
+    data["text"] = redact_text(p.text)
+    if p.line:
+        data["line"] = redact_text(p.line)
+    return data
 
 
 def _show(p: Proposal) -> None:
@@ -44,7 +50,8 @@ def _show(p: Proposal) -> None:
     elif p.evidence.get("last_referenced") is not None or "unread_days" in p.evidence:
         head += f"  last referenced: {p.evidence.get('last_referenced') or 'never'}"
     console.print(head)
-    for line in (p.line if p.kind == "promote" and p.line else p.text).splitlines()[:6]:
+    shown = redact_text(p.line if p.kind == "promote" and p.line else p.text)
+    for line in shown.splitlines()[:6]:
         console.print(f"    {line}")
     if p.review:
         console.print(f"    review: {p.review.get('status')}: {p.review.get('reason')}")

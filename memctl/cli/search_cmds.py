@@ -129,7 +129,7 @@ def search(
               memctl search get_vault --tier warm --json
               printf 'deploy\\nдеплой\\n' | memctl search --batch - --json
     """
-    from memctl.search.hybrid import Searcher
+    from memctl.search.warm import searcher_for
 
     vault = get_vault(ctx)
     filters = _filters(tier, source, since, until)
@@ -140,7 +140,7 @@ def search(
         return
     if query is None or not query.strip():
         raise UsageError("nothing to search for: give a QUERY (or --batch FILE)")
-    with Searcher(vault) as searcher:
+    with searcher_for(vault) as searcher:
         response = searcher.search(
             query, k=k, filters=filters, explain=explain, log=not no_log, mode=mode
         )

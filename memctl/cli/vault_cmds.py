@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from memctl import memory
 from memctl.cli._common import (
@@ -117,7 +118,7 @@ def status(
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Per-tier metrics: HOT lines vs cap, WARM files and decisions, COLD files and chunks,
-    index freshness and pending embeddings.
+    index freshness and pending embeddings, and whether a resident process serves the vault.
 
     Example: memctl status --json
     """
@@ -131,7 +132,7 @@ def status(
     table.add_column("tier")
     table.add_column("holds")
     table.add_column("notes")
-    cap_note = "[red]over cap[/red]" if hot["over_cap"] else "within cap"
+    cap_note = Text("over cap", style="red") if hot["over_cap"] else "within cap"
     table.add_row("HOT", f"{hot['path']}: {hot['lines']}/{hot['cap']} lines", cap_note)
     table.add_row(
         "WARM",
@@ -152,3 +153,12 @@ def status(
             f"index: {index['chunks']} chunks, {index['stale_files']} files changed since last sync, "
             f"{index['pending_embeddings']} pending embeddings, model {index['model']}"
         )
+    resident = report["resident"]
+    if resident["running"]:
+        console.print(
+            f"resident process: pid {resident['pid']} (memctl {resident['memctl']}) "
+            f"serves this vault on {resident['address']}"
+        )
+    else:
+        stale = " (a stale socket was removed)" if resident.get("stale_removed") else ""
+        console.print(f"resident process: none (`memctl serve` starts one){stale}")

@@ -47,9 +47,15 @@ def watch_vault(
     stop: threading.Event | None = None,
     ready: threading.Event | None = None,
     lock_wait: float = LOCK_WAIT_SECONDS,
+    dirty: threading.Event | None = None,
+    sync_lock: threading.RLock | None = None,
 ) -> None:
     """Run until `stop` is set (or Ctrl-C). `ready` is set once the observer is running
-    and the first sync is done, which is what tests wait on instead of sleeping."""
+    and the first sync is done, which is what tests wait on instead of sleeping.
+
+    The resident process passes `dirty` (set on every relevant event, so a search can
+    see that an edit is pending) and `sync_lock` (held around each lexical sync, so a
+    search and a sync of the same process never race for the index lock)."""
     import logging
 
     from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -59,7 +65,8 @@ def watch_vault(
     logging.getLogger("watchdog").setLevel(logging.ERROR)
 
     stop = stop or threading.Event()
-    dirty = threading.Event()
+    dirty = dirty or threading.Event()
+    sync_lock = sync_lock or threading.RLock()
     wanted = threading.Event()  # new lexical rows may need vectors
     last_event = [time.monotonic()]
     root = vault.root.resolve()
@@ -75,7 +82,8 @@ def watch_vault(
 
     def run_sync() -> None:
         try:
-            report = sync(vault, embed=False, wait=lock_wait)
+            with sync_lock:
+                report = sync(vault, embed=False, wait=lock_wait)
         except LockBusy as exc:
             # Another indexer is busy for longer than the lock wait: try again after
             # the next quiet period instead of dropping the edit.

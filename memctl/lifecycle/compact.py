@@ -25,7 +25,7 @@ from datetime import date
 from memctl.config import Settings
 from memctl.llm import LLM, LLMError
 from memctl.notes import daily_note_date
-from memctl.vault import Vault, read_text, update_file
+from memctl.vault import Vault, read_exact, read_text, update_file
 
 _OPEN = re.compile(r"^<!-- memctl:note (\d{4}-\d{2}-\d{2}\.md)( noeol)? -->$")
 SUMMARY_OPEN = "<!-- memctl:summary -->"
@@ -124,10 +124,16 @@ def compact(vault: Vault, *, llm: LLM | None = None, summarize: bool = False) ->
             day = daily_note_date(path.name)
             if day is None:
                 continue  # lint reports it; compact never guesses a month
+            if path.is_symlink():
+                # Rolling copies the content in: a link's target (maybe outside the vault)
+                # must never be copied into a file that goes to git (docs/security.md).
+                report.conflicts.append(f"{vault.rel(path)} is a link; only plain files are rolled")
+                continue
             month = f"{day:%Y-%m}"
             month_path = vault.archive_dir / f"{month}.md"
-            content = read_text(path)
-            packed = unpack_month(read_text(month_path)) if month_path.exists() else {}
+            # read_exact: a bad byte is rolled in as it is, not a reason to stop.
+            content = read_exact(path)
+            packed = unpack_month(read_exact(month_path)) if month_path.exists() else {}
             rel_month = vault.rel(month_path)
             if path.name in packed and packed[path.name] != content:
                 report.conflicts.append(
@@ -139,8 +145,9 @@ def compact(vault: Vault, *, llm: LLM | None = None, summarize: bool = False) ->
                     month_path,
                     lambda before, m=month, n=path.name, c=content: insert_note(before, m, n, c),
                     create="",
+                    exact=True,
                 )
-            if unpack_month(read_text(month_path)).get(path.name) != content:
+            if unpack_month(read_exact(month_path)).get(path.name) != content:
                 report.conflicts.append(
                     f"{vault.rel(path)} could not be verified in {rel_month}; kept"
                 )

@@ -32,7 +32,16 @@ from memctl.lifecycle.rules import (
     prune_candidates,
 )
 from memctl.notes import parse_decisions
-from memctl.vault import CORE, DECISIONS, Vault, read_text, update_file
+from memctl.vault import (
+    ARCHIVE_DIR,
+    CORE,
+    DECISIONS,
+    Vault,
+    read_exact,
+    shown,
+    state_path,
+    update_file,
+)
 
 
 @dataclass
@@ -51,8 +60,13 @@ def plan_demotions(vault: Vault, uses: list[ChunkUse], now: datetime) -> DemoteP
             f"daily note of {note.day}, untouched for {settings.demote_after_days}+ days"
         )
         plan.moves.append(Move("daily", note.path, f"{ARCHIVE_DAILY}/{name}", name))
-    if vault.decisions_path.exists():
-        decisions = parse_decisions(read_text(vault.decisions_path))
+    text = None
+    # Read exact (bad bytes kept) so a planned block matches the file byte for byte;
+    # read_memory first for the one rule on links (it skips one leaving the vault).
+    if vault.decisions_path.exists() and vault.read_memory(vault.decisions_path) is not None:
+        text = read_exact(vault.decisions_path)
+    if text is not None:
+        decisions = parse_decisions(text)
         ranges = evidence.last_reference_by_range(uses, DECISIONS)
         last = {
             i: evidence.last_reference_in(ranges, d.line_start, d.line_end)
@@ -60,7 +74,7 @@ def plan_demotions(vault: Vault, uses: list[ChunkUse], now: datetime) -> DemoteP
         }
         for item in decision_demotions(decisions, last, now, settings):
             decision = decisions[item.index]
-            heading = decision.text.splitlines()[0]
+            heading = shown(decision.text.splitlines()[0])
             plan.blocks[len(plan.moves)] = decision.text
             plan.reasons[len(plan.moves)] = f"superseded ({item.by}) since {item.since}"
             plan.moves.append(Move("decision", DECISIONS, ARCHIVE_DECISIONS, heading))
@@ -141,7 +155,7 @@ def archive_core_lines(vault: Vault, book: ProposalBook, ids: list[str]) -> Appl
         if p.status == "applied":
             report.skipped.append((move, "already archived"))
             continue
-        if find_block(read_text(vault.core_path), p.text) is None:
+        if find_block(read_exact(vault.core_path), p.text) is None:
             report.skipped.append((move, "line no longer in core.md"))
             continue
         move_block(
@@ -201,8 +215,8 @@ def apply_prunes(vault: Vault, book: ProposalBook, ids: list[str] | None) -> App
     )
     for p in chosen:
         move = Move("prune", p.path, "", p.text.splitlines()[0] if p.text else "")
-        path = vault.root / p.path
-        if not path.exists() or find_block(read_text(path), p.text) is None:
+        path = state_path(vault, p.path, what="a prune proposal", under=ARCHIVE_DIR)
+        if not path.exists() or find_block(read_exact(path), p.text) is None:
             report.skipped.append((move, "no longer in the archive"))
             p.status = "applied"
             continue

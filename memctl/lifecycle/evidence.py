@@ -19,7 +19,7 @@ from memctl import clock
 from memctl.lifecycle.hot import content_lines
 from memctl.lifecycle.rules import ChunkUse, CoreLine, DailyFacts
 from memctl.notes import parse_iso_date
-from memctl.vault import CORE, Vault, atomic_write_text, read_text
+from memctl.vault import CORE, Vault, atomic_write_text, read_exact
 
 STATE_FILE = "lifecycle.json"
 
@@ -155,7 +155,7 @@ def observe_core(
     vault: Vault, uses: list[ChunkUse], now: datetime, state: LifecycleState
 ) -> list[CoreLine]:
     """core.md content lines with first-seen and last-referenced stamps, carried forward."""
-    text = read_text(vault.core_path)
+    text = vault.read_memory(vault.core_path) or ""
     ranges = last_reference_by_range(uses, CORE)
     seen_now: dict[str, dict[str, Any]] = {}
     lines = []
@@ -195,7 +195,7 @@ def anchors_for_prune(vault: Vault, uses: list[ChunkUse]) -> dict[str, datetime]
         path = vault.root / u.path
         if day is None and path.exists():
             # A monthly roll-up: the day of the packed note, not the roll-up's own mtime.
-            text = texts.setdefault(u.path, read_text(path))
+            text = texts.setdefault(u.path, read_exact(path))
             day = note_day_at(text, u.line_start)
         if isinstance(day, date):
             anchors[u.hash] = datetime.combine(day, datetime.min.time())

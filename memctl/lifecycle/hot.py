@@ -188,7 +188,7 @@ def apply_core_addition(
 
     if lock:
         with vault.lock():
-            final = update_file(vault.core_path, change)
+            final = update_file(vault.check_writable(vault.core_path), change)
     else:
-        final = update_file(vault.core_path, change)
+        final = update_file(vault.check_writable(vault.core_path), change)
     return CoreEdit(section, added, line_count(final), settings.cap_lines)

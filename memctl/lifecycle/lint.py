@@ -10,17 +10,27 @@ believes); COLD is history, where a changed mind is expected.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from rapidfuzz import fuzz, process
 
 from memctl import statements
 from memctl.lifecycle.hot import content_lines, line_count, missing_sections
-from memctl.lifecycle.secrets import find_secrets
+from memctl.lifecycle.rules import unmatched_supersedes
 from memctl.llm import LLM, LLMError
 from memctl.notes import daily_note_date, parse_decisions
-from memctl.vault import CORE, DECISIONS, Vault, read_text, tier_of
+from memctl.secrets import find_secrets, redact_text
+from memctl.vault import CORE, DECISIONS, Vault, tier_of
+
+QUOTE_CHARS = 60  # how much of a line a finding quotes
+
+
+def quote(line: str) -> str:
+    """A line as a finding quotes it: secrets redacted first, then cut (a cut token would
+    no longer match its pattern and leak in part)."""
+    return redact_text(line.strip())[:QUOTE_CHARS]
+
 
 MIN_UNIT_CHARS = 20  # shorter lines ("- ok", "## Notes") make meaningless duplicates
 MAX_JUDGED = 20  # LLM judge calls per lint run
@@ -93,7 +103,7 @@ def check_core(
     if count > cap:
         over = count - cap
         ideas = suggestions or [(c.number, c.text) for c in content_lines(text)]
-        named = ", ".join(f"line {n} ({t.strip()[:60]})" for n, t in ideas[:over])
+        named = ", ".join(f"line {n} ({quote(t)})" for n, t in ideas[:over])
         findings.append(
             Finding(
                 "error",
@@ -146,6 +156,17 @@ def check_decisions(text: str) -> list[Finding]:
                     )
                 )
             previous = max(previous, d.date) if previous else d.date
+    for line, reference in unmatched_supersedes(parse_decisions(text)):
+        findings.append(
+            Finding(
+                "warning",
+                "supersedes-unknown",
+                DECISIONS,
+                line,
+                f"'Supersedes: {reference}' names no decision (a date, or a title word for "
+                "word); it retires nothing",
+            )
+        )
     return findings
 
 
@@ -250,7 +271,11 @@ def lint(
 ) -> LintReport:
     settings = vault.settings
     report = LintReport()
-    texts: dict[str, str] = {vault.rel(p): read_text(p) for p in vault.memory_files()}
+    texts: dict[str, str] = {}
+    for path in vault.memory_files():
+        text = vault.read_memory(path)  # a link leaving the vault is skipped with a notice
+        if text is not None:
+            texts[vault.rel(path)] = text
     if CORE not in texts:
         from memctl.errors import MemctlError
 
@@ -275,21 +300,21 @@ def lint(
                 "near-duplicate",
                 a.path,
                 a.line,
-                f"{score:.0f}% like {b.path}:{b.line} ({b.text[:60]})",
+                f"{score:.0f}% like {b.path}:{b.line} ({quote(b.text)})",
             )
         )
     report.findings += _vector_duplicates(vault, settings.lifecycle.duplicate_cosine, report)
     contradictions = likely_contradictions(units)
     judged = 0
     for a, b, why in contradictions:
-        message = f"may contradict {b.path}:{b.line} ({b.text[:60]}): {why}"
+        message = f"may contradict {b.path}:{b.line} ({quote(b.text)}): {why}"
         if llm is not None and judged < MAX_JUDGED:
             judged += 1
             try:
                 verdict = llm.complete_json(
                     settings.llm.review_model,
                     JUDGE_SYSTEM,
-                    f"A: {a.text}\nB: {b.text}",
+                    f"A: {redact_text(a.text)}\nB: {redact_text(b.text)}",
                     JUDGE_SCHEMA,
                     max_tokens=300,
                 )
@@ -301,6 +326,10 @@ def lint(
                 message += f"; LLM judge: {verdict['reason']}"
         report.findings.append(Finding("warning", "contradiction", a.path, a.line, message))
     report.findings.sort(key=lambda f: (f.path, f.line, f.code))
+    report.notes += vault.take_notices()
+    # Every message, whatever check wrote it, is redacted once more before it leaves:
+    # lint and maintain output is what cron mails.
+    report.findings = [replace(f, message=redact_text(f.message)) for f in report.findings]
     return report
 
 
@@ -352,7 +381,7 @@ def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> li
                     "near-duplicate",
                     a[0],
                     a[1],
-                    f"cosine {sims[i, j]:.2f} with {b[0]}:{b[1]} ({b[3].splitlines()[0][:60]})",
+                    f"cosine {sims[i, j]:.2f} with {b[0]}:{b[1]} ({quote(b[3].splitlines()[0])})",
                 )
             )
     return findings

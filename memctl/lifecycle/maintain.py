@@ -36,7 +36,8 @@ from memctl.lifecycle.promote import (
 )
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.llm import LLM, NO_KEY_NOTICE
-from memctl.vault import Vault, read_text
+from memctl.secrets import redact_text
+from memctl.vault import Vault
 
 
 @dataclass
@@ -83,12 +84,13 @@ class MaintainReport:
 
 
 def _brief(p: Any) -> dict[str, Any]:
+    # The report is what cron mails: memory text in it is redacted (docs/security.md).
     return {
         "id": p.id,
         "status": p.status,
         "path": p.path,
         "line": p.line_start,
-        "text": p.text,
+        "text": redact_text(p.text),
         **(
             {"section": p.section, "evidence": p.evidence, "review": p.review}
             if p.kind == "promote"
@@ -170,7 +172,7 @@ def _sync(vault: Vault, report: MaintainReport, enabled: bool, embed: bool, now:
 
 def tier_counts(vault: Vault) -> dict[str, Any]:
     counts: dict[str, Any] = {
-        "hot_lines": line_count(read_text(vault.core_path)),
+        "hot_lines": line_count(vault.read_memory(vault.core_path) or ""),
         "hot_cap": vault.settings.hot.cap_lines,
         "warm_files": len(vault.daily_notes()) + (1 if vault.decisions_path.exists() else 0),
         "cold_files": sum(1 for _ in vault.archive_dir.rglob("*.md"))

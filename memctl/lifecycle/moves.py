@@ -28,13 +28,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memctl.errors import MemctlError
-from memctl.vault import Vault, atomic_write_text, read_text, update_file
+from memctl.errors import MemctlError, UsageError
+from memctl.vault import (
+    CORE,
+    DECISIONS,
+    Vault,
+    atomic_write_text,
+    read_exact,
+    shown,
+    state_path,
+    update_file,
+)
 
 JOURNAL = "moves.json"
 ARCHIVE_DAILY = "memory/archive/daily"
 ARCHIVE_DECISIONS = "memory/archive/decisions.md"
 ARCHIVE_CORE = "memory/archive/core.md"
+# The only block moves memctl makes; a journal naming any other route was not written by it.
+ROUTES = {"decision": (DECISIONS, ARCHIVE_DECISIONS), "core-line": (CORE, ARCHIVE_CORE)}
+_INTENT_KEYS = {"id", "kind", "source", "destination", "block", "header"}
 
 FAULT: Callable[[str], None] | None = None
 
@@ -137,20 +149,61 @@ class Journal:
         self.path = vault.state_dir / JOURNAL
 
     def load(self) -> list[dict[str, Any]]:
+        """The pending intents, each checked to be one memctl could have written.
+
+        A damaged or foreign journal stops the run (exit 2) instead of being guessed at or
+        dropped: it may record a move that left a block in both files.
+        """
         if not self.path.exists():
             return []
-        return list(json.loads(self.path.read_text(encoding="utf-8")).get("pending", []))
+        try:
+            raw = json.loads(self.path.read_bytes().decode("utf-8"))
+        except (ValueError, OSError) as exc:
+            raise self._damaged(f"it cannot be read ({type(exc).__name__})") from None
+        pending = raw.get("pending") if isinstance(raw, dict) else None
+        if not isinstance(pending, list):
+            raise self._damaged("it holds no list of pending moves")
+        for intent in pending:
+            self._check(intent)
+        return pending
+
+    def _check(self, intent: object) -> None:
+        if (
+            not isinstance(intent, dict)
+            or set(intent) != _INTENT_KEYS
+            or not all(isinstance(v, str) for v in intent.values())
+        ):
+            raise self._damaged("an entry is not a move memctl writes")
+        route = ROUTES.get(intent["kind"])
+        if route is None or (intent["source"], intent["destination"]) != route:
+            raise self._damaged(
+                f"an entry moves {intent['source']!r} to {intent['destination']!r}, "
+                "not a route memctl uses"
+            )
+        if intent["id"] != _intent_id(intent["source"], intent["block"]) or not intent["block"]:
+            raise self._damaged("an entry's id does not match its content")
+
+    def _damaged(self, why: str) -> UsageError:
+        return UsageError(
+            f"{self.path} is damaged or was not written by memctl ({why}); nothing was moved. "
+            "Move it aside (to moves.json.bad) and run again: a move it held is redone without "
+            "doubling (the destination is checked first); `memctl lint` shows a block left in "
+            "both files as a near-duplicate"
+        )
 
     def save(self, pending: list[dict[str, Any]]) -> None:
         if not pending:
             if self.path.exists():
                 self.path.unlink()
             return
-        atomic_write_text(self.path, json.dumps({"pending": pending}, ensure_ascii=False, indent=1))
+        # ensure_ascii: a block read with its bad bytes kept (lone surrogates) round-trips
+        # as \udcXX escapes, and the journal stays valid UTF-8.
+        atomic_write_text(self.path, json.dumps({"pending": pending}, ensure_ascii=True, indent=1))
 
 
 def _intent_id(source: str, block: str) -> str:
-    return hashlib.sha256(f"{source}\0{block}".encode()).hexdigest()[:16]
+    data = f"{source}\0{block}".encode("utf-8", errors="surrogateescape")  # bad bytes as read
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def move_block(
@@ -178,17 +231,20 @@ def move_block(
 
 
 def _complete(vault: Vault, intent: dict[str, Any]) -> str:
-    src = vault.root / intent["source"]
-    dst = vault.root / intent["destination"]
+    src = state_path(vault, intent["source"], what=JOURNAL)
+    dst = state_path(vault, intent["destination"], what=JOURNAL)
     block = intent["block"]
-    in_src = src.exists() and find_block(read_text(src), block) is not None
-    in_dst = dst.exists() and find_block(read_text(dst), block) is not None
+    # read_exact: a bad byte elsewhere in either file neither stops the move nor changes.
+    in_src = src.exists() and find_block(read_exact(src), block) is not None
+    in_dst = dst.exists() and find_block(read_exact(dst), block) is not None
     if not in_src:
         return "done" if in_dst else "gone"
     if not in_dst:
-        update_file(dst, lambda before: append_to(before, block), create=intent["header"])
+        update_file(
+            dst, lambda before: append_to(before, block), create=intent["header"], exact=True
+        )
     _fault("written")
-    update_file(src, lambda before: cut_block(before, block))
+    update_file(src, lambda before: cut_block(before, block), exact=True)
     _fault("removed")
     return "finished"
 
@@ -200,7 +256,7 @@ def finish_pending_moves(vault: Vault) -> list[str]:
     notes = []
     for intent in pending:
         outcome = _complete(vault, intent)
-        first_line = intent["block"].splitlines()[0] if intent["block"] else ""
+        first_line = shown(intent["block"].splitlines()[0]) if intent["block"] else ""
         if outcome == "finished":
             notes.append(
                 f"finished an interrupted move of {first_line!r} to {intent['destination']}"

@@ -16,11 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from memctl.errors import UsageError
-from memctl.vault import Vault, atomic_write_text
+from memctl.vault import ARCHIVE_DIR, CORE, MEMORY_DIR, Vault, atomic_write_text, state_path
 
 FILE = "proposals.json"
 PREFIX = {"promote": "P", "archive": "H", "prune": "X"}
 OPEN = ("proposed", "approved")
+STATUSES = ("proposed", "approved", "rejected", "applied")
+# Where each kind's memory lives: a proposal naming anything else was not written by memctl.
+UNDER = {"promote": MEMORY_DIR, "archive": MEMORY_DIR, "prune": ARCHIVE_DIR}
 
 
 @dataclass
@@ -53,13 +56,36 @@ class ProposalBook:
         self.items: dict[str, Proposal] = {}
         if self.path.exists():
             try:
-                raw = json.loads(self.path.read_text(encoding="utf-8"))
-            except ValueError:
+                raw = json.loads(self.path.read_bytes().decode("utf-8"))
+                listed = raw.get("proposals", [])
+                if not isinstance(listed, list):
+                    raise TypeError
+                loaded = [Proposal(**p) for p in listed]
+            except (ValueError, TypeError, AttributeError):
                 raise UsageError(
                     f"{self.path} is damaged; delete it to start the proposals afresh"
                 ) from None
-            self.items = {p["id"]: Proposal(**p) for p in raw.get("proposals", [])}
+            for proposal in loaded:
+                self._check(vault, proposal)
+            self.items = {p.id: p for p in loaded}
         self._saved = self._text()
+
+    def _check(self, vault: Vault, p: Proposal) -> None:
+        """Refuse a proposal memctl could not have written; its path is confined to memory/."""
+        if (
+            p.kind not in PREFIX
+            or (p.kind == "archive" and p.path != CORE)
+            or not isinstance(p.id, str)
+            or not p.id.startswith(PREFIX[p.kind])
+            or p.status not in STATUSES
+            or not isinstance(p.text, str)
+            or not all(isinstance(n, int) for n in (p.line_start, p.line_end))
+        ):
+            raise UsageError(
+                f"{self.path} holds an entry memctl did not write; delete it to start the "
+                "proposals afresh"
+            )
+        state_path(vault, p.path, what=str(self.path), under=UNDER[p.kind])
 
     def _text(self) -> str:
         ordered = sorted(self.items.values(), key=lambda p: (p.kind, p.path, p.line_start, p.id))

@@ -12,9 +12,13 @@
 Superseded decision (the definition `demote` uses), any of:
 1. its heading or body carries a marker line: `Superseded`, `Superseded by: ...`
    (also `Заменено`, `הוחלף`), or its title ends with `(superseded)` / `[superseded]`;
-2. a later decision names it in a `Supersedes: <date or title>` line;
-3. a later-dated decision has a near-identical title (rapidfuzz ratio >= `duplicate_ratio`),
-   i.e. the same decision was taken again.
+2. a later decision names it in a `Supersedes: <date or title>` line (a date names the
+   decisions of that day; a title must be the same words);
+3. a later-dated decision has the same title (the same words, ignoring case, punctuation
+   and a title marker), i.e. the same decision was taken again.
+Titles are compared word for word, never by similarity: "Retry policy for service A" and
+"... service B", "Q3"/"Q4", "API"/"UI" differ by one token and are different decisions;
+a fuzzy ratio cannot tell those from a typo, and a wrong guess archives a live decision.
 It counts as touched on the day it was superseded (the successor's date).
 """
 
@@ -23,8 +27,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-
-from rapidfuzz import fuzz
 
 from memctl.config import LifecycleSettings
 from memctl.notes import Decision
@@ -186,22 +188,40 @@ _SUPERSEDES = re.compile(
 _DATED_REF = re.compile(r"^(\d{4}-\d{2}-\d{2})\s*(?:[—–-]+\s*)?(.*)$")
 
 
-def _norm_title(title: str) -> str:
-    return " ".join(_TITLE_MARKER.sub("", title).casefold().split())
+_WORD = re.compile(r"\w+")
 
 
-def _names(reference: str, decision: Decision, ratio: float) -> bool:
+def title_words(title: str) -> tuple[str, ...]:
+    """A title as the words that make it: casefolded, punctuation and title marker dropped."""
+    return tuple(_WORD.findall(_TITLE_MARKER.sub("", title).casefold()))
+
+
+def _names(reference: str, decision: Decision) -> bool:
     reference = reference.strip().strip("\"'`*")
     dated = _DATED_REF.match(reference)
     if dated:
         if decision.raw_date != dated.group(1):
             return False
         title = dated.group(2).strip()
-        return not title or fuzz.ratio(_norm_title(title), _norm_title(decision.title)) >= ratio
-    return fuzz.ratio(_norm_title(reference), _norm_title(decision.title)) >= ratio
+        return not title or title_words(title) == title_words(decision.title)
+    words = title_words(reference)
+    return bool(words) and words == title_words(decision.title)
 
 
-def superseded_decisions(decisions: list[Decision], ratio: float) -> list[Superseded]:
+def unmatched_supersedes(decisions: list[Decision]) -> list[tuple[int, str]]:
+    """(line, reference) of `Supersedes:` lines that name no other decision (for lint)."""
+    found = []
+    for j, later in enumerate(decisions):
+        for offset, line in enumerate(later.text.splitlines()[1:], start=1):
+            named = _SUPERSEDES.match(line)
+            if named and not any(
+                i != j and _names(named.group(2), d) for i, d in enumerate(decisions)
+            ):
+                found.append((later.line_start + offset, named.group(2)))
+    return found
+
+
+def superseded_decisions(decisions: list[Decision]) -> list[Superseded]:
     """Which decisions are superseded, by what, and since when (see the module docstring)."""
     found: dict[int, Superseded] = {}
     for i, decision in enumerate(decisions):
@@ -215,19 +235,17 @@ def superseded_decisions(decisions: list[Decision], ratio: float) -> list[Supers
             if not named:
                 continue
             for i, earlier in enumerate(decisions):
-                if i != j and i not in found and _names(named.group(2), earlier, ratio):
+                if i != j and i not in found and _names(named.group(2), earlier):
                     found[i] = Superseded(i, later.text.splitlines()[0].strip(), later.date)
+    words = [title_words(d.title) for d in decisions]
     for i, earlier in enumerate(decisions):
-        if i in found or earlier.date is None:
+        if i in found or earlier.date is None or not words[i]:
             continue
         for j, later in enumerate(decisions):
             if later.date is None or j == i:
                 continue
             is_later = later.date > earlier.date or (later.date == earlier.date and j > i)
-            if (
-                is_later
-                and fuzz.ratio(_norm_title(later.title), _norm_title(earlier.title)) >= ratio
-            ):
+            if is_later and words[j] == words[i]:
                 found[i] = Superseded(i, later.text.splitlines()[0].strip(), later.date)
                 break
     return [found[i] for i in sorted(found)]
@@ -242,7 +260,7 @@ def decision_demotions(
     """Superseded decisions untouched (superseded and last referenced) for the demotion age."""
     cutoff = now - timedelta(days=settings.demote_after_days)
     result = []
-    for item in superseded_decisions(decisions, settings.duplicate_ratio):
+    for item in superseded_decisions(decisions):
         own = decisions[item.index].date
         since = item.since or own
         if since is None or since >= cutoff.date() or (own is not None and own >= cutoff.date()):

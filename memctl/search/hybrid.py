@@ -415,7 +415,10 @@ def search(
 
     Example: search(vault, "why did we pick sqlite", k=3).results[0].snippet
     """
-    with Searcher(vault) as searcher:
+    from memctl.search.warm import searcher_for
+
+    # In a long-lived process (memctl serve, the HTTP MCP server) this is the warm one.
+    with searcher_for(vault) as searcher:
         return searcher.search(
             query, k=k, filters=filters, explain=explain, log=log, mode=mode, now=now
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from memctl.search.query import HEBREW_PREFIXES
@@ -26,9 +26,19 @@ class Matcher:
 
     exact: frozenset[str]
     prefixes: tuple[str, ...] = ()
+    # A search asks about the same few hundred words many times (every window of every
+    # candidate's snippet): each is worked out once per query.
+    _known: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
 
     def matches(self, word: str) -> str | None:
         """The query form this word matches (lowercased), or None."""
+        try:
+            return self._known[word]
+        except KeyError:
+            form = self._known[word] = self._match(word)
+            return form
+
+    def _match(self, word: str) -> str | None:
         lw = word.lower()
         if lw in self.exact:
             return lw

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memctl import vault as vault_mod
+from memctl import files
 from memctl.errors import UsageError
 from memctl.lifecycle.hot import (
     HotCapExceeded,
@@ -77,17 +77,17 @@ def test_person_editing_concurrently_loses_nothing(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A person saves core.md between memctl's read and its write: both edits survive."""
-    real_read = vault_mod.read_text
+    real_install = files._install
     calls = {"n": 0}
 
-    def racing_read(path):  # type: ignore[no-untyped-def]
+    def racing_install(path, *args):  # type: ignore[no-untyped-def]
         calls["n"] += 1
-        if calls["n"] == 2 and path == vault.core_path:
-            text = real_read(path)
+        if calls["n"] == 1 and path == vault.core_path:
+            text = read_text(path)
             path.write_text(text.replace("## Identity\n", "## Identity\n\n- edited by hand\n"))
-        return real_read(path)
+        return real_install(path, *args)
 
-    monkeypatch.setattr(vault_mod, "read_text", racing_read)
+    monkeypatch.setattr(files, "_install", racing_install)
     apply_core_addition(vault, "Active project", "memctl lifecycle")
-    text = real_read(vault.core_path)
+    text = read_text(vault.core_path)
     assert "- edited by hand" in text and "- memctl lifecycle" in text

@@ -94,9 +94,7 @@ short lived
 
 def test_superseded_definitions() -> None:
     decisions = parse_decisions(DECISIONS)
-    found = {
-        decisions[s.index].title: s for s in superseded_decisions(decisions, RULES.duplicate_ratio)
-    }
+    found = {decisions[s.index].title: s for s in superseded_decisions(decisions)}
     assert set(found) == {
         "Use SQLite for the index",  # a later near-identical title
         "Хранить заметки в markdown",  # explicit marker (Russian)

@@ -1,0 +1,160 @@
+"""The client side: hand `memctl search|context|tools --call|status` to the resident process.
+
+This runs before the CLI is imported, so it must stay light: only the standard library
+(no typer, rich, NumPy, fastembed, rapidfuzz or SQLite). Anything it is not sure the
+resident process renders exactly as this process would (help, stdin, relative files,
+another clock or API key, a non-UTF-8 terminal) returns None and the command runs
+in-process as always.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+
+from memctl import __version__
+from memctl.resident import address
+
+SERVED = ("search", "context", "tools", "status")
+# Environment a served command reads: a client whose value differs runs in-process.
+ENV_PREFIXES = ("MEMCTL_", "ANTHROPIC_")
+ENV_IGNORED = ("MEMCTL_VAULT", "MEMCTL_RESIDENT")
+OFF_SWITCH = "MEMCTL_RESIDENT"  # "0" or "off": never use a resident process
+_CORE = os.path.join("memory", "core.md")
+
+
+def served_command(argv: Sequence[str]) -> tuple[str | None, list[str]] | None:
+    """(--vault value or None, the rest of argv) when the resident process may run it."""
+    args = list(argv)
+    option: str | None = None
+    if args[:1] == ["--vault"] and len(args) >= 2:
+        option, args = args[1], args[2:]
+    elif args and args[0].startswith("--vault="):
+        option, args = args[0][len("--vault=") :], args[1:]
+    if not args or args[0] not in SERVED:
+        return None
+    rest = args[1:]
+    for arg in rest:
+        if arg == "-" or arg.startswith(("--help", "--batch", "--version")):
+            return None  # stdin, help text and batch files stay with this process
+    if args[0] == "tools":
+        name = _option_value(rest, "--call")
+        # Core updates are reviewed by the LLM with this process's API key.
+        if name is None or name == "update_core_memory":
+            return None
+    return option, args
+
+
+def _option_value(args: Sequence[str], name: str) -> str | None:
+    for n, arg in enumerate(args):
+        if arg == name and n + 1 < len(args):
+            return args[n + 1]
+        if arg.startswith(name + "="):
+            return arg[len(name) + 1 :]
+    return None
+
+
+def vault_root(option: str | None, env: Mapping[str, str], cwd: str) -> str | None:
+    """The vault the CLI would pick (memctl.vault.find_vault's rules), or None."""
+    given = option if option is not None else env.get("MEMCTL_VAULT") or None
+    if given is not None:
+        root = os.path.abspath(os.path.expanduser(given))
+        return root if os.path.isfile(os.path.join(root, _CORE)) else None
+    folder = os.path.abspath(cwd)
+    while True:
+        if os.path.isfile(os.path.join(folder, _CORE)):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def terminal_size() -> list[int] | None:
+    """What rich would read from the standard streams (it tries 0, 1, 2 in turn)."""
+    for fd in (0, 1, 2):
+        try:
+            size = os.get_terminal_size(fd)
+        except (AttributeError, ValueError, OSError):
+            continue
+        return [size.columns, size.lines]
+    return None
+
+
+def _stream_facts(stream: object) -> dict[str, object]:
+    isatty = getattr(stream, "isatty", None)
+    return {
+        "tty": bool(isatty and isatty()),
+        "encoding": getattr(stream, "encoding", None) or "utf-8",
+        "errors": getattr(stream, "errors", None) or "strict",
+    }
+
+
+def run_served(argv: Sequence[str]) -> int | None:
+    """Run the command in the resident process and print its output; None: run it here."""
+    env = os.environ
+    if env.get(OFF_SWITCH, "").lower() in ("0", "off", "no", "false"):
+        return None
+    command = served_command(argv)
+    if command is None:
+        return None
+    option, args = command
+    try:
+        root = vault_root(option, env, os.getcwd())
+    except OSError:
+        return None
+    if root is None:
+        return None
+    if not address.listening(root):
+        return None  # the common case without a resident process: one stat
+    try:
+        sock, token = address.connect(root)
+    except OSError:
+        return None  # nothing listens (a stale socket): `memctl status` or serve clears it
+    request = {
+        "protocol": address.PROTOCOL,
+        "memctl": __version__,
+        "token": token,
+        "argv": ["--vault", root, *args],
+        "env": dict(env),
+        "stdout": _stream_facts(sys.stdout),
+        "stderr": _stream_facts(sys.stderr),
+        "size": terminal_size(),
+    }
+    try:
+        with sock, sock.makefile("rb") as stream:
+            sock.settimeout(None)  # a first search may load the model: wait for it
+            address.send_json(sock, request)
+            header = address.read_line(stream)
+            if header.get("status") != "ok":
+                _notice(header)
+                return None
+            out = address.read_exact(stream, int(header["out"]))
+            err = address.read_exact(stream, int(header["err"]))
+    except (OSError, ValueError, ConnectionError, KeyError):
+        return None  # it died mid-answer: the command runs here instead
+    sys.stdout.flush()
+    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.flush()
+    sys.stderr.buffer.write(err)
+    sys.stderr.buffer.flush()
+    return int(header.get("exit", 0))
+
+
+def _notice(header: Mapping[str, object]) -> None:
+    if header.get("status") == "version":
+        sys.stderr.write(
+            f"memctl: notice: the resident process serving this vault runs memctl "
+            f"{header.get('memctl')} (this is {__version__}); it is ignored\n"
+        )
+
+
+def main() -> None:
+    """The `memctl` entry point: the resident process when it can, else the full CLI."""
+    code = run_served(sys.argv[1:])
+    if code is not None:
+        sys.exit(code)
+    from memctl.cli import main as cli_main
+
+    cli_main()

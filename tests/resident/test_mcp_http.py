@@ -1,0 +1,163 @@
+"""`memctl mcp --http`: the installed binary serving streamable HTTP, driven by the SDK's client."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from memctl.agent.tools import call_tool
+from memctl.search import hybrid, warm
+from memctl.vault import Vault
+from tests.processes import MEMCTL, until
+from tests.resident.conftest import env_for, fresh_copy
+
+
+@contextmanager
+def mcp_http(root: Path, env: dict[str, str], *args: str) -> Iterator[str]:
+    proc = subprocess.Popen(
+        [MEMCTL, "--vault", str(root), "mcp", "--http", "--port", "0", *args],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr or []), daemon=True)
+    reader.start()
+    try:
+        assert until(
+            lambda: any("serving MCP" in line for line in lines) or proc.poll() is not None, 90
+        )
+        found = re.search(r"(http://\S+/mcp)", "".join(lines))
+        assert found and proc.poll() is None, "".join(lines)
+        yield found.group(1)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def _calls(url: str, headers: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    out = []
+    client = create_mcp_http_client(headers=headers)
+    async with (
+        streamable_http_client(url, http_client=client) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        tools = await session.list_tools()
+        assert {t.name for t in tools.tools} >= {"search_memory", "remember"}
+        for query in ("sqlite", "деплой", "קוברנטיס"):
+            result = await session.call_tool("search_memory", {"query": query, "k": 3})
+            out.append(json.loads(result.content[0].text))
+        bad = await session.call_tool("search_memory", {"query": ""})
+        assert bad.is_error
+    return out
+
+
+def test_search_memory_over_http(tmp_path: Path, indexed_fixture: Vault) -> None:
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    with mcp_http(root, env_for()) as url:
+        assert url.startswith("http://127.0.0.1:")
+        results = anyio.run(_calls, url)
+    assert all(r["ok"] and r["results"] for r in results)
+    assert results[0]["results"][0]["path"] == "memory/decisions.md"
+
+
+def test_a_token_is_required_when_set(tmp_path: Path, indexed_fixture: Vault) -> None:
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    with mcp_http(root, env_for(MEMCTL_MCP_TOKEN="s3cret-token")) as url:
+        refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert refused.status_code == 401
+        results = anyio.run(_calls, url, {"Authorization": "Bearer s3cret-token"})
+    assert results[0]["ok"]
+
+
+def test_beyond_loopback_a_token_is_generated(tmp_path: Path, indexed_fixture: Vault) -> None:
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    with mcp_http(root, env_for(), "--host", "0.0.0.0") as url:
+        token_file = root / ".memctl" / "mcp.token"
+        assert token_file.stat().st_mode & 0o077 == 0
+        token = token_file.read_text().strip()
+        local = url.replace("0.0.0.0", "127.0.0.1")
+        assert httpx2.post(local, json={}).status_code == 401
+        results = anyio.run(_calls, local, {"Authorization": f"Bearer {token}"})
+    assert results[0]["ok"]
+
+
+def test_one_warm_searcher_serves_every_call(
+    fixture_copy: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    searcher = hybrid.Searcher(fixture_copy)
+    warm.register(warm.WarmSearcher(searcher))
+    opened: list[object] = []
+    real_init = hybrid.Searcher.__init__
+
+    def counting(self: hybrid.Searcher, *args: Any, **kwargs: Any) -> None:
+        opened.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(hybrid.Searcher, "__init__", counting)
+    try:
+        first = call_tool(Vault(fixture_copy.root), "search_memory", {"query": "sqlite"})
+        store = searcher._store
+        second = call_tool(Vault(fixture_copy.root), "search_memory", {"query": "dns"})
+    finally:
+        warm.unregister(fixture_copy)
+        searcher.close()
+    assert first["ok"] and second["ok"]
+    assert opened == [] and store is not None
+    assert searcher._embedder is not None  # the model was loaded once, by the warm one
+
+
+def test_the_resident_process_serves_mcp_too(tmp_path: Path, indexed_fixture: Vault) -> None:
+    """`memctl serve --mcp-port 0`: one process, one warm state, both doors."""
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    env = env_for()
+    proc = subprocess.Popen(
+        [MEMCTL, "--vault", str(root), "serve", "--mcp-port", "0"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=env,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr or []), daemon=True)
+    reader.start()
+    try:
+        assert until(lambda: any("serving MCP" in line for line in lines), 90), "".join(lines)
+        found = re.search(r"(http://\S+/mcp)", "".join(lines))
+        assert found
+        results = anyio.run(_calls, found.group(1))
+        served = subprocess.run(
+            [MEMCTL, "--vault", str(root), "search", "sqlite", "--no-log"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    assert results[0]["ok"] and results[0]["results"][0]["path"] == "memory/decisions.md"
+    assert "decisions.md" in served.stdout
+    assert proc.returncode == 0
+    reader.join(5)
+    assert "stopped" in "".join(lines) and "Traceback" not in "".join(lines)
