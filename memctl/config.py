@@ -106,6 +106,17 @@ class SecuritySettings:
 
 
 @dataclass(frozen=True)
+class IndexSettings:
+    # "sqlite" (one agent, a file in .memctl/) or "postgres" (a team's shared server).
+    backend: str = "sqlite"
+    # postgresql://user@host/db; MEMCTL_DATABASE_URL overrides it. A password never goes
+    # here (the file is committed): use MEMCTL_DATABASE_URL, PGPASSWORD or ~/.pgpass.
+    database_url: str = ""
+    # This vault's namespace in a shared index; empty = the vault folder's name.
+    vault: str = ""
+
+
+@dataclass(frozen=True)
 class Settings:
     hot: HotSettings = field(default_factory=HotSettings)
     warm: WarmSettings = field(default_factory=WarmSettings)
@@ -115,6 +126,7 @@ class Settings:
     llm: LLMSettings = field(default_factory=LLMSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
     security: SecuritySettings = field(default_factory=SecuritySettings)
+    index: IndexSettings = field(default_factory=IndexSettings)
 
 
 def _coerce(section: str, name: str, default: Any, value: Any) -> Any:
@@ -164,11 +176,25 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
     result = replace(settings, **updates)
     if result.search.fusion not in ("weighted", "rrf"):
         raise UsageError(f'{CONFIG_FILE}: [search] fusion must be "weighted" or "rrf"')
+    _check_index(result.index)
     if result.security.secrets not in ("warn", "refuse"):
         raise UsageError(f'{CONFIG_FILE}: [security] secrets must be "warn" or "refuse"')
     if result.hot.cap_lines < 1:
         raise UsageError(f"{CONFIG_FILE}: [hot] cap_lines must be at least 1")
     return result
+
+
+def _check_index(index: IndexSettings) -> None:
+    if index.backend not in ("sqlite", "postgres"):
+        raise UsageError(f'{CONFIG_FILE}: [index] backend must be "sqlite" or "postgres"')
+    from memctl.index.backend import has_password
+
+    if has_password(index.database_url):
+        # Never echo the URL itself: it holds the secret.
+        raise UsageError(
+            f"{CONFIG_FILE}: [index] database_url holds a password; this file is committed "
+            "with the vault: put the password in MEMCTL_DATABASE_URL, PGPASSWORD or ~/.pgpass"
+        )
 
 
 def load_settings(vault_root: Path) -> Settings:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from memctl import clock
-from memctl.vault import STATE_DIR, Vault
+from memctl.vault import Vault
 
 Range = tuple[str | None, int | None, int | None]
 
@@ -25,18 +25,13 @@ def record_loaded(
 ) -> str | None:
     """Log a reference for every indexed chunk overlapping `ranges`; a notice if it failed."""
     wanted = [(p, s or 1, e or s or 1) for p, s, e in ranges if p]
-    if not wanted or not (vault.root / STATE_DIR / "index.db").exists():
+    from memctl.index.backend import has_index, open_store
+
+    if not wanted or not has_index(vault):
         return None
     try:
-        from memctl.index.store import Store
-
-        with Store.open(vault) as store:
-            paths = sorted({p for p, _, _ in wanted})
-            marks = ",".join("?" * len(paths))
-            rows = store.conn.execute(
-                f"SELECT hash, path, line_start, line_end FROM chunks WHERE path IN ({marks})",
-                paths,
-            ).fetchall()
+        with open_store(vault) as store:
+            rows = store.chunks_in_paths(sorted({p for p, _, _ in wanted}))
             hits = [
                 (h, p)
                 for h, p, s, e in rows

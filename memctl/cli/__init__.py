@@ -12,6 +12,7 @@ import sys
 
 from memctl.cli import (
     agent_cmds,  # noqa: F401
+    db_cmds,  # noqa: F401
     index_cmds,  # noqa: F401
     lifecycle_cmds,  # noqa: F401
     maintain_cmds,  # noqa: F401

@@ -20,7 +20,7 @@ from memctl.errors import MemctlError
 # `memctl --help` lists commands in these groups, everyday first, as the README does.
 HELP_PANELS: dict[str, tuple[str, ...]] = {
     "Everyday": ("init", "add", "show", "status"),
-    "Index and search": ("index", "watch", "serve", "search", "eval", "models"),
+    "Index and search": ("index", "watch", "serve", "search", "eval", "db", "models"),
     "Lifecycle": ("promote", "demote", "prune", "compact", "lint", "maintain"),
     "Agents": ("context", "tools", "mcp", "capture", "compact-history"),
 }
@@ -57,6 +57,14 @@ class MemctlGroup(TyperGroup):
         except (typer.Exit, typer.Abort):
             raise
         except Exception as exc:
+            if type(exc).__module__.startswith("psycopg"):
+                # The shared index failed mid-command (a dropped connection, a
+                # conflict): one line, the URL's password redacted, no traceback.
+                from memctl.index.backend import redact
+
+                lines = [line for line in str(exc).splitlines() if line.strip()] or [""]
+                err(f"memctl: error: PostgreSQL: {redact(lines[0].strip())}")
+                raise typer.Exit(1) from None
             # Typer vendors its own click (typer._click); its usage errors carry `exit_code`
             # and `show()` and must print as usage errors, not internal ones.
             if hasattr(exc, "show") and hasattr(exc, "exit_code"):

@@ -121,6 +121,12 @@ def search(
         help="One query per line; prints one JSON object per line.",
     ),
     mode: str = typer.Option("hybrid", "--mode", help=_MODE_HELP),
+    scope: str = typer.Option(
+        "own",
+        "--scope",
+        help="Shared (postgres) index only: own (default), team (every vault), "
+        "or vault names separated by commas.",
+    ),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """Hybrid search of the vault (words, typos, meaning), freshest and most useful first.
@@ -129,10 +135,13 @@ def search(
               memctl search get_vault --tier warm --json
               printf 'deploy\\nдеплой\\n' | memctl search --batch - --json
     """
+    from dataclasses import replace
+
+    from memctl.index.backend import parse_scope
     from memctl.search.warm import searcher_for
 
     vault = get_vault(ctx)
-    filters = _filters(tier, source, since, until)
+    filters = replace(_filters(tier, source, since, until), scope=parse_scope(vault, scope))
     if batch is not None:
         if query is not None:
             raise UsageError("give either QUERY or --batch, not both")

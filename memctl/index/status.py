@@ -13,14 +13,16 @@ def index_status(vault: Vault) -> dict[str, Any]:
     """Keys: exists, path, chunks, chunks_by_tier {hot, warm, cold}, files, stale_files
     (files added, changed or removed since the last sync, by a stat walk: nothing is read),
     pending_embeddings, model, last_sync (ISO or None)."""
-    path = vault.root / ".memctl" / INDEX_FILE
-    if not path.exists():
-        return {"exists": False}
-    from memctl.index.store import Store
+    from memctl.index.backend import backend_of, database_url, open_store, redact
 
-    with Store.open(vault) as store:
+    path = vault.root / ".memctl" / INDEX_FILE
+    shared = backend_of(vault) == "postgres"
+    if not shared and not path.exists():
+        return {"exists": False}
+    where = redact(database_url(vault)) if shared else vault.rel(path)
+    with open_store(vault) as store:
         known = store.file_states()
-        report: dict[str, Any] = {"exists": True, "path": vault.rel(path)}
+        report: dict[str, Any] = {"exists": True, "path": where}
         report.update(store.counts())
         report["stale_files"] = _stale_files(vault, known)
         report["model"] = store.model_id

@@ -82,11 +82,14 @@ def index_path(vault: Vault) -> Path:
 
 
 class Store:
-    """One connection to the index with the state database attached."""
+    """One connection to the index with the state database attached (an `IndexBackend`)."""
 
-    def __init__(self, conn: Any, path: Path) -> None:
+    backend = "sqlite"
+
+    def __init__(self, conn: Any, path: Path, vault_name: str = "") -> None:
         self.conn = conn
         self.path = path
+        self.vault_name = vault_name
         self._db: Any = None
 
     def _tables(self) -> Any:
@@ -117,7 +120,9 @@ class Store:
         conn.execute("ATTACH DATABASE ? AS state", (str(vault.state_dir / STATE_FILE),))
         conn.execute("PRAGMA state.journal_mode=WAL")
         conn.execute("PRAGMA state.synchronous=NORMAL")
-        store = cls(conn, path)
+        from memctl.index.backend import vault_name
+
+        store = cls(conn, path, vault_name(vault))
         try:
             store._ensure_schema(model_id or canonical(vault.settings.embed.model), dim)
         except BaseException:
@@ -358,6 +363,44 @@ class Store:
 
     def reference_counts(self, since: datetime) -> dict[str, int]:
         return usage.reference_counts(self.conn, since)
+
+    def chunk_ids(self) -> list[int]:
+        return [row[0] for row in self.conn.execute("SELECT id FROM chunks ORDER BY id")]
+
+    def chunks_in_paths(self, paths: Sequence[str]) -> list[tuple[str, str, int, int]]:
+        """(hash, path, line_start, line_end) of every chunk of these files."""
+        marks = ",".join("?" * len(paths))
+        return self.conn.execute(
+            f"SELECT hash, path, line_start, line_end FROM chunks WHERE path IN ({marks})",
+            list(paths),
+        ).fetchall()
+
+    def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
+        """(line_start, line_end, text) of a file's chunks overlapping lines lo..hi."""
+        return self.conn.execute(
+            "SELECT line_start, line_end, text FROM chunks WHERE path = ? AND line_end >= ? "
+            "AND line_start <= ? ORDER BY line_start",
+            (path, lo, hi),
+        ).fetchall()
+
+    def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]:
+        """(path, line_start, tier, text, vector) of every chunk that has its vector."""
+        import numpy as np
+
+        rows = self.conn.execute(
+            "SELECT c.path, c.line_start, c.tier, c.text, v.embedding FROM chunks AS c "
+            "JOIN chunks_vec AS v ON v.rowid = c.id WHERE c.embedded = 1"
+        ).fetchall()
+        return [(p, s, t, x, np.frombuffer(v, dtype=np.float32)) for p, s, t, x, v in rows]
+
+    def has_vectors(self) -> bool:
+        # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.
+        return self.conn.execute("SELECT 1 FROM chunks_vec_rowids LIMIT 1").fetchone() is not None
+
+    def reference_window(
+        self, since: datetime, until: datetime
+    ) -> tuple[dict[str, tuple[int, str | None, str | None]], dict[str, list[str]]]:
+        return usage.reference_window(self.conn, since, until)
 
     def counts(self) -> dict[str, Any]:
         by_tier = dict(self.conn.execute("SELECT tier, count(*) FROM chunks GROUP BY tier"))

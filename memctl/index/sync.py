@@ -26,6 +26,7 @@ from typing import Any
 
 from memctl import clock
 from memctl.errors import LockBusy
+from memctl.index.backend import IndexBackend, backend_of, open_store
 from memctl.index.chunker import Chunk, chunk_markdown, needs_fallback_date
 from memctl.index.dates import FallbackDates
 from memctl.index.store import INDEX_FILE, Store, index_path
@@ -83,16 +84,20 @@ def sync(
     report = SyncReport(full=full)
     now = now or clock.now()
     with vault.lock("index", timeout=wait):
-        if full:
+        if full and backend_of(vault) == "sqlite":
             _rebuild(vault, report, progress, now, embed=embed)
             report.seconds = round(time.perf_counter() - started, 3)
             return report
-        with Store.open(vault) as store:
+        with open_store(vault) as store:
+            if full:
+                # A shared index is rebuilt in place: every file is re-read and its
+                # chunks replaced batch by batch, so the team never searches an empty one.
+                store.forget_file_stats()  # type: ignore[attr-defined]
             _sync_lexical(vault, store, report, progress, now)
     if embed:
-        with Store.open(vault) as store:
+        with open_store(vault) as store:
             _embed_pending(vault, store, report, progress)
-    with Store.open(vault) as store:
+    with open_store(vault) as store:
         report.pending_embeddings = store.pending_count()
         report.model = store.model_id
     report.seconds = round(time.perf_counter() - started, 3)
@@ -112,7 +117,7 @@ def embed_pending(
     """
     started = time.perf_counter()
     report = SyncReport()
-    with Store.open(vault) as store:
+    with open_store(vault) as store:
         _embed_pending(vault, store, report, progress, stop=stop)
         report.pending_embeddings = store.pending_count()
         report.chunks_total = store.counts()["chunks"]
@@ -130,7 +135,7 @@ def ensure_fresh(vault: Vault, *, now: datetime | None = None) -> SyncReport:
     started = time.perf_counter()
     report = SyncReport()
     try:
-        with vault.lock("index", timeout=0), Store.open(vault) as store:
+        with vault.lock("index", timeout=0), open_store(vault) as store:
             _sync_lexical(vault, store, report, None, now or clock.now(), stamp=False)
             report.pending_embeddings = store.pending_count()
             report.model = store.model_id
@@ -145,7 +150,7 @@ def ensure_fresh(vault: Vault, *, now: datetime | None = None) -> SyncReport:
 
 def _sync_lexical(
     vault: Vault,
-    store: Store,
+    store: IndexBackend,
     report: SyncReport,
     progress: Progress | None,
     now: datetime,
@@ -198,7 +203,7 @@ def _sync_lexical(
 
 
 def _write_batch(
-    store: Store,
+    store: IndexBackend,
     batch: list[_Read],
     touched: list[tuple[str, int, int]],
     report: SyncReport,
@@ -289,7 +294,7 @@ def _read_file(
 
 def _embed_pending(
     vault: Vault,
-    store: Store,
+    store: IndexBackend,
     report: SyncReport,
     progress: Progress | None,
     *,

@@ -35,6 +35,7 @@ class ChunkRecord:
     created_at: str | None
     last_referenced_at: str | None
     access_count: int
+    vault: str = ""  # the namespace it belongs to (set by a shared index)
 
 
 _SELECT = (
@@ -115,3 +116,30 @@ def reference_counts(conn: Any, since: datetime) -> dict[str, int]:
         (clock.iso(since),),
     )
     return {digest: int(count) for digest, count in rows}
+
+
+def reference_window(
+    conn: Any, since: datetime, until: datetime
+) -> tuple[dict[str, tuple[int, str | None, str | None]], dict[str, list[str]]]:
+    """Per hash, (references, first, last) in the window, and the queries that found it.
+
+    Auto-loaded context (HOT and the recent WARM, every turn, used or not) keeps a note
+    alive but is no evidence that it matters: counted, it would propose every recent note
+    for HOT within a day of agent turns.
+    """
+    window = {
+        digest: (int(count), first, last)
+        for digest, count, first, last in conn.execute(
+            "SELECT hash, count(*), min(ts), max(ts) FROM state.reference_log "
+            "WHERE ts >= ? AND ts <= ? AND kind != 'context' GROUP BY hash",
+            (clock.iso(since), clock.iso(until)),
+        )
+    }
+    asked: dict[str, list[str]] = {}
+    for digest, query in conn.execute(
+        "SELECT DISTINCT hash, query FROM state.reference_log "
+        "WHERE ts >= ? AND ts <= ? AND kind = 'search' AND query IS NOT NULL",
+        (clock.iso(since), clock.iso(until)),
+    ):
+        asked.setdefault(digest, []).append(query)
+    return window, asked

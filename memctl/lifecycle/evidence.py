@@ -36,39 +36,21 @@ def line_key(text: str) -> str:
 
 
 def has_index(vault: Vault) -> bool:
-    from memctl.index.store import index_path
+    from memctl.index.backend import has_index as index_exists
 
-    return index_path(vault).exists()
+    return index_exists(vault)
 
 
 def load_chunk_uses(vault: Vault, now: datetime) -> list[ChunkUse]:
     """Every indexed chunk with its references; empty when there is no index yet."""
     if not has_index(vault):
         return []
-    from memctl.index.store import Store
+    from memctl.index.backend import open_store
 
     since = now - timedelta(days=vault.settings.lifecycle.promote_window_days)
-    with Store.open(vault) as store:
-        ids = [row[0] for row in store.conn.execute("SELECT id FROM chunks ORDER BY id")]
-        records = store.chunks_by_ids(ids)
-        # Auto-loaded context (HOT and the recent WARM, every turn, used or not) keeps a
-        # note alive but is no evidence that it matters: counted, it would propose every
-        # recent note for HOT within a day of agent turns.
-        window = {
-            digest: (count, first, last)
-            for digest, count, first, last in store.conn.execute(
-                "SELECT hash, count(*), min(ts), max(ts) FROM state.reference_log "
-                "WHERE ts >= ? AND ts <= ? AND kind != 'context' GROUP BY hash",
-                (clock.iso(since), clock.iso(now)),
-            )
-        }
-        asked: dict[str, list[str]] = {}
-        for digest, query in store.conn.execute(
-            "SELECT DISTINCT hash, query FROM state.reference_log "
-            "WHERE ts >= ? AND ts <= ? AND kind = 'search' AND query IS NOT NULL",
-            (clock.iso(since), clock.iso(now)),
-        ):
-            asked.setdefault(digest, []).append(query)
+    with open_store(vault) as store:
+        records = store.chunks_by_ids(store.chunk_ids())
+        window, asked = store.reference_window(since, now)
     uses = []
     for r in records:
         count, first, last = window.get(r.hash, (0, None, None))

@@ -353,18 +353,15 @@ def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> li
     if not has_index(vault):
         report.notes.append("no index: vector near-duplicates skipped (run `memctl index`)")
         return []
+    from memctl.index.backend import open_store
     from memctl.index.embed.registry import calibrated_cosine
-    from memctl.index.store import Store
 
-    with Store.open(vault) as store:
-        rows = store.conn.execute(
-            "SELECT c.path, c.line_start, c.tier, c.text, v.embedding FROM chunks AS c "
-            "JOIN chunks_vec AS v ON v.rowid = c.id WHERE c.embedded = 1"
-        ).fetchall()
+    with open_store(vault) as store:
+        rows = store.embedded_chunks()
         model_id = store.model_id
     if len(rows) < 2:
         return []
-    vectors = np.stack([np.frombuffer(r[4], dtype=np.float32) for r in rows])
+    vectors = np.stack([r[4] for r in rows])
     vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
     tiers = np.array([r[2] for r in rows])
     findings = []

@@ -181,9 +181,9 @@ def tier_counts(vault: Vault) -> dict[str, Any]:
         "cold_chunks": None,
     }
     if evidence.has_index(vault):
-        from memctl.index.store import Store
+        from memctl.index.backend import open_store
 
-        with Store.open(vault) as store:
+        with open_store(vault) as store:
             counts["cold_chunks"] = store.counts()["chunks_by_tier"]["cold"]
     return counts
 

@@ -31,12 +31,17 @@ TYPO_MIN_RATIO = 80.0
 
 @dataclass(frozen=True)
 class Filters:
-    """Restrict a search to a tier, a source, or a date range (inclusive)."""
+    """Restrict a search to a tier, a source, or a date range (inclusive).
+
+    `scope` names the vaults a shared index searches: () is the searching vault's own,
+    ("*",) the whole team's. A SQLite index holds one vault only.
+    """
 
     tier: str | None = None
     source: str | None = None
     since: date | None = None
     until: date | None = None
+    scope: tuple[str, ...] = ()
 
     def sql(self, alias: str = "c") -> tuple[str, list[Any]]:
         """An SQL condition on `chunks AS alias` ('1' when nothing is filtered)."""
@@ -159,39 +164,62 @@ def plan_lexical(
     vocabulary is read through fts5vocab, which is fine for small indexes only.
     """
     ensure_vocab(conn)
+    limit = max(int(row_count(conn) * common_fraction), COMMON_MIN_ROWS)
+    return build_plan(
+        query,
+        limit,
+        df=lambda words: doc_freqs(conn, words, cap=limit),
+        stem_df=lambda stem: prefix_freq(
+            conn, stem, limit, prefix_terms(stem) if prefix_terms else None
+        ),
+        correct=corrector or (lambda word: correct_typo(conn, word)),
+        exact_df=lambda words: doc_freqs(conn, words),
+    )
+
+
+def build_plan(
+    query: Query,
+    limit: int,
+    *,
+    df: Callable[[list[str]], dict[str, int]],
+    stem_df: Callable[[str], int],
+    correct: Callable[[str], str | None],
+    exact_df: Callable[[list[str]], dict[str, int]],
+) -> LexicalPlan:
+    """The lexical plan from document counts, whichever index counted them (pure policy).
+
+    `df` counts rows per word up to `limit` + 1, `stem_df` rows matching a prefix,
+    `exact_df` uncapped counts (asked only when every word is common).
+    """
     plan = LexicalPlan()
     terms = query.content_terms
     forms = [f for t in terms for f in t.forms()]
-    limit = max(int(row_count(conn) * common_fraction), COMMON_MIN_ROWS)
-    freqs = doc_freqs(conn, forms, cap=limit)
+    freqs = df(forms) if forms else {}
     kept: list[tuple[int, str]] = []
     for term in terms:
         known = [f for f in term.forms() if freqs.get(f, 0) > 0]
-        stem_df = 0
-        if term.stem:
-            candidates = prefix_terms(term.stem) if prefix_terms else None
-            stem_df = prefix_freq(conn, term.stem, limit, candidates)
+        stem_count = stem_df(term.stem) if term.stem else 0
         if (
             not known
-            and not stem_df
+            and not stem_count
             and len(term.text) >= TYPO_MIN_LENGTH
             and not term.text.isdigit()
         ):
-            fixed = corrector(term.text) if corrector else correct_typo(conn, term.text)
+            fixed = correct(term.text)
             if fixed:
                 plan.corrections[term.text] = fixed
                 known = [fixed]
-                freqs[fixed] = doc_freqs(conn, [fixed], cap=limit)[fixed]
+                freqs[fixed] = df([fixed])[fixed]
         for form in known:
             kept.append((freqs[form], form))
-        if term.stem and 0 < stem_df <= limit:
+        if term.stem and 0 < stem_count <= limit:
             plan.prefixes.append(term.stem)
-    common = [form for df, form in kept if df > limit]
-    rare = [form for df, form in kept if df <= limit]
+    common = [form for count, form in kept if count > limit]
+    rare = [form for count, form in kept if count <= limit]
     if not rare and not plan.prefixes and kept:
         # Every word is common: keep the rarest one rather than answer nothing. Only
         # here are exact counts worth a walk of those posting lists.
-        exact = doc_freqs(conn, [form for _, form in kept])
+        exact = exact_df([form for _, form in kept])
         rarest = min((exact[form], form) for _, form in kept)[1]
         rare, common = [rarest], [f for f in common if f != rarest]
         plan.all_common = True

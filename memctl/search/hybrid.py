@@ -12,8 +12,8 @@ from typing import Any
 
 from memctl import clock
 from memctl.errors import UsageError
+from memctl.index.backend import IndexBackend, open_store
 from memctl.index.embed.registry import canonical
-from memctl.index.store import Store
 from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
 from memctl.search import supersession, vectors, vocab
@@ -67,16 +67,16 @@ class Searcher:
         self.settings = vault.settings.search
         self.policy = policy or policy_from(vault)
         self.fresh = fresh
-        self._store: Store | None = None
+        self._store: IndexBackend | None = None
         self._embedder: Any = None
         self._vocab: vocab.Vocabulary | None = None
         self._matrix: vectors.VectorMatrix | bool | None = None  # False: not worth it here
         self.timings: dict[str, float] = {}
 
     @property
-    def store(self) -> Store:
+    def store(self) -> IndexBackend:
         if self._store is None:
-            self._store = Store.open(self.vault)
+            self._store = open_store(self.vault)
         return self._store
 
     def close(self) -> None:
@@ -126,7 +126,6 @@ class Searcher:
             if report.skipped:
                 notices.append(f"index not refreshed: {report.skipped}")
         parsed = parse_query(query)
-        conn = self.store.conn
         pending = self.store.pending_count()
         response = SearchResponse(
             query=query, results=[], pending_embeddings=pending, notices=notices
@@ -136,30 +135,46 @@ class Searcher:
             return response
         lists_wanted = _MODE_LISTS[mode]
         limit = self.settings.candidates
-        plan = cand.plan_lexical(
-            conn,
-            parsed,
-            self.settings.common_term_fraction,
-            corrector=self._correct,
-            prefix_terms=self._prefix_terms,
-        )
-        lists: dict[str, dict[int, float]] = {}
-        started = time.perf_counter()
-        if "fts" in lists_wanted:
-            lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
-        if "trigram" in lists_wanted:
-            lists["trigram"] = cand.trigram_candidates(conn, parsed, plan, filters, limit)
-        if "vector" in lists_wanted:
-            if other := self._other_model():
-                notices.append(
-                    f"the index holds vectors of {other}, not of the configured model: "
-                    "answered from keyword search only until `memctl index` re-embeds"
-                )
-            elif self._has_vectors():
-                qvec = vector if vector is not None else self._embed(query)
-                lists["vector"] = self._vector_candidates(qvec, filters, limit)
-            else:
-                notices.append("no embeddings yet: answered from keyword search only")
+        if "vector" in lists_wanted and (other := self._other_model()):
+            notices.append(
+                f"the index holds vectors of {other}, not of the configured model: "
+                "answered from keyword search only until `memctl index` re-embeds"
+            )
+            lists_wanted = tuple(name for name in lists_wanted if name != "vector")
+        if self.store.backend != "sqlite":
+            # A shared server computes the candidate lists in SQL beside the data; the
+            # fusion, scoring and snippets below are the same for every backend.
+            started = time.perf_counter()
+            plan, lists = self.store.candidate_lists(  # type: ignore[attr-defined]
+                parsed,
+                filters,
+                limit,
+                lists_wanted,
+                lambda: vector if vector is not None else self._embed(query),
+                notices,
+                self.settings.common_term_fraction,
+            )
+        else:
+            conn = self.store.conn  # type: ignore[attr-defined]
+            plan = cand.plan_lexical(
+                conn,
+                parsed,
+                self.settings.common_term_fraction,
+                corrector=self._correct,
+                prefix_terms=self._prefix_terms,
+            )
+            lists: dict[str, dict[int, float]] = {}
+            started = time.perf_counter()
+            if "fts" in lists_wanted:
+                lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
+            if "trigram" in lists_wanted:
+                lists["trigram"] = cand.trigram_candidates(conn, parsed, plan, filters, limit)
+            if "vector" in lists_wanted:
+                if self._has_vectors():
+                    qvec = vector if vector is not None else self._embed(query)
+                    lists["vector"] = self._vector_candidates(qvec, filters, limit)
+                else:
+                    notices.append("no embeddings yet: answered from keyword search only")
         if pending:
             notices.append(f"{pending} chunks still wait for embeddings: answered from what exists")
         weights = weights_for(self.policy.weights, query, self.store.model_id)
@@ -254,6 +269,7 @@ class Searcher:
                 date=record.date,
                 highlights=snip.highlights,
                 hash=record.hash,
+                vault=record.vault or self.store.vault_name,
                 chunk_lines=(record.line_start, record.line_end),
             )
             if explain:
@@ -278,7 +294,7 @@ class Searcher:
         return response
 
     def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
-        conn = self.store.conn
+        conn = self.store.conn  # type: ignore[attr-defined]
         # A Searcher kept across searches (an agent's session) re-checks the matrix's
         # signature whenever it re-checks freshness and keeps the matrix it holds while
         # that signature is unchanged.
@@ -304,9 +320,10 @@ class Searcher:
 
     def _vocabulary(self) -> vocab.Vocabulary:
         if self._vocab is None:
-            self._vocab = vocab.load(self.store.conn, self.vault.state_dir, cand.VOCAB_TABLE)
+            conn = self.store.conn  # type: ignore[attr-defined]
+            self._vocab = vocab.load(conn, self.vault.state_dir, cand.VOCAB_TABLE)
         elif self.fresh:
-            self._vocab.refresh(self.store.conn)
+            self._vocab.refresh(self.store.conn)  # type: ignore[attr-defined]
         return self._vocab
 
     def _settle(
@@ -339,9 +356,7 @@ class Searcher:
         return self.store.model_id if self.store.model_id != wanted else None
 
     def _has_vectors(self) -> bool:
-        # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.
-        row = self.store.conn.execute("SELECT 1 FROM chunks_vec_rowids LIMIT 1").fetchone()
-        return row is not None
+        return self.store.has_vectors()
 
     def _recent_hashes(self, now: datetime) -> set[str]:
         minutes = self.settings.recent_penalty_minutes
@@ -360,11 +375,7 @@ class Searcher:
             return best_snippet(lines, record.line_start, matcher, self.settings.snippet_tokens)
         lo = max(record.line_start - _CONTEXT_LINES, 1)
         hi = record.line_end + _CONTEXT_LINES
-        rows = self.store.conn.execute(
-            "SELECT line_start, line_end, text FROM chunks WHERE path = ? AND line_end >= ? "
-            "AND line_start <= ? ORDER BY line_start",
-            (record.path, lo, hi),
-        ).fetchall()
+        rows = self.store.context_rows(record.vault, record.path, lo, hi)
         first = min(r[0] for r in rows) if rows else record.line_start
         last = max(r[1] for r in rows) if rows else record.line_end
         lines: list[str | None] = [None] * (last - first + 1)

@@ -19,6 +19,7 @@ class SearchResult:
     date: str | None
     highlights: tuple[tuple[int, int], ...] = ()
     hash: str = ""
+    vault: str = ""  # the namespace (agent) it belongs to
     chunk_lines: tuple[int, int] = (0, 0)  # the matched chunk's own lines (not in the JSON)
     explain: dict[str, Any] | None = None
 
@@ -33,6 +34,7 @@ class SearchResult:
             "tier": self.tier,
             "source": self.source,
             "date": self.date,
+            "vault": self.vault,
         }
         if self.explain is not None:
             out["explain"] = self.explain

@@ -28,6 +28,7 @@ RESULT_KEYS = {
     "tier",
     "source",
     "date",
+    "vault",  # the namespace: the vault folder's name unless [index] vault names it
 }
 
 

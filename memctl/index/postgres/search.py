@@ -1,0 +1,332 @@
+"""The three candidate lists computed in PostgreSQL, beside the data.
+
+Two round trips: the document counts the lexical plan needs (every form and prefix in
+one statement), then all three lists in one statement (BM25 over the GIN-indexed
+tsvector, substring lookups through the pg_trgm GIN index, nearest neighbours through
+HNSW). The plan, the trigram scoring and everything after the lists (fusion, scoring,
+snippets) are the SQLite backend's own code, so both rank alike.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rapidfuzz import fuzz, process
+
+from memctl.errors import UsageError
+from memctl.index.postgres import words
+from memctl.search import candidates as cand
+from memctl.search.candidates import Filters, LexicalPlan
+from memctl.search.query import Query
+from memctl.search.vocab import fold
+
+if TYPE_CHECKING:
+    from memctl.index.postgres.store import PgStore
+
+# FTS5's BM25 constants, so scores are on the SQLite backend's scale.
+K1 = 1.2
+B = 0.75
+RANK_PER_TERM = 150
+
+
+def scope_vaults(store: PgStore, scope: Sequence[str]) -> list[str] | None:
+    """None for the whole team, else the vault names searched."""
+    if not scope:
+        return [store.vault_name]
+    if "*" in scope:
+        return None
+    return list(dict.fromkeys(scope))
+
+
+def _where(filters: Filters, vaults: list[str] | None) -> tuple[str, list[Any]]:
+    parts = ["c.vault = ANY(%s)"] if vaults is not None else []
+    params: list[Any] = [vaults] if vaults is not None else []
+    for column, value in (
+        ("tier", filters.tier),
+        ("source", filters.source),
+        ("date >=", filters.since.isoformat() if filters.since else None),
+        ("date <=", filters.until.isoformat() if filters.until else None),
+    ):
+        if value is not None:
+            op = "" if " " in column else " ="
+            parts.append(f"c.{column}{op} %s")
+            params.append(value)
+    return (" AND ".join(parts) or "true"), params
+
+
+def candidate_lists(
+    store: PgStore,
+    query: Query,
+    filters: Filters,
+    limit: int,
+    wanted: Sequence[str],
+    get_vector: Callable[[], Any],
+    notices: list[str],
+    common_fraction: float,
+) -> tuple[LexicalPlan, dict[str, dict[int, float]]]:
+    vaults = scope_vaults(store, filters.scope)
+    if vaults is not None and set(vaults) - {store.vault_name}:
+        unknown = sorted(set(vaults) - set(store.vaults()) - {store.vault_name})
+        if unknown:
+            raise UsageError(f"no vault named {', '.join(unknown)} in the shared index")
+    rows, mean_length = store.stats(vaults)
+    cap = max(int(rows * common_fraction), cand.COMMON_MIN_ROWS)
+    where, params = _where(filters, vaults)
+    counter = _Counter(store, where, params, cap, rows)
+    forms = [f for t in query.content_terms for f in t.forms()]
+    counter.prefetch(forms, [t.stem for t in query.content_terms if t.stem])
+    plan = cand.build_plan(
+        query,
+        cap,
+        df=counter.words,
+        stem_df=counter.prefix,
+        correct=lambda word: _correct(store, word),
+        exact_df=lambda forms: counter.words(forms, exact=True),
+    )
+    lists: dict[str, dict[int, float]] = {}
+    parts: list[str] = []
+    args: list[Any] = []
+    if "fts" in wanted:
+        sql, sql_args = _fts_sql(plan, counter, rows, mean_length, where, params, limit)
+        if sql:
+            parts.append(sql)
+            args += sql_args
+        lists["fts"] = {}
+    trigram_words = cand.trigram_words(query, plan)
+    if "trigram" in wanted:
+        sql, sql_args = _trigram_sql(query, plan, trigram_words, where, params, limit * 2)
+        parts.append(sql)
+        args += sql_args
+    if "vector" in wanted:
+        if store.has_vectors(vaults):
+            parts.append(
+                f"(SELECT 'vector', c.id, 1 - (c.embedding <=> %s), NULL::text FROM chunks AS c "
+                f"WHERE c.embedding IS NOT NULL AND {where} "
+                f"ORDER BY c.embedding <=> %s LIMIT %s)"
+            )
+            qvec = get_vector()
+            args += [qvec, *params, qvec, limit]
+            lists["vector"] = {}
+        else:
+            notices.append("no embeddings yet: answered from keyword search only")
+    found = store.conn.execute(" UNION ALL ".join(parts), args).fetchall() if parts else []
+    hits: dict[str, list[tuple[int, str]]] = {}
+    for name, cid, score, text in found:
+        if name in ("fts", "vector"):
+            lists[name][int(cid)] = float(score)
+        else:
+            hits.setdefault(name, []).append((int(cid), text))
+    if "trigram" in wanted:
+        lists["trigram"] = _score_trigram(query, trigram_words, hits, limit)
+    return plan, lists
+
+
+class _Counter:
+    """Capped document counts, fetched for every form and prefix in one statement."""
+
+    def __init__(self, store: PgStore, where: str, params: list[Any], cap: int, rows: int) -> None:
+        self.store, self.where, self.params, self.cap = store, where, params, cap
+        self.known: dict[str, int] = {}
+        # Counting a common word's rows, even capped, fetches thousands of rows (~0.5 s
+        # at 100k on a busy machine); PostgreSQL's statistics already know it is common.
+        common = store.common_words()
+        self.estimates = {w: int(f * rows) for w, f in common.items() if f * rows > cap}
+
+    def _estimate(self, key: str) -> int | None:
+        kind, word = key.split(":", 1)
+        word = fold(word)
+        if kind == "w":
+            return self.estimates.get(word)
+        total = sum(n for w, n in self.estimates.items() if w.startswith(word))
+        return total or None
+
+    def _count(self, queries: dict[str, str], cap: int | None) -> dict[str, int]:
+        estimated = {k: n for k in queries if (n := self._estimate(k)) is not None}
+        keys = [k for k in queries if queries[k] and k not in estimated]
+        if not keys:
+            return {k: estimated.get(k, 0) for k in queries}
+        limit = "LIMIT %s" if cap is not None else ""
+        sql = (
+            "SELECT q.key, (SELECT count(*) FROM (SELECT 1 FROM chunks AS c WHERE "
+            f"c.words @@ q.tsq::tsquery AND {self.where} {limit}) AS m) "
+            "FROM unnest(%s::text[], %s::text[]) AS q(key, tsq)"
+        )
+        args = [*self.params, *([cap + 1] if cap is not None else []), keys]
+        args.append([queries[k] for k in keys])
+        rows = dict(self.store.conn.execute(sql, args).fetchall())
+        rows.update(estimated)
+        return {k: int(rows.get(k, 0)) for k in queries}
+
+    def prefetch(self, forms: list[str], stems: list[str]) -> None:
+        queries = {f"w:{f}": words.tsquery([f]) for f in forms}
+        queries |= {f"p:{s}": words.tsquery([], [s]) for s in stems}
+        self.known.update(self._count(queries, self.cap))
+
+    def words(self, forms: list[str], exact: bool = False) -> dict[str, int]:
+        missing = {
+            f"w:{f}": words.tsquery([f]) for f in forms if exact or f"w:{f}" not in self.known
+        }
+        if missing:
+            counted = self._count(missing, None if exact else self.cap)
+            if exact:
+                return {f: counted[f"w:{f}"] for f in forms}
+            self.known.update(counted)
+        return {f: self.known[f"w:{f}"] for f in forms}
+
+    def prefix(self, stem: str) -> int:
+        key = f"p:{stem}"
+        if key not in self.known:
+            self.known.update(self._count({key: words.tsquery([], [stem])}, self.cap))
+        return self.known[key]
+
+
+def _correct(store: PgStore, word: str) -> str | None:
+    """The nearest word of the shared vocabulary with the same first letter (as SQLite)."""
+    folded = fold(word)
+    rows = store.conn.execute(
+        "SELECT word FROM lexemes WHERE word >= %s AND word < %s AND abs(length(word) - %s) <= 2",
+        (folded[0], folded[0] + "\U0010ffff", len(folded)),
+    ).fetchall()
+    best = process.extractOne(
+        folded, [w for (w,) in rows], scorer=fuzz.ratio, score_cutoff=cand.TYPO_MIN_RATIO
+    )
+    return best[0] if best else None
+
+
+def _idf(rows: int, df: int) -> float:
+    """FTS5's IDF: log((N - n + 0.5) / (n + 0.5)), floored at a tiny positive value."""
+    value = math.log((rows - df + 0.5) / (df + 0.5)) if rows else 0.0
+    return value if value > 0 else 1e-6
+
+
+def _fts_sql(
+    plan: LexicalPlan,
+    counter: _Counter,
+    rows: int,
+    mean_length: float,
+    where: str,
+    params: list[Any],
+    limit: int,
+) -> tuple[str, list[Any]]:
+    """BM25 as FTS5 computes it (k1 1.2, b 0.75, one IDF per query term), in SQL."""
+    tsq = words.tsquery(plan.forms, plan.prefixes, plan.phrases)
+    if not tsq:
+        return "", []
+    terms: list[tuple[str, bool, float]] = []
+    counts = counter.words(list(plan.forms))
+    for form in plan.forms:
+        terms.append((fold(form), False, _idf(rows, counts[form])))
+    for stem in plan.prefixes:
+        terms.append((fold(stem), True, _idf(rows, counter.prefix(stem))))
+    phrase_words = [w for p in plan.phrases for w in words.tokens(p)]
+    for word, count in counter.words(phrase_words).items():
+        terms.append((word, False, _idf(rows, count)))
+    if plan.all_common:
+        # As with SQLite: ranking every row of words found everywhere costs too much
+        # for a near-zero IDF; BM25 over the newest matches is enough.
+        matched = (
+            "SELECT c.id, c.words, c.ntokens FROM chunks AS c WHERE c.words @@ %s::tsquery "
+            f"AND {where} ORDER BY c.id DESC LIMIT %s"
+        )
+        match_args: list[Any] = [tsq, *params, limit * 10]
+    else:
+        # Every row of a rare term is ranked; a term in more than RANK_PER_TERM rows adds
+        # only that many (unranked) rows. Below that this is exactly FTS5's BM25; above
+        # it, ranking every row of a common word costs ~0.1 ms a row in SQL, and its
+        # near-zero IDF rarely lifts such a row into the top of the fused list anyway.
+        pieces, match_args = [], []
+        for lexemes, count in _term_queries(plan, counter):
+            cap = "" if count <= RANK_PER_TERM else "LIMIT %s"
+            pieces.append(
+                f"(SELECT c.id FROM chunks AS c WHERE c.words @@ %s::tsquery AND {where} {cap})"
+            )
+            match_args += [lexemes, *params, *([RANK_PER_TERM] if cap else [])]
+        matched = (
+            "SELECT c.id, c.words, c.ntokens FROM chunks AS c WHERE c.id IN ("
+            + " UNION ".join(pieces)
+            + ")"
+        )
+    sql = (
+        "(SELECT 'fts', m.id, sum(t.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * m.ntokens / %s))), "
+        f"NULL::text FROM ({matched}) AS m CROSS JOIN LATERAL ("
+        "SELECT q.idf, sum(coalesce(array_length(u.positions, 1), 1)) AS tf "
+        "FROM unnest(m.words) AS u JOIN unnest(%s::text[], %s::boolean[], %s::float8[]) "
+        "AS q(lexeme, prefix, idf) ON CASE WHEN q.prefix THEN starts_with(u.lexeme, q.lexeme) "
+        "ELSE u.lexeme = q.lexeme END GROUP BY q.lexeme, q.prefix, q.idf) AS t "
+        "GROUP BY m.id ORDER BY 3 DESC, m.id LIMIT %s)"
+    )
+    args: list[Any] = [K1 + 1, K1, B, B, max(mean_length, 1.0), *match_args]
+    args += [[t[0] for t in terms], [t[1] for t in terms], [t[2] for t in terms], limit]
+    return sql, args
+
+
+def _term_queries(plan: LexicalPlan, counter: _Counter) -> list[tuple[str, int]]:
+    """(tsquery, rows matching it) for every form, prefix and phrase of the plan."""
+    out = [(words.tsquery([f]), n) for f, n in counter.words(list(plan.forms)).items()]
+    out += [(words.tsquery([], [p]), counter.prefix(p)) for p in plan.prefixes]
+    out += [(words.tsquery([], [], [p]), RANK_PER_TERM + 1) for p in plan.phrases]
+    return [(q, n) for q, n in out if q]
+
+
+def _like(word: str) -> str:
+    return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _trigram_sql(
+    query: Query,
+    plan: LexicalPlan,
+    lookups: list[str],
+    where: str,
+    params: list[Any],
+    per_word: int,
+) -> tuple[str, list[Any]]:
+    """Unranked substring lookups (all words together, then each), as the SQLite list."""
+    dropped = set(plan.dropped)
+    usable = [w for w in lookups if len(w) >= 3]
+    coordinate = [w for w in usable if w not in dropped]
+    parts: list[str] = []
+    args: list[Any] = []
+    select = "SELECT '{}', c.id, 0::float8, c.text FROM chunks AS c WHERE "
+    if len(coordinate) > 1:
+        # One ILIKE per word: the trigram index serves `ILIKE x AND ILIKE y`, not ALL(array).
+        every = " AND ".join("c.text ILIKE %s" for _ in coordinate)
+        parts.append(f"({select.format('all')} {every} AND {where} LIMIT %s)")
+        args += [*(_like(w) for w in coordinate), *params, per_word]
+    for word in usable:
+        parts.append(f"({select.format('one')} c.text ILIKE %s AND {where} LIMIT %s)")
+        args += [_like(word), *params, per_word]
+    for day in query.dates:
+        parts.append(f"({select.format('dated')} c.date = %s AND {where} LIMIT %s)")
+        args += [day, *params, per_word]
+    if not parts:
+        return "(SELECT 'one', 0::bigint, 0::float8, ''::text WHERE false)", []
+    return " UNION ALL ".join(parts), args
+
+
+def _score_trigram(
+    query: Query, lookups: list[str], hits: dict[str, list[tuple[int, str]]], limit: int
+) -> dict[int, float]:
+    texts: dict[int, str] = {}
+    ids: dict[int, None] = {}
+    coordinate = hits.get("all", [])
+    ids.update((i, None) for i, _ in coordinate)
+    texts.update(coordinate)
+    # SQLite stops after the all-words lookup when it alone fills the list.
+    if not (coordinate and len(ids) >= limit):
+        for i, text in hits.get("one", []):
+            ids[i] = None
+            texts[i] = text
+    dated = {i for i, _ in hits.get("dated", [])}
+    for i, text in hits.get("dated", []):
+        ids[i] = None
+        texts[i] = text
+    if not ids:
+        return {}
+    targets = [w.lower() for w in lookups if w not in query.dates]
+    scored = {
+        i: cand.fuzzy_score(targets, texts.get(i, "")) + (1.0 if i in dated else 0.0) for i in ids
+    }
+    best = sorted(scored, key=lambda i: -scored[i])[:limit]
+    return {i: scored[i] for i in best if scored[i] > 0}

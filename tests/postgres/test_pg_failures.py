@@ -1,0 +1,152 @@
+"""Failures of the shared index: one clear line, a non-zero exit, no traceback, no secret."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import psycopg
+import pytest
+from typer.testing import CliRunner
+
+from memctl.cli import app
+from memctl.index.postgres.store import PgStore
+from memctl.index.sync import sync
+from memctl.vault import Vault
+from tests.postgres.conftest import Server, use_postgres
+from tests.search.conftest import FIXTURE, NOW
+
+
+def make_vault(tmp_path: Path, url: str, mp: pytest.MonkeyPatch, name: str = "alice") -> Vault:
+    root = tmp_path / name
+    shutil.copytree(FIXTURE / "memory", root / "memory")
+    return use_postgres(root, name, url, mp)
+
+
+def index(runner: CliRunner, vault: Vault) -> tuple[int, str]:
+    out = runner.invoke(app, ["--vault", str(vault.root), "index", "--no-embed"])
+    return out.exit_code, out.output
+
+
+def one_line_error(output: str) -> str:
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("memctl: error:"), output
+    assert "Traceback" not in output
+    return lines[0]
+
+
+def test_server_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, runner: CliRunner) -> None:
+    url = f"postgresql://postgres:hunter2@/memctl?host={tmp_path / 'no-server'}"
+    vault = make_vault(tmp_path, url, monkeypatch)
+    code, output = index(runner, vault)
+    line = one_line_error(output)
+    assert code == 1 and "cannot connect to the PostgreSQL index" in line
+    assert "hunter2" not in output and ":***@" in line
+
+
+def test_wrong_password(
+    tmp_path: Path, pg_server: Server, monkeypatch: pytest.MonkeyPatch, runner: CliRunner
+) -> None:
+    hba = Path(pg_server.handle.pgdata) / "pg_hba.conf"
+    rule = "local all memctl_pw scram-sha-256\n"
+    if rule not in hba.read_text():
+        hba.write_text(rule + hba.read_text())
+    with pg_server.admin() as conn:
+        conn.execute("SELECT pg_reload_conf()")
+        conn.execute("DROP ROLE IF EXISTS memctl_pw")
+        conn.execute("CREATE ROLE memctl_pw LOGIN PASSWORD 'right-one'")
+    url = pg_server.url("postgres", user="memctl_pw:wrong-one")
+    vault = make_vault(tmp_path, url, monkeypatch)
+    code, output = index(runner, vault)
+    line = one_line_error(output)
+    assert code == 1 and "password authentication failed" in line
+    assert "wrong-one" not in output and "right-one" not in output
+
+
+def test_missing_extension(
+    tmp_path: Path, pg_server: Server, monkeypatch: pytest.MonkeyPatch, runner: CliRunner
+) -> None:
+    """A role that may not create pgvector (not a trusted extension) on a bare database."""
+    with pg_server.admin() as conn:
+        conn.execute("DROP DATABASE IF EXISTS memctl_plain")
+        conn.execute("DROP ROLE IF EXISTS memctl_plain")
+        conn.execute("CREATE ROLE memctl_plain LOGIN")
+        conn.execute("CREATE DATABASE memctl_plain OWNER memctl_plain")
+    vault = make_vault(tmp_path, pg_server.url("memctl_plain", user="memctl_plain"), monkeypatch)
+    code, output = index(runner, vault)
+    line = one_line_error(output)
+    assert code == 1 and "lacks the pgvector extension (vector)" in line
+
+
+def test_schema_from_a_newer_memctl(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch, runner: CliRunner
+) -> None:
+    vault = make_vault(tmp_path, pg_url, monkeypatch)
+    assert index(runner, vault)[0] == 0
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("INSERT INTO memctl_schema(version, memctl) VALUES (99, '9.9')")
+    for args in (["index"], ["search", "kubernetes"], ["db", "migrate"]):
+        out = runner.invoke(app, ["--vault", str(vault.root), *args])
+        line = one_line_error(out.output)
+        assert out.exit_code == 1 and "schema version 99, newer than this memctl" in line
+
+
+def test_a_dropped_connection_loses_nothing(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = make_vault(tmp_path, pg_url, monkeypatch)
+    original = PgStore.replace_file
+    calls = {"n": 0}
+
+    def dies_midway(self: PgStore, *args: object, **kwargs: object) -> int:
+        calls["n"] += 1
+        if calls["n"] == 4:
+            self.conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PgStore, "replace_file", dies_midway)
+    with pytest.raises(psycopg.OperationalError):
+        sync(vault, embed=False, now=NOW)
+    monkeypatch.setattr(PgStore, "replace_file", original)
+    report = sync(vault, embed=False, now=NOW)
+    lite = Vault(tmp_path / "lite")
+    shutil.copytree(FIXTURE / "memory", lite.root / "memory")
+    expected = sync(lite, embed=False, now=NOW).chunks_total
+    assert report.chunks_total == expected
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT vault, path, line_start, hash FROM chunks").fetchall()
+    assert len(rows) == len(set(rows)) == expected
+
+
+def test_a_password_in_the_committed_config_is_refused(tmp_path: Path, runner: CliRunner) -> None:
+    root = tmp_path / "v"
+    shutil.copytree(FIXTURE / "memory", root / "memory")
+    (root / ".memctl.toml").write_text(
+        '[index]\nbackend = "postgres"\ndatabase_url = "postgresql://me:s3cret@db/mem"\n'
+    )
+    out = runner.invoke(app, ["--vault", str(root), "index"])
+    assert out.exit_code == 2 and "holds a password" in out.output
+    assert "s3cret" not in out.output
+
+
+def test_the_sqlite_path_never_imports_psycopg(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    shutil.copytree(FIXTURE / "memory", root / "memory")
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from memctl.cli import app\n"
+        f"out = CliRunner().invoke(app, ['--vault', {str(root)!r}, 'index', '--no-embed'])\n"
+        "assert out.exit_code == 0, out.output\n"
+        f"out = CliRunner().invoke(app, ['--vault', {str(root)!r}, 'search', 'deploy', "
+        "'--mode', 'lexical'])\n"
+        "assert out.exit_code == 0, out.output\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('psycopg', 'pgvector'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

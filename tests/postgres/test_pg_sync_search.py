@@ -1,0 +1,189 @@
+"""The PostgreSQL backend: sync, search, namespaces and usage against a real server."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import psycopg
+import pytest
+from typer.testing import CliRunner
+
+from memctl.cli import app
+from memctl.index.backend import open_store
+from memctl.index.sync import sync
+from memctl.lifecycle.evidence import load_chunk_uses
+from memctl.search.evaluate import parse_queries
+from memctl.search.hybrid import Filters, Searcher, search
+from memctl.vault import Vault
+from tests.postgres.conftest import use_postgres
+from tests.search.conftest import FIXTURE, NOW
+
+
+def fixture_on_pg(tmp_path: Path, name: str, url: str, mp: pytest.MonkeyPatch) -> Vault:
+    root = tmp_path / name
+    shutil.copytree(FIXTURE / "memory", root / "memory")
+    return use_postgres(root, name, url, mp)
+
+
+def chunk_rows(url: str, vault: str) -> list[tuple[str, int, str]]:
+    with psycopg.connect(url) as conn:
+        return conn.execute(
+            "SELECT path, line_start, hash FROM chunks WHERE vault = %s ORDER BY 1, 2", (vault,)
+        ).fetchall()
+
+
+def test_fixture_vault_ranks_alike_on_both_backends(
+    tmp_path: Path, pg_url: str, indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Same vault, same queries: the same top results, in the same order, on both backends."""
+    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    # The SQLite fixture's embedding cache: PostgreSQL gets the same vectors without the model.
+    shutil.copy(indexed_fixture.state_dir / "state.db", vault.state_dir / "state.db")
+    report = sync(vault, embed=True, now=NOW)
+    assert report.pending_embeddings == 0 and report.embedded == 0  # all from the cache
+    lines = (FIXTURE / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    queries = [q.query for q in parse_queries(lines, "queries.jsonl")]
+    assert len(queries) >= 15
+    with Searcher(indexed_fixture, fresh=False) as lite, Searcher(vault, fresh=False) as pg:
+        for mode in ("hybrid", "bm25"):
+            for text in queries:
+                a = lite.search(text, k=3, log=False, now=NOW, mode=mode).results
+                b = pg.search(text, k=3, log=False, now=NOW, mode=mode).results
+                assert [(r.path, r.line_start, r.line_end) for r in a] == [
+                    (r.path, r.line_start, r.line_end) for r in b
+                ], (mode, text)
+                assert [round(r.score, 4) for r in a] == [round(r.score, 4) for r in b] or (
+                    mode == "hybrid" and any(q in text for q in ("_", "."))
+                ), (mode, text)
+
+
+def test_namespaces_own_by_default_team_on_request(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch, runner: CliRunner
+) -> None:
+    alice = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    bob = fixture_on_pg(tmp_path, "bob", pg_url, monkeypatch)
+    (bob.root / "memory" / "daily" / "2026-11-21.md").write_text(
+        "# 2026-11-21\n\n- Bob tuned the zeppelin telemetry pipeline.\n", encoding="utf-8"
+    )
+    sync(alice, embed=False, now=NOW)
+    sync(bob, embed=False, now=NOW)
+    own = search(alice, "zeppelin telemetry", k=5, now=NOW, log=False, mode="lexical")
+    assert all(r.vault == "alice" for r in own.results)
+    assert not any("zeppelin" in r.snippet for r in own.results)
+    team = search(
+        alice,
+        "zeppelin telemetry",
+        k=5,
+        now=NOW,
+        log=False,
+        mode="lexical",
+        filters=Filters(scope=("*",)),
+    )
+    assert team.results[0].vault == "bob" and "zeppelin" in team.results[0].snippet
+    out = runner.invoke(
+        app,
+        [
+            "--vault",
+            str(alice.root),
+            "search",
+            "zeppelin",
+            "--scope",
+            "bob",
+            "--json",
+            "--no-log",
+            "--mode",
+            "lexical",
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert {r["vault"] for r in data["results"]} == {"bob"}
+    out = runner.invoke(app, ["--vault", str(alice.root), "search", "x", "--scope", "carol"])
+    assert out.exit_code == 2 and "no vault named carol" in out.output
+
+
+def test_resync_edit_and_remove_keep_every_chunk_exactly_once(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    lite_root = tmp_path / "lite"
+    shutil.copytree(FIXTURE / "memory", lite_root / "memory")
+    lite = Vault(lite_root)
+    first = sync(vault, embed=False, now=NOW)
+    again = sync(vault, embed=False, now=NOW)
+    assert again.changed == [] and again.chunks_written == 0
+    rows = chunk_rows(pg_url, "alice")
+    assert len(rows) == len(set(rows)) == first.chunks_total
+    for root in (vault.root, lite.root):
+        note = root / "memory" / "daily" / "2026-11-20.md"
+        note.write_text(note.read_text(encoding="utf-8") + "\n## Later\n\nA new line.\n")
+        (root / "memory" / "daily" / "2026-11-12.md").unlink()
+    edited = sync(vault, embed=False, now=NOW)
+    assert edited.removed == ["memory/daily/2026-11-12.md"]
+    sync(lite, embed=False, now=NOW)
+    rows = chunk_rows(pg_url, "alice")
+    with open_store(lite) as store:
+        expected = sorted(
+            store.conn.execute("SELECT path, line_start, hash FROM chunks").fetchall()
+        )
+    assert rows == [tuple(r) for r in expected]
+    full = sync(vault, embed=False, full=True, now=NOW)
+    assert full.full and chunk_rows(pg_url, "alice") == rows
+
+
+def test_a_reader_sees_the_old_file_until_the_new_one_commits(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    sync(vault, embed=False, now=NOW)
+    path = "memory/decisions.md"
+    before = [r for r in chunk_rows(pg_url, "alice") if r[0] == path]
+    from memctl.index.chunker import chunk_markdown
+
+    new = chunk_markdown("# Decisions\n\n## 2026-11-22 — only this\n\nOne decision.\n", path)
+    with open_store(vault) as writer, writer.transaction():
+        writer.replace_file(path, size=1, mtime_ns=1, digest="x", chunks=new, now=NOW)
+        during = [r for r in chunk_rows(pg_url, "alice") if r[0] == path]
+        assert during == before  # the other connection sees the whole old file
+    after = [r for r in chunk_rows(pg_url, "alice") if r[0] == path]
+    assert [r[2] for r in after] == [c.hash for c in new]
+
+
+def test_usage_and_promotion_evidence_stay_per_vault(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alice = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    bob = fixture_on_pg(tmp_path, "bob", pg_url, monkeypatch)
+    sync(alice, embed=False, now=NOW)
+    sync(bob, embed=False, now=NOW)
+    for _ in range(3):
+        search(alice, "kubernetes", k=2, now=NOW, mode="lexical")
+    alice_uses = load_chunk_uses(alice, NOW)
+    bob_uses = load_chunk_uses(bob, NOW)
+    assert len(alice_uses) == len(bob_uses)  # each sees its own chunks only
+    assert max(u.window_references for u in alice_uses) == 3
+    assert max(u.window_references for u in bob_uses) == 0
+    assert any("kubernetes" in u.queries for u in alice_uses)
+    with open_store(bob) as store:
+        top = store.chunks_by_ids(store.chunk_ids())
+        assert all(r.access_count == 0 and r.vault == "bob" for r in top)
+
+
+def test_cli_index_and_db_migrate(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch, runner: CliRunner
+) -> None:
+    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    out = runner.invoke(app, ["--vault", str(vault.root), "db", "migrate", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout) == {"applied": [1], "schema_version": 1}
+    out = runner.invoke(app, ["--vault", str(vault.root), "db", "migrate"])
+    assert "up to date" in out.stdout
+    out = runner.invoke(app, ["--vault", str(vault.root), "index", "--no-embed", "--json"])
+    assert out.exit_code == 0, out.output
+    written = json.loads(out.stdout)["chunks_written"]
+    out = runner.invoke(app, ["--vault", str(vault.root), "db", "status", "--json"])
+    status = json.loads(out.stdout)
+    assert status["vaults"][0]["vault"] == "alice"
+    assert status["vaults"][0]["chunks"] == written
