@@ -7,6 +7,7 @@ Unknown keys are an error: a typo in a cap must not silently fall back to a defa
 from __future__ import annotations
 
 import importlib.util
+import math
 import tomllib
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
@@ -129,6 +130,67 @@ class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
 
 
+# The valid range of every numeric setting, inclusive, checked in one place
+# (`_check_ranges`). A value outside it is a one-line error naming the setting, never a
+# crash later (a zero batch size, a NaN weight, a negative day count...). Floats must
+# also be finite. Where zero is excluded it is because the setting divides or would make
+# the feature silently do nothing.
+BIG = 10**9
+RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    ("hot", "cap_lines"): (1, 100_000),
+    ("warm", "daily_days"): (0, 3650),  # 0: no daily note auto-loaded
+    ("warm", "decisions"): (0, 100_000),
+    ("embed", "batch_size"): (1, 4096),
+    ("embed", "max_file_bytes"): (1_000, BIG),
+    ("search", "candidates"): (1, 10_000),
+    ("search", "weight_fts"): (0.0, 1_000.0),
+    ("search", "weight_trigram"): (0.0, 1_000.0),
+    ("search", "weight_vector"): (0.0, 1_000.0),
+    ("search", "rrf_k"): (1, 100_000),
+    ("search", "snippet_tokens"): (10, 100_000),
+    ("search", "half_life_days"): (0.01, 36_500.0),
+    ("search", "recent_penalty_minutes"): (0, 525_600),
+    ("search", "common_term_fraction"): (0.0001, 1.0),
+    ("lifecycle", "promote_references"): (0, 1_000_000),
+    ("lifecycle", "promote_window_days"): (1, 3650),
+    ("lifecycle", "demote_after_days"): (1, 36_500),
+    ("lifecycle", "hot_unreferenced_days"): (1, 36_500),
+    ("lifecycle", "prune_after_days"): (1, 36_500),
+    ("lifecycle", "duplicate_ratio"): (0.0, 100.0),
+    ("lifecycle", "duplicate_cosine"): (0.0, 1.0),
+    ("llm", "timeout_seconds"): (0.1, 3600.0),
+    ("llm", "max_retries"): (0, 20),
+    ("agent", "context_budget_tokens"): (100, BIG),
+    ("agent", "tool_result_tokens"): (100, BIG),
+    ("agent", "history_keep_messages"): (0, 100_000),
+    ("agent", "history_soft_budget_tokens"): (100, BIG),
+}
+# List settings that must hold at least one name (every name non-blank).
+NON_EMPTY_LISTS = {("hot", "sections")}
+
+
+def _check_ranges(settings: Settings) -> None:
+    for (section, name), (low, high) in RANGES.items():
+        value = getattr(getattr(settings, section), name)
+        where = f"{CONFIG_FILE}: [{section}] {name}"
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UsageError(f"{where} must be a finite number (got {value})")
+        if not low <= value <= high:
+            raise UsageError(f"{where} must be between {low:g} and {high:g} (got {value:g})")
+    for section, name in NON_EMPTY_LISTS:
+        value = getattr(getattr(settings, section), name)
+        if not value or any(not item.strip() for item in value):
+            raise UsageError(
+                f"{CONFIG_FILE}: [{section}] {name} must list at least one name, none blank"
+            )
+    for section, name in (("lifecycle", "hot_pinned_sections"),):
+        if any(not item.strip() for item in getattr(getattr(settings, section), name)):
+            raise UsageError(f"{CONFIG_FILE}: [{section}] {name} must not hold a blank name")
+    search = settings.search
+    if search.weight_fts + search.weight_trigram + search.weight_vector <= 0:
+        raise UsageError(f"{CONFIG_FILE}: [search] weights must not all be 0")
+
+
 def _coerce(section: str, name: str, default: Any, value: Any) -> Any:
     where = f"{CONFIG_FILE}: [{section}] {name}"
     if isinstance(default, bool):
@@ -179,8 +241,7 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
     _check_index(result.index)
     if result.security.secrets not in ("warn", "refuse"):
         raise UsageError(f'{CONFIG_FILE}: [security] secrets must be "warn" or "refuse"')
-    if result.hot.cap_lines < 1:
-        raise UsageError(f"{CONFIG_FILE}: [hot] cap_lines must be at least 1")
+    _check_ranges(result)
     return result
 
 

@@ -23,6 +23,11 @@ from memctl.vault import Vault, append_block, bad_byte_at, update_file
 
 WARM_WHAT = ("core", "today", "warm", "decisions")
 
+# `add` (and MCP `remember`) wait this long for the vault lock. maintain holds it only for
+# its moves and a commit, seconds even on a big vault; the generous wait is so that a
+# note is never refused because a nightly job happens to be busy.
+ADD_LOCK_WAIT_SECONDS = 300.0
+
 
 def template_dir() -> Path:
     """The vault template shipped with the package (a link to the repo's vault_template/)."""
@@ -117,7 +122,7 @@ def add_note(
     day = day or moment.date()
     path = vault.daily_path(day)
     bullet = format_note_bullet(moment.strftime("%H:%M"), text)
-    with vault.lock():
+    with vault.lock(timeout=ADD_LOCK_WAIT_SECONDS):
         vault.check_writable(path)
         written = update_file(
             path, lambda before: append_block(before, bullet), create=f"# {day.isoformat()}\n\n"
@@ -154,7 +159,7 @@ def add_decision(
             before = before.rstrip("\n") + "\n\n"
         return before + block
 
-    with vault.lock():
+    with vault.lock(timeout=ADD_LOCK_WAIT_SECONDS):
         vault.check_writable(vault.decisions_path)
         written = update_file(vault.decisions_path, change, create="# Decisions\n\n")
     _report_bad_bytes(vault, vault.decisions_path, written)

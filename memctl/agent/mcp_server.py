@@ -21,7 +21,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from memctl import __version__
-from memctl.agent.tools import TOOL_SPECS, call_tool, cap_result, dumps
+from memctl.agent.tools import TOOL_SPECS, call_tool, cap_result, dumps, error_result
 from memctl.llm import LLM, get_llm
 from memctl.vault import Vault
 
@@ -30,6 +30,29 @@ INSTRUCTIONS = (
     "answering questions that may depend on earlier work; save durable facts with "
     "remember; add to core memory only what must be known in every conversation."
 )
+
+
+def unencodable(value: Any, where: str = "") -> str | None:
+    """The path (`text`, `items[2]`) of the first string UTF-8 cannot encode, or None."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "(the value)"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = unencodable(key, where or "(a key)") or unencodable(
+                item, f"{where}.{key}" if where else str(key)
+            )
+            if found:
+                return found
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            found = unencodable(item, f"{where}[{i}]")
+            if found:
+                return found
+    return None
 
 
 def build_server(vault: Vault, llm: LLM | None = None) -> Server[Any]:
@@ -58,10 +81,24 @@ def build_server(vault: Vault, llm: LLM | None = None) -> Server[Any]:
 
     async def call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments
-        # Handlers block on files, SQLite and the embedder: keep the event loop free.
-        result = await anyio.to_thread.run_sync(
-            lambda: call_tool(vault, params.name, arguments, llm=llm)
+        where = (
+            arguments.get(UNENCODABLE)
+            if isinstance(arguments, dict) and UNENCODABLE in arguments
+            else unencodable(arguments)
         )
+        if where is not None:
+            # JSON allows "\ud800"; UTF-8 cannot hold it. Answered here: echoing it back
+            # in any reply would fail to encode, and the client would wait forever.
+            result = error_result(
+                params.name,
+                "invalid_arguments",
+                f"argument {where} is not valid text (a lone UTF-16 surrogate)",
+            )
+        else:
+            # Handlers block on files, SQLite and the embedder: keep the event loop free.
+            result = await anyio.to_thread.run_sync(
+                lambda: call_tool(vault, params.name, arguments, llm=llm)
+            )
         capped = cap_result(result, budget)
         return types.CallToolResult(
             content=[types.TextContent(text=dumps(capped))],
@@ -78,7 +115,69 @@ def build_server(vault: Vault, llm: LLM | None = None) -> Server[Any]:
     )
 
 
+UNENCODABLE = "__memctl_unencodable__"
+
+
+def screen_line(line: str) -> str | None:
+    """A request line as the SDK should see it; None to drop it.
+
+    JSON allows a lone surrogate ("\\ud800"); the SDK's parser rejects the whole message
+    without knowing its id, so it never answers and the client waits forever. Such a
+    request is rewritten so that it is answered with an error: a tool call keeps its name
+    and gets a marker instead of its arguments (`call` answers invalid_arguments); any
+    other request becomes an unknown method (JSON-RPC "method not found"). A notification
+    has no answer to give and is dropped.
+    """
+    if "\\ud" not in line.lower():
+        return line  # the escape is the only way a lone surrogate reaches us as text
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line  # the SDK answers malformed JSON itself
+    where = unencodable(message)
+    if where is None or not isinstance(message, dict):
+        return line
+    if "method" not in message or "id" not in message:
+        return None
+    params = message.get("params")
+    if message["method"] == "tools/call" and isinstance(params, dict):
+        name = params.get("name")
+        where = unencodable(params.get("arguments"))
+        if isinstance(name, str) and unencodable(name) is None and where is not None:
+            params["arguments"] = {UNENCODABLE: where}
+            return json.dumps(message, ensure_ascii=False)
+    message["method"] = "memctl/refused: text that is not valid UTF-8"
+    message.pop("params", None)
+    return json.dumps(unencodable_free(message), ensure_ascii=False)
+
+
+def unencodable_free(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {unencodable_free(k): unencodable_free(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unencodable_free(v) for v in value]
+    return value
+
+
+class _ScreenedLines:
+    """stdin for `stdio_server`: its lines through `screen_line`."""
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+
+    async def __aiter__(self) -> Any:
+        async for line in self.source:
+            screened = screen_line(line)
+            if screened is not None:
+                yield screened if screened.endswith("\n") else screened + "\n"
+
+
 async def serve(vault: Vault) -> None:
+    import io
+    import sys
+
     from memctl.search import warm
     from memctl.search.hybrid import Searcher
 
@@ -86,8 +185,9 @@ async def serve(vault: Vault) -> None:
     # One Searcher for the whole session: the model loads once, not once per call.
     searcher = Searcher(vault)
     warm.register(warm.WarmSearcher(searcher))
+    stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(stdin=_ScreenedLines(stdin)) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         warm.unregister(vault)

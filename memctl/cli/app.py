@@ -6,7 +6,9 @@ imports the app without importing the package that imports it back.
 
 from __future__ import annotations
 
+import errno
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,32 @@ HELP_PANELS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class MemctlGroup(TyperGroup):
+    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
+        # Bytes that are not UTF-8 reach Python's argv as lone surrogates ("\udcff"): no
+        # file, index or terminal can hold them, so they are refused here, in one line,
+        # before any command runs (else they fail deep inside a write as exit 70).
+        given = sys.argv[1:] if args is None else list(args)
+        for position, arg in enumerate(given, start=1):
+            if isinstance(arg, str) and not _encodable(arg):
+                try:
+                    shown = arg.encode("utf-8", "surrogateescape").decode(
+                        "utf-8", "backslashreplace"
+                    )
+                except UnicodeEncodeError:
+                    shown = arg.encode("utf-8", "backslashreplace").decode("utf-8")
+                err(f"memctl: error: argument {position} ({shown}) is not valid UTF-8 text")
+                sys.exit(2)
+        return super().main(args, *rest, **kwargs)
+
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """Commands grouped as HELP_PANELS says; any other command goes under "Other"."""
         listed = {name for names in HELP_PANELS.values() for name in names}
@@ -69,11 +96,23 @@ class MemctlGroup(TyperGroup):
             # and `show()` and must print as usage errors, not internal ones.
             if hasattr(exc, "show") and hasattr(exc, "exit_code"):
                 raise
+            from memctl.index.damage import REBUILD_HINT, is_damage, is_read_only
+
+            if is_damage(exc):
+                # Damage SQLite found past the checks on open (a page deep in the file).
+                err(f"memctl: error: the index is damaged ({exc}): {REBUILD_HINT}")
+                raise typer.Exit(1) from None
+            if is_read_only(exc):
+                err(
+                    f"memctl: error: cannot write memctl's index and state ({exc}): make the "
+                    "vault's .memctl/ folder and the files in it writable"
+                )
+                raise typer.Exit(2) from None
             if isinstance(exc, OSError):
                 # Disk full, permission denied...: say which file, never a traceback.
                 where = f" ({exc.filename})" if exc.filename else ""
                 err(f"memctl: error: {exc.strerror or exc}{where}")
-                raise typer.Exit(1) from None
+                raise typer.Exit(2 if exc.errno in (errno.EROFS, errno.EACCES) else 1) from None
             if os.environ.get("MEMCTL_DEBUG"):
                 raise
             err(f"memctl: internal error: {type(exc).__name__}: {exc} (MEMCTL_DEBUG=1 shows more)")

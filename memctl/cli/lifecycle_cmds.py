@@ -18,7 +18,7 @@ from memctl.lifecycle.demote import (
     archive_core_lines,
     plan_demotions,
     propose_hot_archive,
-    propose_prunes,
+    prune_proposals,
 )
 from memctl.lifecycle.moves import finish_pending_moves
 from memctl.lifecycle.promote import (
@@ -251,9 +251,13 @@ def prune(
     uses = evidence.load_chunk_uses(vault, now)
     if not evidence.has_index(vault):
         err("no index yet: run `memctl index` (prune reads archive chunks and their references)")
+    # Candidates are worked out before the lock (reading every archive); the lock covers
+    # only storing them and the deletions, which re-check their text in the file.
+    fresh = prune_proposals(vault, uses, now)
     with vault.lock():
         book = ProposalBook(vault)
-        listed = propose_prunes(vault, book, uses, now)
+        book.refresh("prune", fresh)
+        listed = book.of_kind("prune", ("proposed", "approved"))
         report = apply_prunes(vault, book, only or None) if apply else None
         book.save()
     if json_out:

@@ -17,6 +17,13 @@ from typing import TYPE_CHECKING, Any
 from memctl import clock
 from memctl.index import usage
 from memctl.index.chunker import Chunk
+from memctl.index.damage import (
+    REBUILD_HINT,
+    IndexDamaged,
+    file_damage,
+    is_damage,
+    set_state_aside,
+)
 from memctl.index.embed.registry import canonical
 from memctl.index.usage import ChunkRecord
 from memctl.sqlite import connect
@@ -116,19 +123,42 @@ class Store:
     ) -> Store:
         """Open (creating if needed) the index. `model_id`/`dim` seed a brand-new index."""
         path = path or index_path(vault)
-        conn = connect(path)
-        conn.execute("ATTACH DATABASE ? AS state", (str(vault.state_dir / STATE_FILE),))
-        conn.execute("PRAGMA state.journal_mode=WAL")
-        conn.execute("PRAGMA state.synchronous=NORMAL")
-        from memctl.index.backend import vault_name
+        state = vault.state_dir / STATE_FILE
+        # A damaged state.db is set aside and started afresh; a damaged index.db is an
+        # error that names its repair (docs/index.md, "Damaged databases").
+        if file_damage(state):
+            set_state_aside(vault, state)
+        why = file_damage(path)
+        if why:
+            raise IndexDamaged(f"{path} is damaged ({why}): {REBUILD_HINT}")
+        for attempt in (1, 2):
+            conn = None
+            try:
+                conn = connect(path)
+                conn.execute("SELECT count(*) FROM main.sqlite_master").fetchone()
+            except Exception as exc:
+                if conn is not None:
+                    conn.close()
+                if is_damage(exc):
+                    raise IndexDamaged(f"{path} is damaged ({exc}): {REBUILD_HINT}") from None
+                raise
+            try:
+                conn.execute("ATTACH DATABASE ? AS state", (str(state),))
+                conn.execute("PRAGMA state.journal_mode=WAL")
+                conn.execute("PRAGMA state.synchronous=NORMAL")
+                from memctl.index.backend import vault_name
 
-        store = cls(conn, path, vault_name(vault))
-        try:
-            store._ensure_schema(model_id or canonical(vault.settings.embed.model), dim)
-        except BaseException:
-            conn.close()
-            raise
-        return store
+                store = cls(conn, path, vault_name(vault))
+                store._ensure_schema(model_id or canonical(vault.settings.embed.model), dim)
+                return store
+            except BaseException as exc:
+                conn.close()
+                if attempt == 1 and is_damage(exc) and set_state_aside(vault, state):
+                    continue
+                if is_damage(exc):
+                    raise IndexDamaged(f"{path} is damaged ({exc}): {REBUILD_HINT}") from None
+                raise
+        raise AssertionError("unreachable")
 
     def _ensure_schema(self, model_id: str, dim: int) -> None:
         exists = self.conn.execute(

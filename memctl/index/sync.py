@@ -28,8 +28,11 @@ from memctl import clock
 from memctl.errors import LockBusy
 from memctl.index.backend import IndexBackend, backend_of, open_store
 from memctl.index.chunker import Chunk, chunk_markdown, needs_fallback_date
+from memctl.index.damage import file_damage, is_damage, set_state_aside
 from memctl.index.dates import FallbackDates
-from memctl.index.store import INDEX_FILE, Store, index_path
+from memctl.index.store import INDEX_FILE, STATE_FILE, Store, index_path
+from memctl.leftovers import notice as leftover_notice
+from memctl.leftovers import remove_rebuild_files, remove_stale_temp_files
 from memctl.vault import Vault, tier_of
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -84,6 +87,11 @@ def sync(
     report = SyncReport(full=full)
     now = now or clock.now()
     with vault.lock("index", timeout=wait):
+        # What a killed run left: a rebuild file only this lock's holder could be writing;
+        # on --full, also the atomic-write copies under memory/ (if the vault lock is free).
+        leftovers = remove_rebuild_files(vault) + (remove_stale_temp_files(vault) if full else [])
+        if leftovers:
+            report.warnings.append(leftover_notice(leftovers))
         if full and backend_of(vault) == "sqlite":
             _rebuild(vault, report, progress, now, embed=embed)
             report.seconds = round(time.perf_counter() - started, 3)
@@ -359,11 +367,12 @@ def _rebuild(
     their vectors back from the cache.
     """
     from memctl.index.embed import model_identity
-    from memctl.sqlite import connect
 
     live = index_path(vault)
     fresh = live.with_name(INDEX_FILE + ".rebuild")
     _remove_db(fresh)
+    # --full is the repair: read every page of state.db (set aside if damaged) first.
+    set_state_aside(vault, vault.state_dir / STATE_FILE, thorough=True)
     model_id, dim = model_identity(vault.settings)
     try:
         with Store.open(vault, path=fresh, model_id=model_id, dim=dim or 384) as store:
@@ -373,15 +382,33 @@ def _rebuild(
             report.pending_embeddings = store.pending_count()
             report.model = store.model_id
             store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        source = connect(fresh, load_vec=False)
+        if file_damage(live) is None:
+            try:
+                _copy_into(fresh, live)
+                return
+            except Exception as exc:
+                if not is_damage(exc):
+                    raise
+        # The live file is no database (garbage, truncated, another format): its readers
+        # cannot use it anyway, so the finished rebuild simply replaces it.
+        _remove_db(live)
+        os.replace(fresh, live)
+    finally:
+        _remove_db(fresh)
+
+
+def _copy_into(fresh: Path, live: Path) -> None:
+    from memctl.sqlite import connect
+
+    source = connect(fresh, load_vec=False)
+    try:
         target = connect(live, load_vec=False)
         try:
             source.backup(target)
         finally:
             target.close()
-            source.close()
     finally:
-        _remove_db(fresh)
+        source.close()
 
 
 def _remove_db(path: Path) -> None:

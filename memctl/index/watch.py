@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memctl.errors import LockBusy, MemctlError
+from memctl.index.damage import IndexDamaged
 from memctl.index.sync import LOCK_WAIT_SECONDS, SyncReport, embed_pending, sync
 from memctl.vault import MEMORY_DIR, Vault
 
@@ -91,6 +92,8 @@ def watch_vault(
             last_event[0] = time.monotonic()
             dirty.set()
             return
+        except IndexDamaged:
+            raise  # nothing to watch into: the one-line error says to run index --full
         except MemctlError as exc:
             on_error(str(exc))
             return

@@ -68,13 +68,22 @@ def unpack_month(text: str) -> dict[str, str]:
 def note_day_at(text: str, line_number: int) -> date | None:
     """The day of the packed note holding `line_number` (1-based), if any."""
     day = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, found in note_days(text):
         if number > line_number:
             break
-        match = _OPEN.match(line)
-        if match:
-            day = daily_note_date(match.group(1))
+        day = found
     return day
+
+
+def note_days(text: str) -> list[tuple[int, date | None]]:
+    """(line number, day) of each packed note's opening marker, in file order."""
+    markers = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("<!-- memctl:note "):
+            match = _OPEN.match(line)
+            if match:
+                markers.append((number, daily_note_date(match.group(1))))
+    return markers
 
 
 def insert_note(month_text: str, month: str, name: str, content: str) -> str:

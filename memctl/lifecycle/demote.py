@@ -20,6 +20,7 @@ from memctl.lifecycle.moves import (
     MoveConflict,
     cut_block,
     find_block,
+    merge_file,
     move_block,
     move_file,
 )
@@ -42,6 +43,8 @@ from memctl.vault import (
     state_path,
     update_file,
 )
+
+ARCHIVE_DECISIONS_HEADER = "# Archived decisions\n\n"
 
 
 @dataclass
@@ -85,28 +88,38 @@ def plan_demotions(vault: Vault, uses: list[ChunkUse], now: datetime) -> DemoteP
 class ApplyReport:
     done: list[Move] = field(default_factory=list)
     skipped: list[tuple[Move, str]] = field(default_factory=list)
+    blocks: list[str] = field(default_factory=list)  # per done move: the text moved ("" = file)
 
 
 def apply_demotions(vault: Vault, plan: DemotePlan) -> ApplyReport:
     """Perform the planned moves (caller holds the vault lock)."""
     report = ApplyReport()
     for i, move in enumerate(plan.moves):
+        block = plan.blocks.get(i, "")
         try:
             if move.kind == "daily":
-                move_file(vault, move.source, move.destination)
+                try:
+                    move_file(vault, move.source, move.destination)
+                except MoveConflict:
+                    # A note written later for a day already archived (a backfill): its
+                    # text joins the archived note rather than being skipped every night.
+                    block = read_exact(vault.root / move.source)
+                    merge_file(vault, move.source, move.destination)
+                    move = Move("daily-merge", move.source, move.destination, move.what)
             else:
                 move_block(
                     vault,
                     move.source,
                     move.destination,
                     plan.blocks[i],
-                    header="# Archived decisions\n\n",
+                    header=ARCHIVE_DECISIONS_HEADER,
                     kind=move.kind,
                 )
         except MoveConflict as exc:
             report.skipped.append((move, str(exc)))
             continue
         report.done.append(move)
+        report.blocks.append(block)
     return report
 
 
@@ -117,10 +130,19 @@ def propose_hot_archive(
     vault: Vault, book: ProposalBook, uses: list[ChunkUse], now: datetime
 ) -> list[Proposal]:
     state = evidence.LifecycleState.load(vault)
-    lines = evidence.observe_core(vault, uses, now, state)
+    book.refresh("archive", hot_archive_proposals(vault, uses, now, state))
     state.save()
+    return book.of_kind("archive", ("proposed", "approved"))
+
+
+def hot_archive_proposals(
+    vault: Vault, uses: list[ChunkUse], now: datetime, state: evidence.LifecycleState
+) -> list[Proposal]:
+    """core.md lines unreferenced for the HOT age; carries `state`'s line history forward
+    (the caller saves it)."""
+    lines = evidence.observe_core(vault, uses, now, state)
     days = vault.settings.lifecycle.hot_unreferenced_days
-    fresh = [
+    return [
         Proposal(
             id=proposal_id("archive", evidence.line_key(line.text)),
             kind="archive",
@@ -142,8 +164,6 @@ def propose_hot_archive(
         )
         for line in hot_archive_candidates(lines, now, vault.settings.lifecycle)
     ]
-    book.refresh("archive", fresh)
-    return book.of_kind("archive", ("proposed", "approved"))
 
 
 def archive_core_lines(vault: Vault, book: ProposalBook, ids: list[str]) -> ApplyReport:
@@ -177,9 +197,15 @@ def archive_core_lines(vault: Vault, book: ProposalBook, ids: list[str]) -> Appl
 def propose_prunes(
     vault: Vault, book: ProposalBook, uses: list[ChunkUse], now: datetime
 ) -> list[Proposal]:
+    book.refresh("prune", prune_proposals(vault, uses, now))
+    return book.of_kind("prune", ("proposed", "approved"))
+
+
+def prune_proposals(vault: Vault, uses: list[ChunkUse], now: datetime) -> list[Proposal]:
+    """COLD chunks unread for the prune age (reads the archives; writes nothing)."""
     anchors = evidence.anchors_for_prune(vault, uses)
     days = vault.settings.lifecycle.prune_after_days
-    fresh = [
+    return [
         Proposal(
             id=proposal_id("prune", c.hash),
             kind="prune",
@@ -198,8 +224,6 @@ def propose_prunes(
         )
         for c in prune_candidates(uses, anchors, now, vault.settings.lifecycle)
     ]
-    book.refresh("prune", fresh)
-    return book.of_kind("prune", ("proposed", "approved"))
 
 
 def apply_prunes(vault: Vault, book: ProposalBook, ids: list[str] | None) -> ApplyReport:

@@ -1,36 +1,37 @@
 """The nightly job: sync, demote, propose (and review), lint, report, optionally commit.
 
-The markdown work (finishing interrupted moves, the lexical sync, moves, proposals, the
-commit) runs under the vault lock, so `add` and another `maintain` wait for it; the index
-sync inside takes the index lock as usual, so `watch` stays consistent. Embedding and LLM
-calls run outside the vault lock, and review verdicts are stored under it afterwards.
+Only the changes (finishing interrupted moves, the moves, storing proposals, the commit)
+run under the vault lock, so `add` waits for those alone; index syncs (under the index
+lock, so `watch` stays consistent), candidate rules, embedding and LLM calls run outside
+it, and review verdicts are stored under it afterwards.
 A second run right after the first changes nothing: moves are already made, proposals
 keep their ids and statuses (nothing is reviewed twice), unchanged state is not rewritten.
 """
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from memctl import clock
-from memctl.errors import MemctlError
+from memctl.leftovers import notice as leftover_notice
+from memctl.leftovers import remove_temp_files
 from memctl.lifecycle import evidence
+from memctl.lifecycle.commit import Change, commit_changes, require_git
 from memctl.lifecycle.demote import (
+    ARCHIVE_DECISIONS_HEADER,
     apply_demotions,
+    hot_archive_proposals,
     plan_demotions,
-    propose_hot_archive,
-    propose_prunes,
+    prune_proposals,
 )
 from memctl.lifecycle.hot import line_count
 from memctl.lifecycle.lint import LintReport, lint
 from memctl.lifecycle.moves import Journal, finish_pending_moves
 from memctl.lifecycle.promote import (
     archivable_suggestions,
-    propose_promotions,
+    promotion_proposals,
     record_reviews,
     review_open,
 )
@@ -114,30 +115,66 @@ def maintain(
         report.notices.append(NO_KEY_NOTICE)
     if commit:
         require_git(vault)  # before any move, so a missing repository changes nothing
-    # The vault lock is held only for the markdown work; embedding and LLM calls (which
-    # can take minutes) run outside it, so `add` is never kept waiting by the network.
+    # The vault lock is held only while markdown or memctl's state changes: finishing
+    # interrupted moves, the moves, storing proposals, the commit. Index syncs, reading
+    # usage and working out candidates (seconds to minutes on a big archive) run outside
+    # it, so `add` and `remember` wait at most for the moves themselves. Moves re-read
+    # what they change under the lock (daily notes by file, decisions parsed afresh), so a
+    # plan made from a slightly older index never moves the wrong bytes.
     with vault.lock():
-        touched = {p for i in Journal(vault).load() for p in (i["source"], i["destination"])}
+        interrupted = Journal(vault).load()
         report.recovered = finish_pending_moves(vault)
-        _sync(vault, report, sync_index, False, now)
-        uses = evidence.load_chunk_uses(vault, now)
-        if not uses:
-            report.notices.append("the index is empty or missing: usage-based rules had no data")
+        leftovers = remove_temp_files(vault)
+    if leftovers:
+        report.notices.append(leftover_notice(leftovers))
+    _sync(vault, report, sync_index, False, now)
+    uses = evidence.load_chunk_uses(vault, now)
+    if not uses:
+        report.notices.append("the index is empty or missing: usage-based rules had no data")
+    with vault.lock():
         applied = apply_demotions(vault, plan_demotions(vault, uses, now))
         report.moves = [m.to_dict() for m in applied.done]
         report.skipped_moves = [f"{m.source}: {why}" for m, why in applied.skipped]
-        if applied.done and sync_index:
-            _sync(vault, report, True, False, now)
-            uses = evidence.load_chunk_uses(vault, now)
-        book = ProposalBook(vault)
-        propose_promotions(vault, book, uses, now)
-        propose_hot_archive(vault, book, uses, now)
-        propose_prunes(vault, book, uses, now)
-        book.save()
-        to_review = book.of_kind("promote", ("proposed",))
         if commit:
-            touched |= {p for m in applied.done for p in (m.source, m.destination)}
-            report.commit = commit_vault(vault, _commit_message(report), sorted(touched))
+            # In the same hold of the lock as the moves: what is committed is what moved.
+            changes = [
+                Change(
+                    i["source"],
+                    i["destination"],
+                    i["block"],
+                    i.get("header", ""),
+                    whole_source=i.get("kind") == "daily-merge",
+                )
+                for i in interrupted
+            ] + [
+                Change(
+                    m.source,
+                    m.destination,
+                    block,
+                    _HEADERS.get(m.kind, ""),
+                    whole_source=m.kind == "daily-merge",
+                )
+                for m, block in zip(applied.done, applied.blocks, strict=True)
+            ]
+            report.commit = commit_changes(
+                vault, changes, _commit_message(report), _record_message(report)
+            )
+    if applied.done and sync_index:
+        _sync(vault, report, True, False, now)
+        uses = evidence.load_chunk_uses(vault, now)
+    state = evidence.LifecycleState.load(vault)
+    fresh = {
+        "promote": promotion_proposals(vault, uses, now),
+        "archive": hot_archive_proposals(vault, uses, now, state),
+        "prune": prune_proposals(vault, uses, now),
+    }
+    with vault.lock():
+        book = ProposalBook(vault)
+        for kind, proposals in fresh.items():
+            book.refresh(kind, proposals)
+        book.save()
+        state.save()
+        to_review = book.of_kind("promote", ("proposed",))
     if sync_index and embed:
         # Moved text keeps its hash, so its vectors come from the embedding cache.
         _sync(vault, report, True, True, now)
@@ -188,6 +225,16 @@ def tier_counts(vault: Vault) -> dict[str, Any]:
     return counts
 
 
+_HEADERS = {"decision": ARCHIVE_DECISIONS_HEADER}
+
+
+def _record_message(report: MaintainReport) -> str:
+    return (
+        f"memctl maintain {report.now[:10]}: notes as written, before archiving them\n\n"
+        "Never committed before; recorded so that reverting the next commit puts them back."
+    )
+
+
 def _commit_message(report: MaintainReport) -> str:
     kinds: dict[str, int] = {}
     for move in report.moves:
@@ -207,39 +254,3 @@ def _commit_message(report: MaintainReport) -> str:
         + "\n".join(f"- {note}" for note in report.recovered)
     )
     return title + ("\n\n" + body.strip() if body.strip() else "")
-
-
-def _git(vault: Vault, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=vault.root, capture_output=True, text=True)
-
-
-def require_git(vault: Vault) -> None:
-    if (
-        shutil.which("git") is None
-        or _git(vault, "rev-parse", "--is-inside-work-tree").returncode != 0
-    ):
-        raise MemctlError(
-            f"--commit: {vault.root} is not in a git repository (git init it, or drop --commit)"
-        )
-
-
-def commit_vault(vault: Vault, message: str, paths: list[str]) -> str | None:
-    """One commit of the files this run changed (only those: a person's other uncommitted
-    edits stay theirs); None when nothing changed."""
-    require_git(vault)
-    if not paths or not _git(vault, "status", "--porcelain", "--", *paths).stdout.strip():
-        return None
-    identity = (
-        []
-        if _git(vault, "config", "user.email").stdout.strip()
-        else ["-c", "user.name=memctl", "-c", "user.email=memctl@localhost"]
-    )
-    for step in (
-        ["add", "-A", "--", *paths],
-        [*identity, "commit", "-q", "-m", message, "--", *paths],
-    ):
-        done = _git(vault, *step)
-        if done.returncode != 0:
-            detail = (done.stderr or done.stdout).strip().splitlines()
-            raise MemctlError(f"git {step[0]} failed: {detail[-1] if detail else '?'}")
-    return _git(vault, "rev-parse", "--short", "HEAD").stdout.strip()

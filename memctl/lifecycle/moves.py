@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from memctl.errors import MemctlError, UsageError
+from memctl.notes import daily_note_date
 from memctl.vault import (
     CORE,
+    DAILY_DIR,
     DECISIONS,
     Vault,
     atomic_write_text,
@@ -174,8 +176,7 @@ class Journal:
             or not all(isinstance(v, str) for v in intent.values())
         ):
             raise self._damaged("an entry is not a move memctl writes")
-        route = ROUTES.get(intent["kind"])
-        if route is None or (intent["source"], intent["destination"]) != route:
+        if not _route_ok(intent["kind"], intent["source"], intent["destination"]):
             raise self._damaged(
                 f"an entry moves {intent['source']!r} to {intent['destination']!r}, "
                 "not a route memctl uses"
@@ -199,6 +200,19 @@ class Journal:
         # ensure_ascii: a block read with its bad bytes kept (lone surrogates) round-trips
         # as \udcXX escapes, and the journal stays valid UTF-8.
         atomic_write_text(self.path, json.dumps({"pending": pending}, ensure_ascii=True, indent=1))
+
+
+def _route_ok(kind: str, source: str, destination: str) -> bool:
+    """Whether memctl moves blocks from `source` to `destination` for `kind`."""
+    if kind == "daily-merge":
+        # A backfilled daily note into the archived note of the same day.
+        name = source.rpartition("/")[2]
+        return (
+            daily_note_date(name) is not None
+            and source == f"{DAILY_DIR}/{name}"
+            and destination == f"{ARCHIVE_DAILY}/{name}"
+        )
+    return ROUTES.get(kind) == (source, destination)
 
 
 def _intent_id(source: str, block: str) -> str:
@@ -238,6 +252,7 @@ def _complete(vault: Vault, intent: dict[str, Any]) -> str:
     in_src = src.exists() and find_block(read_exact(src), block) is not None
     in_dst = dst.exists() and find_block(read_exact(dst), block) is not None
     if not in_src:
+        _drop_if_blank(vault, intent)
         return "done" if in_dst else "gone"
     if not in_dst:
         update_file(
@@ -246,7 +261,27 @@ def _complete(vault: Vault, intent: dict[str, Any]) -> str:
     _fault("written")
     update_file(src, lambda before: cut_block(before, block), exact=True)
     _fault("removed")
+    _drop_if_blank(vault, intent)
     return "finished"
+
+
+def _drop_if_blank(vault: Vault, intent: dict[str, Any]) -> None:
+    """A merged daily note is deleted once its whole text is in the archive."""
+    if intent.get("kind") != "daily-merge":
+        return
+    src = state_path(vault, intent["source"], what=JOURNAL)
+    if src.exists() and not read_exact(src).strip():
+        src.unlink()
+
+
+def merge_file(vault: Vault, source: str, destination: str) -> None:
+    """Append the whole of `source` to the existing `destination`, then delete `source`
+    (caller holds the lock): a journalled block move, so a crash ends with the text once."""
+    text = read_exact(vault.root / source)
+    if not text.strip():
+        (vault.root / source).unlink()
+        return
+    move_block(vault, source, destination, text, header="", kind="daily-merge")
 
 
 def finish_pending_moves(vault: Vault) -> list[str]:

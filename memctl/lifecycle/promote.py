@@ -31,6 +31,12 @@ def propose_promotions(
     vault: Vault, book: ProposalBook, uses: list[ChunkUse], now: datetime
 ) -> list[Proposal]:
     """Refresh the promote proposals from the rules; returns the open ones."""
+    book.refresh("promote", promotion_proposals(vault, uses, now))
+    return book.of_kind("promote", ("proposed", "approved"))
+
+
+def promotion_proposals(vault: Vault, uses: list[ChunkUse], now: datetime) -> list[Proposal]:
+    """This run's promote candidates (no state read or written: safe outside the lock)."""
     settings = vault.settings
     fresh = []
     for chunk in promotion_candidates(uses, settings.lifecycle):
@@ -58,8 +64,7 @@ def propose_promotions(
                 created_at=clock.iso(now),
             )
         )
-    book.refresh("promote", fresh)
-    return book.of_kind("promote", ("proposed", "approved"))
+    return fresh
 
 
 def review_open(vault: Vault, proposals: list[Proposal], llm: LLM) -> dict[str, Review]:

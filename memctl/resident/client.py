@@ -152,7 +152,10 @@ def _notice(header: Mapping[str, object]) -> None:
 
 def main() -> None:
     """The `memctl` entry point: the resident process when it can, else the full CLI."""
-    code = run_served(sys.argv[1:])
+    args = sys.argv[1:]
+    # Arguments that are not UTF-8 go to the CLI, which refuses them in one line.
+    clean = all(not any("\ud800" <= ch <= "\udfff" for ch in arg) for arg in args)
+    code = run_served(args) if clean else None
     if code is not None:
         sys.exit(code)
     from memctl.cli import main as cli_main
