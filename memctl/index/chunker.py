@@ -351,10 +351,12 @@ def needs_fallback_date(text: str, rel_path: str) -> bool:
         return False
     lines = text.splitlines()
     front = parse_front_matter(lines)
-    return (
-        _file_date(rel_path, source, front) is None
-        and first_heading_date(lines[front.end_line :]) is None
-    )
+    body = lines[front.end_line :]
+    if _file_date(rel_path, source, front) is not None or first_heading_date(body) is not None:
+        return False
+    # A roll-up of packed daily notes ("## 2026-09-07" sections, see lifecycle.compact)
+    # is dated per section by the lifecycle rules; one file date would blur them.
+    return not any(_HEADING.match(line) and _ISO_IN_TEXT.search(line) for line in body)
 
 
 def _file_date(rel_path: str, source: str, front: FrontMatter) -> str | None:

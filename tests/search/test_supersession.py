@@ -53,6 +53,9 @@ def test_first_heading_date_and_fallback_need() -> None:
     assert not needs_fallback_date("---\ndate: 2026-01-02\n---\nx\n", "memory/archive/a.md")
     assert not needs_fallback_date("# x\n", "memory/archive/2026-01-02.md")
     assert not needs_fallback_date("## Identity\n", "memory/core.md")  # always current
+    # A roll-up of packed daily notes is dated per section by the lifecycle rules.
+    rollup = "# Notes\n\n## 2026-09-07\n\n- note\n"
+    assert not needs_fallback_date(rollup, "memory/archive/2026-09.md")
 
 
 def test_chunker_dates_in_order_front_matter_heading_then_fallback() -> None:
