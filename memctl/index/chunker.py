@@ -208,6 +208,24 @@ def _split_oversized(lines: list[str], block: _Block, max_tokens: int) -> list[_
     return [piece for piece in trimmed if piece is not None]
 
 
+def _fit_after_heading(
+    lines: list[str], pieces: list[_Block], room: int, max_tokens: int
+) -> list[_Block]:
+    """Cut the first piece so its first lines fit in `room` (at least one line is kept)."""
+    first = pieces[0]
+    if first.tokens <= room or first.kind == "fence" or first.start == first.end:
+        return pieces
+    end, used = first.start, estimate_tokens(lines[first.start])
+    while end < first.end and used + estimate_tokens(lines[end + 1]) <= room:
+        end += 1
+        used += estimate_tokens(lines[end])
+    head = _trim(lines, _Block(first.start, end, first.kind, used))
+    rest = _Block(end + 1, first.end, first.kind, _cost(lines, end + 1, first.end))
+    tail = _split_oversized(lines, rest, max_tokens) if rest.start <= rest.end else []
+    trimmed = [p for p in (_trim(lines, t) for t in tail) if p is not None]
+    return [p for p in (head, *trimmed) if p is not None] + pieces[1:]
+
+
 def _trim(lines: list[str], block: _Block) -> _Block | None:
     start, end = block.start, block.end
     while start <= end and not lines[start].strip():
@@ -279,7 +297,12 @@ def chunk_markdown(
             else:
                 group, group_tokens = [block], block.tokens
             continue
-        for piece in _split_oversized(lines, block, max_tokens):
+        pieces = _split_oversized(lines, block, max_tokens)
+        if group and all(b.kind == "heading" for b in group):
+            # The heading joins its first block; when both together pass the budget,
+            # the block's first lines go with the heading and the rest follows.
+            pieces = _fit_after_heading(lines, pieces, max_tokens - group_tokens, max_tokens)
+        for piece in pieces:
             only_heading = len(group) == 1 and group[0].kind == "heading"
             if group and group_tokens + piece.tokens > max_tokens and not only_heading:
                 flush()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memctl.index.chunker import (
@@ -244,6 +244,7 @@ def test_a_fence_is_never_split(text: str, budget: int) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(text=_document, budget=st.integers(min_value=20, max_value=200))
+@example(text="# deploy deploy deploy\n1. deploy\ndeploy deploy deploy deploy deploy\n", budget=20)
 def test_chunks_stay_within_budget_unless_one_block_is_bigger(text: str, budget: int) -> None:
     lines = text.splitlines()
     fenced = _fences(text)
