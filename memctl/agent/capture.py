@@ -190,8 +190,17 @@ class Neighbourhood:
                 rows = self._embedder.embed_passages([bare(m.text) for m in missing])
                 for item, row in zip(missing, rows, strict=True):
                     self._vectors[item.id] = row
+            from memctl.index.embed.registry import calibrated_cosine
+
+            model_id = self._embedder.model_id
             scored = [
-                (self.items[i], float(np.dot(query, self._vectors[self.items[i].id])), i)
+                (
+                    self.items[i],
+                    calibrated_cosine(
+                        float(np.dot(query, self._vectors[self.items[i].id])), model_id
+                    ),
+                    i,
+                )
                 for i in pool
             ]
         else:

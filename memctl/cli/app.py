@@ -22,7 +22,7 @@ from memctl.errors import MemctlError
 # `memctl --help` lists commands in these groups, everyday first, as the README does.
 HELP_PANELS: dict[str, tuple[str, ...]] = {
     "Everyday": ("init", "add", "show", "status"),
-    "Index and search": ("index", "watch", "serve", "search", "eval", "db"),
+    "Index and search": ("index", "watch", "serve", "search", "eval", "db", "models"),
     "Lifecycle": ("promote", "demote", "prune", "compact", "lint", "maintain"),
     "Agents": ("context", "tools", "mcp", "capture", "compact-history"),
 }

@@ -112,3 +112,53 @@ def watch(
         watch_vault(vault, debounce=debounce, on_sync=log, on_error=failed)
     except KeyboardInterrupt:
         err("memctl: watch stopped")
+
+
+@app.command("models")
+def models_cmd(json_out: bool = typer.Option(False, "--json", help=JSON_HELP)) -> None:
+    """The embedding models that ship through pip: languages, package, licence, installed.
+
+    Choose one in .memctl.toml (`[embed] model = "minilm"`, its id or an alias); the next
+    `memctl index` re-embeds, from the cache where it can.
+    Example: memctl models --json
+    """
+    from memctl.config import DEFAULT_EMBED_MODEL
+    from memctl.index.embed.registry import MODELS, installed
+
+    rows = [
+        {
+            "model": spec.model_id,
+            "aliases": list(spec.aliases),
+            "default": spec.model_id == DEFAULT_EMBED_MODEL,
+            "installed": installed(spec),
+            "package": spec.package,
+            "install": f"pip install 'memctl[{spec.extra}]'" if spec.extra else None,
+            "engine": spec.engine,
+            "dim": spec.dim,
+            "languages": spec.languages,
+            "multilingual": spec.multilingual,
+            "license": spec.license,
+            "note": spec.note,
+        }
+        for spec in MODELS
+    ]
+    if json_out:
+        print_json({"models": rows})
+        return
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title="embedding models shipped through pip")
+    for column in ("model", "aliases", "languages", "package", "licence", "installed"):
+        table.add_column(column)
+    for row in rows:
+        mark = " (default)" if row["default"] else ""
+        table.add_row(
+            f"{row['model']}{mark}",
+            ", ".join(row["aliases"]),
+            row["languages"],
+            escape(row["package"] + (f" ({row['install']})" if row["install"] else "")),
+            row["license"],
+            "yes" if row["installed"] else "no",
+        )
+    console.print(table)

@@ -237,8 +237,14 @@ def _trim(lines: list[str], block: _Block) -> _Block | None:
     return _Block(start, end, block.kind, block.tokens)
 
 
-def chunk_markdown(text: str, rel_path: str, *, max_tokens: int = MAX_TOKENS) -> list[Chunk]:
-    """Cut one vault file into chunks. Files outside the memory tiers give no chunks."""
+def chunk_markdown(
+    text: str, rel_path: str, *, max_tokens: int = MAX_TOKENS, fallback_date: date | None = None
+) -> list[Chunk]:
+    """Cut one vault file into chunks. Files outside the memory tiers give no chunks.
+
+    `fallback_date` dates a daily or archive note that names no date of its own (the
+    caller's choice: its last git commit, else its file time); see `note_date`.
+    """
     source = source_of(rel_path)
     tier = tier_of(rel_path)
     if source is None or tier is None:
@@ -246,6 +252,9 @@ def chunk_markdown(text: str, rel_path: str, *, max_tokens: int = MAX_TOKENS) ->
     lines = text.splitlines()
     front = parse_front_matter(lines)
     file_date = _file_date(rel_path, source, front)
+    if file_date is None and source in UNDATED_FALLBACK_SOURCES:
+        day = first_heading_date(lines[front.end_line :]) or fallback_date
+        file_date = day.isoformat() if day else None
     importance = front.importance if front.importance is not None else DEFAULT_IMPORTANCE[source]
 
     chunks: list[Chunk] = []
@@ -339,6 +348,38 @@ def extract_tags(text: str) -> list[str]:
         if tag and not tag.isdigit() and not tag.replace("_", "").isdigit():
             found.append(tag.casefold())
     return list(dict.fromkeys(found))
+
+
+# Operational notes are dated; core.md is always current and decisions carry their own.
+UNDATED_FALLBACK_SOURCES = frozenset({"daily", "archive"})
+_ISO_IN_TEXT = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
+
+
+def first_heading_date(lines: list[str]) -> date | None:
+    """A date written in the note's first heading ("# Billing notes, archived 2026-09-09")."""
+    for line in lines:
+        if not line.strip():
+            continue
+        if not _HEADING.match(line):
+            return None
+        match = _ISO_IN_TEXT.search(line)
+        return parse_iso_date(match.group(1)) if match else None
+    return None
+
+
+def needs_fallback_date(text: str, rel_path: str) -> bool:
+    """Whether a note names no date of its own, so the caller should find one to pass in."""
+    source = source_of(rel_path)
+    if source not in UNDATED_FALLBACK_SOURCES:
+        return False
+    lines = text.splitlines()
+    front = parse_front_matter(lines)
+    body = lines[front.end_line :]
+    if _file_date(rel_path, source, front) is not None or first_heading_date(body) is not None:
+        return False
+    # A roll-up of packed daily notes ("## 2026-09-07" sections, see lifecycle.compact)
+    # is dated per section by the lifecycle rules; one file date would blur them.
+    return not any(_HEADING.match(line) and _ISO_IN_TEXT.search(line) for line in body)
 
 
 def _file_date(rel_path: str, source: str, front: FrontMatter) -> str | None:

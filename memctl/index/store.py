@@ -24,6 +24,7 @@ from memctl.index.damage import (
     is_damage,
     set_state_aside,
 )
+from memctl.index.embed.registry import canonical
 from memctl.index.usage import ChunkRecord
 from memctl.sqlite import connect
 from memctl.vault import Vault
@@ -148,7 +149,7 @@ class Store:
                 from memctl.index.backend import vault_name
 
                 store = cls(conn, path, vault_name(vault))
-                store._ensure_schema(model_id or vault.settings.embed.model, dim)
+                store._ensure_schema(model_id or canonical(vault.settings.embed.model), dim)
                 return store
             except BaseException as exc:
                 conn.close()

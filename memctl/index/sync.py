@@ -27,8 +27,9 @@ from typing import Any
 from memctl import clock
 from memctl.errors import LockBusy
 from memctl.index.backend import IndexBackend, backend_of, open_store
-from memctl.index.chunker import Chunk, chunk_markdown
+from memctl.index.chunker import Chunk, chunk_markdown, needs_fallback_date
 from memctl.index.damage import file_damage, is_damage, set_state_aside
+from memctl.index.dates import FallbackDates
 from memctl.index.store import INDEX_FILE, STATE_FILE, Store, index_path
 from memctl.leftovers import notice as leftover_notice
 from memctl.leftovers import remove_rebuild_files, remove_stale_temp_files
@@ -180,11 +181,12 @@ def _sync_lexical(
             continue
         candidates.append((rel, path, st))
 
+    dates = FallbackDates(vault.root)
     batch: list[_Read] = []
     touched: list[tuple[str, int, int]] = []
     batch_chunks = 0
     for done, (rel, path, st) in enumerate(candidates, 1):
-        read = _read_file(rel, path, st, max_bytes, report)
+        read = _read_file(rel, path, st, max_bytes, report, dates)
         if read is None:
             continue  # unreadable: keep what the index already holds for it
         previous = known.get(rel)
@@ -260,7 +262,12 @@ def _walk(vault: Vault, report: SyncReport) -> list[tuple[str, str, os.stat_resu
 
 
 def _read_file(
-    rel: str, path: str, st: os.stat_result, max_bytes: int, report: SyncReport
+    rel: str,
+    path: str,
+    st: os.stat_result,
+    max_bytes: int,
+    report: SyncReport,
+    dates: FallbackDates,
 ) -> _Read | None:
     try:
         with Path(path).open("rb") as handle:
@@ -287,7 +294,10 @@ def _read_file(
         report.warnings.append(
             f"{rel}: not valid UTF-8 (byte {exc.start}); indexed with replacement characters"
         )
-    return _Read(rel, st.st_size, st.st_mtime_ns, digest, chunk_markdown(text, rel))
+    fallback = dates.of(rel, st.st_mtime_ns) if needs_fallback_date(text, rel) else None
+    return _Read(
+        rel, st.st_size, st.st_mtime_ns, digest, chunk_markdown(text, rel, fallback_date=fallback)
+    )
 
 
 # -- vectors ---------------------------------------------------------------------------
@@ -304,7 +314,9 @@ def _embed_pending(
     batch_size: int | None = None,
 ) -> None:
     """Embed what is pending. `private`: a rebuild file nobody else sees needs no lock."""
-    if store.pending_count() == 0 and store.model_id == vault.settings.embed.model:
+    from memctl.index.embed.registry import canonical
+
+    if store.pending_count() == 0 and store.model_id == canonical(vault.settings.embed.model):
         return
     from memctl.index.embed import get_embedder
 

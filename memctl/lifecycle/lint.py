@@ -10,12 +10,12 @@ believes); COLD is history, where a changed mind is expected.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from memctl import statements
 from memctl.lifecycle.hot import content_lines, line_count, missing_sections
 from memctl.lifecycle.rules import unmatched_supersedes
 from memctl.llm import LLM, LLMError
@@ -79,11 +79,7 @@ class Unit:
     norm: str  # casefolded, bullet and time stamp stripped
 
 
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\s+)?")
-
-
-def normalise(line: str) -> str:
-    return " ".join(_BULLET.sub("", line).casefold().split())
+normalise = statements.normalise_line
 
 
 def units_of(path: str, text: str) -> list[Unit]:
@@ -220,24 +216,21 @@ def near_duplicates(units: list[Unit], ratio: float) -> list[tuple[Unit, Unit, f
     return pairs
 
 
-_NEGATION = re.compile(
-    r"\b(?:not|no|never|don't|doesn't|isn't|aren't|won't|can't|cannot|shouldn't|mustn't)\b|"
-    r"(?<!\w)(?:не|нет|никогда|нельзя|לא|אל|אין|אסור|אף\s?פעם)(?!\w)",
-    re.IGNORECASE,
-)
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-
-
 def likely_contradictions(units: list[Unit]) -> list[tuple[Unit, Unit, str]]:
-    """Same statement with opposite polarity, or with a different number (HOT and WARM only)."""
+    """Same statement with opposite polarity, or with a different number (HOT and WARM only).
+
+    The decision is memctl.statements', which search also uses to rank the newer of two
+    conflicting memories first; rapidfuzz only narrows the pairs worth asking about.
+    """
     import numpy as np  # lazily: keeps CLI start-up fast
 
     current = [u for u in units if u.tier in ("hot", "warm")]
     if len(current) < 2:
         return []
-    stripped = [" ".join(_NEGATION.sub(" ", u.norm).split()) for u in current]
-    negated = [bool(_NEGATION.search(u.norm)) for u in current]
-    no_digits = [_NUMBER.sub("#", s) for s in stripped]
+    no_digits = [
+        statements.NUMBER.sub("#", " ".join(statements.NEGATION.sub(" ", u.norm).split()))
+        for u in current
+    ]
     found = []
     scores = process.cdist(
         no_digits, no_digits, scorer=fuzz.ratio, score_cutoff=85, dtype=np.uint8, workers=1
@@ -245,12 +238,9 @@ def likely_contradictions(units: list[Unit]) -> list[tuple[Unit, Unit, str]]:
     for i, j in zip(*np.nonzero(scores), strict=True):
         if j <= i or current[i].norm == current[j].norm:
             continue
-        if negated[i] != negated[j] and fuzz.ratio(stripped[i], stripped[j]) >= 85:
-            found.append((current[i], current[j], "one says the opposite of the other"))
-        elif (
-            negated[i] == negated[j] and no_digits[i] == no_digits[j] and stripped[i] != stripped[j]
-        ):
-            found.append((current[i], current[j], "same statement, different numbers"))
+        reason = statements.polarity_or_number_conflict(current[i].norm, current[j].norm)
+        if reason:
+            found.append((current[i], current[j], reason))
     return found
 
 
@@ -364,9 +354,11 @@ def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> li
         report.notes.append("no index: vector near-duplicates skipped (run `memctl index`)")
         return []
     from memctl.index.backend import open_store
+    from memctl.index.embed.registry import calibrated_cosine
 
     with open_store(vault) as store:
         rows = store.embedded_chunks()
+        model_id = store.model_id
     if len(rows) < 2:
         return []
     vectors = np.stack([r[4] for r in rows])
@@ -377,7 +369,7 @@ def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> li
         ia, ib = np.nonzero(tiers == a_tier)[0], np.nonzero(tiers == b_tier)[0]
         if not len(ia) or not len(ib):
             continue
-        sims = vectors[ia] @ vectors[ib].T
+        sims = calibrated_cosine(vectors[ia] @ vectors[ib].T, model_id)  # type: ignore[arg-type]
         for i, j in zip(*np.nonzero(sims >= threshold), strict=True):
             a, b = rows[ia[i]], rows[ib[j]]
             findings.append(

@@ -14,9 +14,10 @@ from memctl import clock
 from memctl.errors import UsageError
 from memctl.index.backend import IndexBackend, open_store
 from memctl.index.catch_up import catch_up, pending_notice
+from memctl.index.embed.registry import canonical
 from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
-from memctl.search import vectors, vocab
+from memctl.search import supersession, vectors, vocab
 from memctl.search.candidates import Filters
 from memctl.search.evidence import judge_results
 from memctl.search.query import Query, parse_query
@@ -152,6 +153,12 @@ class Searcher:
             return response
         lists_wanted = _MODE_LISTS[mode]
         limit = self.settings.candidates
+        if "vector" in lists_wanted and (other := self._other_model()):
+            notices.append(
+                f"the index holds vectors of {other}, not of the configured model: "
+                "answered from keyword search only until `memctl index` re-embeds"
+            )
+            lists_wanted = tuple(name for name in lists_wanted if name != "vector")
         if self.store.backend != "sqlite":
             # A shared server computes the candidate lists in SQL beside the data; the
             # fusion, scoring and snippets below are the same for every backend.
@@ -229,6 +236,7 @@ class Searcher:
                     "access_count": record.access_count,
                     "final": round(score, 6),
                 }
+        scored = self._settle(scored, boosted, records, now, detail)
         ranked = sorted(scored, key=lambda i: (-scored[i], i))
         snippets: dict[int, Snippet] = {}
         pool = ranked[: k * 4]
@@ -373,6 +381,35 @@ class Searcher:
         elif self.fresh:
             self._vocab.refresh(self.store.conn)  # type: ignore[attr-defined]
         return self._vocab
+
+    def _settle(
+        self,
+        scored: dict[int, float],
+        relevance: dict[int, float],
+        records: dict[int, ChunkRecord],
+        now: datetime,
+        detail: dict[int, dict[str, Any]],
+    ) -> dict[int, float]:
+        """COLD under an as-relevant WARM, and the newer of two conflicting facts first."""
+        items = {
+            cid: supersession.Item(r.tier, r.source, _day(r.date), r.text)
+            for cid, r in records.items()
+            if cid in scored
+        }
+        settled = supersession.cold_under_warm(scored, relevance, items)
+        settled, superseded = supersession.newer_first(settled, items, now.date())
+        for cid, by in superseded.items():
+            if cid in detail:
+                detail[cid]["superseded_by"] = f"{records[by].path}:{records[by].line_start}"
+        for cid in detail:
+            detail[cid]["final"] = round(settled[cid], 6)
+        return settled
+
+    def _other_model(self) -> str | None:
+        # Vectors of another model than the configured one (the setting or the default
+        # changed; `memctl index` re-embeds) must never meet this model's query vector.
+        wanted = canonical(self.vault.settings.embed.model)
+        return self.store.model_id if self.store.model_id != wanted else None
 
     def _has_vectors(self) -> bool:
         return self.store.has_vectors()

@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from memctl.index.embed.registry import english_only
+
 LISTS = ("fts", "trigram", "vector")
 
 # Kinds of memory whose value does not fade with age.
@@ -56,15 +58,8 @@ class Policy:
     duplicate_similarity: float = 0.9
 
 
-# Models that only understand English: their vectors for Hebrew or Russian text are
-# close to noise (vector-only recall@5 0.22 on HeQ and XQuAD-ru against 0.98 on XQuAD-en).
-ENGLISH_ONLY_MODELS = frozenset(
-    {
-        "sentence-transformers/all-MiniLM-L6-v2",
-        "BAAI/bge-small-en-v1.5",
-        "BAAI/bge-base-en-v1.5",
-    }
-)
+# English-only models (registry.english_only): their vectors for Hebrew or Russian text
+# are close to noise (vector-only recall@5 0.22 on HeQ and XQuAD-ru against 0.98 on XQuAD-en).
 NON_LATIN_VECTOR_SCALE = 0.25  # tuned on HeQ / XQuAD-ru: 0.25 and 0 tie, both beat 1
 _LATIN = re.compile(r"[A-Za-z]")
 _NON_LATIN = re.compile(r"[\u0590-\u05FF\u0400-\u04FF]")
@@ -72,7 +67,7 @@ _NON_LATIN = re.compile(r"[\u0590-\u05FF\u0400-\u04FF]")
 
 def weights_for(weights: Weights, query: str, model_id: str) -> Weights:
     """Trust the vector list less when an English-only model meets a mostly non-Latin query."""
-    if model_id not in ENGLISH_ONLY_MODELS:
+    if not english_only(model_id):
         return weights
     if len(_NON_LATIN.findall(query)) <= len(_LATIN.findall(query)):
         return weights

@@ -353,4 +353,4 @@ def test_large_vaults_widen_the_lexical_pool_with_the_index(
     hood = Neighbourhood(vault, load_memories(vault), [])
     [(best, cosine, _)] = hood.nearest(query, k=1)
     assert "Backblaze" in best.text and hood.index_hits > 0
-    assert 0.3 < cosine < 0.92
+    assert 0.0 < cosine < 0.92  # related, not a duplicate (calibrated cosine)

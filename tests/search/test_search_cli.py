@@ -57,13 +57,24 @@ def test_quality_floor_on_the_labelled_fixture(runner: CliRunner, indexed_fixtur
     )
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    hybrid = data["modes"]["hybrid"]
-    assert hybrid["overall"]["recall"] == 1.0
-    assert hybrid["overall"]["mrr"] >= 0.95
-    assert hybrid["overall"]["ndcg"] >= 0.95
+    hybrid, vector = data["modes"]["hybrid"], data["modes"]["vector"]
+    # Measured with the multilingual default (e5-small q4), 24 queries: hybrid R@5 0.958,
+    # MRR 0.931; every same-language category 1.0; cross-lingual R@5 0.833, MRR 0.722
+    # (the English MiniLM: 0.167 / 0.167).
+    assert hybrid["overall"]["recall"] >= 0.95
+    assert hybrid["overall"]["mrr"] >= 0.92
+    assert hybrid["overall"]["ndcg"] >= 0.92
     for category in ("typo", "hebrew", "russian", "identifier", "stale-vs-fresh", "paraphrase"):
+        assert hybrid["categories"][category]["recall"] == 1.0, category
         assert hybrid["categories"][category]["mrr"] >= 0.9, category
-    assert hybrid["overall"]["mrr"] >= data["modes"]["vector"]["overall"]["mrr"]
+    # A question in one language about a note in another: only multilingual vectors find it.
+    assert hybrid["categories"]["cross-lingual"]["recall"] >= 0.8
+    assert hybrid["categories"]["cross-lingual"]["mrr"] >= 0.7
+    assert vector["categories"]["cross-lingual"]["recall"] >= 0.8
+    # Hebrew and Russian vectors are no longer noise (MiniLM gave them 0.2-0.3).
+    assert vector["categories"]["hebrew"]["mrr"] >= 0.9
+    assert vector["categories"]["russian"]["mrr"] >= 0.8
+    assert hybrid["overall"]["mrr"] >= vector["overall"]["mrr"]
 
 
 def test_fresh_note_outranks_the_stale_one(indexed_fixture: Vault) -> None:

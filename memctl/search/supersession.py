@@ -1,0 +1,92 @@
+"""Ordering rules applied after the composite score (pure, no I/O).
+
+1. *COLD under WARM*: an archived memory never outranks a current one that is at least as
+   relevant. Recency alone cannot promise it: an archive note can carry a recent date,
+   an importance of 1 or many past accesses.
+2. *Newer first*: when two candidates state different values for the same subject (or one
+   negates the other; memctl.statements decides, as for `memctl lint`), the older one is
+   placed just below the newer one. It stays in the results (the history is useful), it
+   only stops winning against the fact that replaced it.
+
+core.md is undated and always current, so it counts as today's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+
+from memctl.statements import Line, first_conflict, parse_lines
+
+BELOW = 0.97  # an outranked memory's score becomes at most this share of the winner's
+CHECKED = 10  # candidates (by score) compared pairwise for conflicting statements
+
+
+@dataclass(frozen=True)
+class Item:
+    tier: str
+    source: str | None
+    day: date | None
+    text: str
+
+
+def effective_day(item: Item, today: date) -> date | None:
+    if item.day is not None:
+        return item.day
+    return today if item.source == "core" else None
+
+
+def cold_under_warm(
+    scores: Mapping[int, float], relevance: Mapping[int, float], items: Mapping[int, Item]
+) -> dict[int, float]:
+    """Cap each COLD score below every WARM score whose relevance is at least its own."""
+    out = dict(scores)
+    warm = sorted((cid for cid in scores if items[cid].tier == "warm"), key=lambda c: -relevance[c])
+    if not warm:
+        return out
+    cold = sorted((cid for cid in scores if items[cid].tier == "cold"), key=lambda c: -relevance[c])
+    # Walk COLD by falling relevance; `floor` is the lowest WARM score among the WARM
+    # items at least as relevant as the current COLD one.
+    floor, i = float("inf"), 0
+    for cid in cold:
+        while i < len(warm) and relevance[warm[i]] >= relevance[cid]:
+            floor = min(floor, scores[warm[i]])
+            i += 1
+        if floor != float("inf") and out[cid] >= floor:
+            out[cid] = floor * BELOW
+    return out
+
+
+def newer_first(
+    scores: Mapping[int, float], items: Mapping[int, Item], today: date, checked: int = CHECKED
+) -> tuple[dict[int, float], dict[int, int]]:
+    """Scores with each superseded candidate placed below its newer rival.
+
+    Returns the scores and, per superseded candidate, the id of the memory that
+    supersedes it (for --explain).
+    """
+    out = dict(scores)
+    top = sorted(scores, key=lambda c: (-scores[c], c))[:checked]
+    days = {cid: effective_day(items[cid], today) for cid in top}
+    dated = [cid for cid in top if days[cid] is not None]
+    # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...
+    dated.sort(key=lambda c: (days[c], out[c]), reverse=True)
+    superseded: dict[int, int] = {}
+    parsed: dict[int, list[Line]] = {}
+
+    def lines(cid: int) -> list[Line]:
+        if cid not in parsed:
+            parsed[cid] = parse_lines(items[cid].text)
+        return parsed[cid]
+
+    for i, newer in enumerate(dated):
+        for older in dated[i + 1 :]:
+            if days[older] >= days[newer]:  # type: ignore[operator]
+                continue
+            if out[older] < out[newer] * BELOW:
+                continue  # already below it: nothing to settle
+            if first_conflict(lines(newer), lines(older)):
+                out[older] = out[newer] * BELOW
+                superseded.setdefault(older, newer)
+    return out, superseded
