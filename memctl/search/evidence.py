@@ -180,6 +180,11 @@ def judge_results(
         snip = snippet(cid)
         judged[cid] = judge.judge(cid, records[cid].path, snip.line_start, snip.line_end, snip.text)
     value = thresholds.min_coverage if floor is True else floor
+    if floor is True and trusted and model_id not in table():
+        # A model with vectors but no calibration: its cosines' scale is unknown and the
+        # words-only floor would drop what only meaning found (a Russian question about
+        # an English note), so no floor until `scripts/eval_shared --floor --calibrate`.
+        value = None
     kept = [cid for cid in chosen if fl.passes(judged[cid].evidence, value)]
     verdict = Verdict(
         judged, thresholds, value, kept, len(chosen) - len(kept), len(kept), [], missing

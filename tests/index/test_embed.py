@@ -209,7 +209,7 @@ def test_changing_the_model_never_mixes_vectors_and_switches_back_from_cache(
     config.write_text('[embed]\nmodel = "e5-small"\n', encoding="utf-8")
     switched = Vault(notes_vault.root)
     # Before re-indexing, a search never compares an e5 query with MiniLM vectors.
-    response = search(switched, "which database did we choose, SQLite?", log=False)
+    response = search(switched, "which database did we choose, SQLite?", log=False, use_floor=False)
     assert any("vectors of sentence-transformers/all-MiniLM-L6-v2" in n for n in response.notices)
     assert response.results  # keyword search still answers
     result = runner.invoke(app, ["--vault", root, "index", "--json"])
