@@ -93,6 +93,10 @@ async def _session_calls(vault_dir: Path) -> dict[str, Any]:
 
 def test_mcp_server_with_sdk_client(vault_dir: Path, tmp_path: Path) -> None:
     before_core = (vault_dir / "memory" / "core.md").read_bytes()
+    # MiniLM: the model the relevance floor is calibrated for (see no_match below).
+    (vault_dir / ".memctl.toml").write_text(
+        '[embed]\nmodel = "sentence-transformers/all-MiniLM-L6-v2"\n', encoding="utf-8"
+    )
     out = anyio.run(_session_calls, vault_dir)
     assert set(out["tools"]) == {"search_memory", "load_memory", "remember", "update_core_memory"}
     assert out["tools"]["remember"]["required"] == ["text"]
