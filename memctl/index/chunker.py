@@ -21,6 +21,7 @@ text is its own lines, exactly as in the file.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -54,6 +55,14 @@ class Chunk:
     date: str | None  # ISO
     tags: tuple[str, ...]
     importance: float
+
+    def columns(self) -> tuple[int, int, str, str, str, str, str, str | None, str, float]:
+        """The chunk as every index backend stores it: line_start .. importance, tags as JSON."""
+        tags = json.dumps(list(self.tags), ensure_ascii=False)
+        return (
+            *(self.line_start, self.line_end, self.heading, self.text, self.hash),
+            *(self.tier, self.source, self.date, tags, self.importance),
+        )
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ table in step with `chunks`, so no code path can leave a stale FTS or vector row
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -279,19 +278,7 @@ class Store:
                 "INSERT INTO chunks(path, line_start, line_end, heading, text, hash, tier, "
                 "source, date, tags, importance, embedded) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (
-                    path,
-                    chunk.line_start,
-                    chunk.line_end,
-                    chunk.heading,
-                    chunk.text,
-                    chunk.hash,
-                    chunk.tier,
-                    chunk.source,
-                    chunk.date,
-                    json.dumps(list(chunk.tags), ensure_ascii=False),
-                    chunk.importance,
-                ),
+                (path, *chunk.columns()),
             )
         stamp = clock.iso(now)
         self.conn.executemany(

@@ -15,7 +15,6 @@ text embedded once on this machine is never embedded again.
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -287,16 +286,7 @@ class PgStore:
                 (
                     me,
                     path,
-                    chunk.line_start,
-                    chunk.line_end,
-                    chunk.heading,
-                    chunk.text,
-                    chunk.hash,
-                    chunk.tier,
-                    chunk.source,
-                    chunk.date,
-                    json.dumps(list(chunk.tags), ensure_ascii=False),
-                    chunk.importance,
+                    *chunk.columns(),
                     count,
                     literal,
                     cached.get(chunk.hash),
