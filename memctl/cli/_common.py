@@ -8,15 +8,16 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from memctl.errors import UsageError
-from memctl.vault import Vault, find_vault
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from memctl.vault import Vault
 
 # Memory text is written by people and agents; on a terminal, an escape sequence in it
 # could clear the screen, hide lines or set the window title. Every C0 control except
@@ -29,31 +30,6 @@ _SAFE.update({0x7F: 0x2421, **{c: 0xFFFD for c in range(0x80, 0xA0)}})
 def terminal_safe(text: str) -> str:
     """`text` with control characters made visible and inert (see `_SAFE`)."""
     return text.translate(_SAFE)
-
-
-def _safe(item: Any) -> Any:
-    if isinstance(item, str):
-        return terminal_safe(item)
-    if isinstance(item, Text):
-        safe = item.copy()
-        safe.plain = terminal_safe(item.plain)  # same length: spans keep their places
-        return safe
-    if isinstance(item, Table):
-        for column in item.columns:
-            column._cells = [_safe(cell) for cell in column._cells]
-    return item
-
-
-class SafeConsole(Console):
-    """The one way the CLI prints for people: control characters made inert, no markup
-    (memory text like `[/x]` is text, not a style). JSON output does not go through it:
-    json.dumps escapes control characters, so it stays exact."""
-
-    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
-        super().print(*(_safe(o) for o in objects), **kwargs)
-
-    def rule(self, title: Any = "", **kwargs: Any) -> None:  # type: ignore[override]
-        super().rule(_safe(title), **kwargs)
 
 
 def write_text(text: str) -> None:
@@ -81,6 +57,9 @@ class _ConsoleSlot:
         if consoles is not None:
             return consoles[self._stderr]
         if self._own is None:
+            # rich is imported on first print: `memctl --version` never pays for it.
+            from memctl.cli.safe_console import SafeConsole
+
             self._own = SafeConsole(stderr=self._stderr, **CONSOLE_OPTIONS)
         return self._own
 
@@ -103,6 +82,8 @@ class State:
 def get_vault(ctx: typer.Context) -> Vault:
     state: State = ctx.find_root().obj or State()
     if state._vault is None:
+        from memctl.vault import find_vault
+
         vault = find_vault(state.vault_option)
         state._vault = vault
 

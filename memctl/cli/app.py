@@ -19,13 +19,54 @@ from memctl import __version__
 from memctl.cli._common import State, err
 from memctl.errors import MemctlError
 
-# `memctl --help` lists commands in these groups, everyday first, as the README does.
-HELP_PANELS: dict[str, tuple[str, ...]] = {
-    "Everyday": ("init", "add", "show", "status"),
-    "Index and search": ("index", "watch", "serve", "search", "eval", "db", "models"),
-    "Lifecycle": ("promote", "demote", "prune", "compact", "lint", "maintain"),
-    "Agents": ("context", "tools", "mcp", "capture", "compact-history"),
+# `memctl --help` lists commands in these groups, everyday first, as the README does; each
+# command is named with the module (in memctl.cli) that registers it. A command's module is
+# imported only when that command runs or help lists it, so `memctl --version` and
+# `memctl add` never load search, the lifecycle, NumPy or an embedding engine.
+HELP_PANELS: dict[str, dict[str, str]] = {
+    "Everyday": {
+        "init": "vault_cmds",
+        "add": "vault_cmds",
+        "show": "vault_cmds",
+        "status": "vault_cmds",
+    },
+    "Index and search": {
+        "index": "index_cmds",
+        "watch": "index_cmds",
+        "serve": "resident_cmds",
+        "search": "search_cmds",
+        "eval": "search_cmds",
+        "db": "db_cmds",
+        "models": "index_cmds",
+    },
+    "Lifecycle": {
+        "promote": "lifecycle_cmds",
+        "demote": "lifecycle_cmds",
+        "prune": "lifecycle_cmds",
+        "compact": "lifecycle_cmds",
+        "lint": "maintain_cmds",
+        "maintain": "maintain_cmds",
+    },
+    "Agents": {
+        "context": "agent_cmds",
+        "tools": "agent_cmds",
+        "mcp": "agent_cmds",
+        "capture": "agent_cmds",
+        "compact-history": "agent_cmds",
+    },
 }
+COMMAND_MODULES: dict[str, str] = {
+    name: module for commands in HELP_PANELS.values() for name, module in commands.items()
+}
+
+
+def load_commands(*names: str) -> None:
+    """Import the modules registering `names` (every command when none is named)."""
+    import importlib
+
+    wanted = names or tuple(COMMAND_MODULES)
+    for module in dict.fromkeys(COMMAND_MODULES[n] for n in wanted if n in COMMAND_MODULES):
+        importlib.import_module(f"memctl.cli.{module}")
 
 
 def _encodable(text: str) -> bool:
@@ -54,17 +95,30 @@ class MemctlGroup(TyperGroup):
                 sys.exit(2)
         return super().main(args, *rest, **kwargs)
 
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [*COMMAND_MODULES, *(n for n in self.commands if n not in COMMAND_MODULES)]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            import typer.main
+
+            load_commands(cmd_name)
+            # The module registered its commands on `app`: build them as Typer would have.
+            for name, command in typer.main.get_group(app).commands.items():
+                self.commands.setdefault(name, command)
+        return super().get_command(ctx, cmd_name)
+
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """Commands grouped as HELP_PANELS says; any other command goes under "Other"."""
-        listed = {name for names in HELP_PANELS.values() for name in names}
+        names = self.list_commands(ctx)
         panels = [
-            *HELP_PANELS.items(),
-            ("Other", tuple(n for n in self.commands if n not in listed)),
+            *((title, tuple(commands)) for title, commands in HELP_PANELS.items()),
+            ("Other", tuple(n for n in names if n not in COMMAND_MODULES)),
         ]
-        width = formatter.width - 6 - max((len(n) for n in self.commands), default=0)
-        for title, names in panels:
+        width = formatter.width - 6 - max((len(n) for n in names), default=0)
+        for title, panel in panels:
             rows = []
-            for name in names:
+            for name in panel:
                 command = self.get_command(ctx, name)
                 if command is not None and not command.hidden:
                     rows.append((name, command.get_short_help_str(limit=width)))

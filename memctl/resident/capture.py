@@ -17,7 +17,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from memctl.cli._common import CONSOLE_OPTIONS, SafeConsole, request_consoles
+from memctl.cli._common import CONSOLE_OPTIONS, request_consoles
+from memctl.cli.safe_console import SafeConsole
 
 _streams: ContextVar[tuple[ClientStream, ClientStream] | None] = ContextVar(
     "memctl_request_streams", default=None

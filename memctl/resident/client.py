@@ -153,6 +153,10 @@ def _notice(header: Mapping[str, object]) -> None:
 def main() -> None:
     """The `memctl` entry point: the resident process when it can, else the full CLI."""
     args = sys.argv[1:]
+    if args == ["--version"]:
+        # What the CLI's eager --version prints, without importing Typer for it.
+        sys.stdout.write(f"memctl {__version__}\n")
+        return
     # Arguments that are not UTF-8 go to the CLI, which refuses them in one line.
     clean = all(not any("\ud800" <= ch <= "\udfff" for ch in arg) for arg in args)
     code = run_served(args) if clean else None
