@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from dataclasses import dataclass
 from datetime import date, datetime
 from importlib import resources
@@ -11,6 +10,7 @@ from pathlib import Path
 
 from memctl import clock
 from memctl.errors import MemctlError, UsageError
+from memctl.git import checked, have_git, run_git
 from memctl.notes import (
     Decision,
     format_decision,
@@ -58,30 +58,13 @@ def init_vault(dest: Path, *, git: bool = False) -> list[str]:
 
 
 def _git_init(dest: Path) -> None:
-    if shutil.which("git") is None:
+    if not have_git():
         raise MemctlError("--git needs git on PATH")
-    steps = [
-        ["git", "init", "-q"],
-        ["git", "add", "-A"],
-        [
-            "git",
-            "-c",
-            "user.name=memctl",
-            "-c",
-            "user.email=memctl@localhost",
-            "commit",
-            "-q",
-            "-m",
-            "memctl: new vault",
-        ],
-    ]
-    if (dest / ".git").exists():
-        steps = steps[1:]
-    for step in steps:
-        done = subprocess.run(step, cwd=dest, capture_output=True, text=True)
-        if done.returncode != 0:
-            detail = (done.stderr or done.stdout).strip().splitlines()
-            raise MemctlError(f"{' '.join(step[:2])} failed: {detail[-1] if detail else '?'}")
+    identity = ("-c", "user.name=memctl", "-c", "user.email=memctl@localhost")
+    if not (dest / ".git").exists():
+        checked(run_git(dest, "init", "-q"), "init")
+    checked(run_git(dest, "add", "-A"), "add")
+    checked(run_git(dest, *identity, "commit", "-q", "-m", "memctl: new vault"), "commit")
 
 
 def _clean_text(text: str) -> str:

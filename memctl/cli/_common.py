@@ -119,12 +119,26 @@ def parse_date(value: str | None, option: str) -> date | None:
         raise UsageError(f"{option} {value!r} is not a date (YYYY-MM-DD)") from None
 
 
-def read_text_arg(text: str) -> str:
-    """TEXT, or standard input when TEXT is `-`."""
-    if text != "-":
-        return text
-    data = sys.stdin.buffer.read()
+def read_source(source: str) -> str:
+    """FILE's text, or standard input's when `source` is `-`, as UTF-8; else a usage error."""
+    if source == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(source).read_bytes()
+        except FileNotFoundError:
+            raise UsageError(f"{source} does not exist") from None
+        except IsADirectoryError:
+            raise UsageError(f"{source} is a folder, not a file") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {source}: {exc.strerror}") from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise UsageError("standard input is not valid UTF-8") from None
+        shown = "standard input" if source == "-" else source
+        raise UsageError(f"{shown} is not valid UTF-8") from None
+
+
+def read_text_arg(text: str) -> str:
+    """TEXT, or standard input when TEXT is `-`."""
+    return read_source("-") if text == "-" else text

@@ -4,37 +4,27 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import typer
 
-from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json, write_text
+from memctl.cli._common import (
+    JSON_HELP,
+    console,
+    err,
+    get_vault,
+    print_json,
+    read_source,
+    write_text,
+)
 from memctl.cli.app import app
 from memctl.config import Settings
 from memctl.errors import UsageError, VaultNotFound
 from memctl.vault import Vault
 
 
-def _read_input(source: str) -> str:
-    """FILE, or standard input for `-`, as UTF-8 text."""
-    if source == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        try:
-            data = Path(source).read_bytes()
-        except FileNotFoundError:
-            raise UsageError(f"{source} does not exist") from None
-        except IsADirectoryError:
-            raise UsageError(f"{source} is a folder, not a file") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError(f"{source} is not valid UTF-8") from None
-
-
 def _read_json(source: str) -> Any:
-    text = _read_input(source)
+    text = read_source(source)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -121,7 +111,7 @@ def tools(
         print_json(tool_schemas(fmt))
         return
     vault = get_vault(ctx)
-    raw = _read_input("-") if arguments == "-" else arguments
+    raw = read_source("-") if arguments == "-" else arguments
     try:
         parsed = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -249,7 +239,7 @@ def capture(
         from memctl.agent.capture import NO_KEY_FOR_CAPTURE
 
         raise UsageError(NO_KEY_FOR_CAPTURE)
-    report = run_capture(vault, _read_input(source), llm, dry_run=dry_run)
+    report = run_capture(vault, read_source(source), llm, dry_run=dry_run)
     for notice in report.notices:
         err(f"memctl: {notice}")
     if json_out:

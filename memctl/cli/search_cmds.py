@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +17,7 @@ from memctl.cli._common import (
     parse_date,
     print_json,
     print_json_line,
+    read_source,
 )
 from memctl.cli.app import app
 from memctl.errors import UsageError
@@ -216,20 +216,6 @@ def search(
         _print_listing(response, explain)
 
 
-def _read_lines(source: str) -> list[str]:
-    if source == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        try:
-            data = Path(source).read_bytes()
-        except OSError as exc:
-            raise UsageError(f"cannot read {source}: {exc.strerror}") from None
-    try:
-        return data.decode("utf-8").splitlines()
-    except UnicodeDecodeError:
-        raise UsageError(f"{source} is not valid UTF-8") from None
-
-
 def _run_batch(
     vault: Vault,
     source: str,
@@ -243,7 +229,7 @@ def _run_batch(
 ) -> None:
     from memctl.search.hybrid import Searcher
 
-    lines = [line for line in _read_lines(source) if line.strip()]
+    lines = [line for line in read_source(source).splitlines() if line.strip()]
     with Searcher(vault) as searcher:
         for n, line in enumerate(lines):
             # One freshness check per batch: the vault does not change under a batch's feet.
@@ -287,10 +273,7 @@ def eval_cmd(
     bad = [m for m in wanted if m not in MODES]
     if bad or not wanted:
         raise UsageError(f"--modes takes {', '.join(MODES)} (got {modes!r})")
-    try:
-        labelled = parse_queries(queries.read_text(encoding="utf-8").splitlines(), str(queries))
-    except OSError as exc:
-        raise UsageError(f"cannot read {queries}: {exc.strerror}") from None
+    labelled = parse_queries(read_source(str(queries)).splitlines(), str(queries))
     if not labelled:
         raise UsageError(f"{queries} holds no query with gold evidence")
     with Searcher(vault) as searcher:

@@ -173,6 +173,19 @@ def redact(text: str) -> str:
     return _KEYWORD_PASSWORD.sub(r"\1***", text)
 
 
-def iter_batches(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+# SQLite caps bound parameters (999 in old builds): an IN list of 500 stays below every limit.
+IN_BATCH = 500
+
+
+def iter_batches(items: Sequence[Any], size: int = IN_BATCH) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def select_in(
+    conn: Any, sql: str, items: Sequence[Any], params: Sequence[Any] = ()
+) -> Iterator[Any]:
+    """The rows of `sql` for every item, IN_BATCH at a time: `sql` holds one `{marks}` (the
+    IN list's placeholders, bound first), then `params`' placeholders."""
+    for part in iter_batches(items):
+        yield from conn.execute(sql.replace("{marks}", ",".join("?" * len(part))), [*part, *params])

@@ -12,6 +12,7 @@ import subprocess
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+from memctl.git import git_output, run_git
 from memctl.notes import parse_iso_date
 
 GIT_TIMEOUT_SECONDS = 10.0
@@ -38,22 +39,15 @@ def last_commit_dates(root: Path) -> dict[str, date]:
     if not any((parent / ".git").exists() for parent in (root, *root.parents)):
         return {}
     try:
-        done = subprocess.run(
-            [
-                "git",
-                "-C",
-                str(root),
-                "log",
-                "--relative",
-                "--format=@%cs",
-                "--name-only",
-                "--",
-                "memory",
-            ],
-            capture_output=True,
-            text=True,
+        done = run_git(
+            root,
+            "log",
+            "--relative",
+            "--format=@%cs",
+            "--name-only",
+            "--",
+            "memory",
             timeout=GIT_TIMEOUT_SECONDS,
-            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return {}
@@ -61,7 +55,7 @@ def last_commit_dates(root: Path) -> dict[str, date]:
         return {}
     found: dict[str, date] = {}
     current: date | None = None
-    for line in done.stdout.splitlines():
+    for line in git_output(done).splitlines():
         if line.startswith("@"):
             current = parse_iso_date(line[1:].strip())
         elif line.strip() and current is not None:

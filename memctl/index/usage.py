@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from memctl import clock
+from memctl.index.backend import select_in
 
 REFERENCE_KINDS = ("search", "context", "tool")
 
@@ -50,12 +51,8 @@ def chunks_by_ids(conn: Any, ids: Sequence[int]) -> list[ChunkRecord]:
     """The chunks with these ids, in the order asked; ids no longer in the index are skipped."""
     found: dict[int, ChunkRecord] = {}
     unique = list(dict.fromkeys(int(i) for i in ids))
-    # SQLite caps bound parameters; 500 per query stays far below every build's limit.
-    for start in range(0, len(unique), 500):
-        part = unique[start : start + 500]
-        marks = ",".join("?" * len(part))
-        for row in conn.execute(_SELECT + f"WHERE c.id IN ({marks})", part):
-            found[row[0]] = _record(row)
+    for row in select_in(conn, _SELECT + "WHERE c.id IN ({marks})", unique):
+        found[row[0]] = _record(row)
     return [found[i] for i in unique if i in found]
 
 

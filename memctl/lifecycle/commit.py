@@ -20,14 +20,13 @@ updated only for paths where it still matched HEAD, so nothing they staged is lo
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from memctl.errors import MemctlError
+from memctl.git import checked, have_git, run_git
 from memctl.lifecycle.moves import append_to, cut_block, find_block
 from memctl.vault import Vault
 
@@ -46,26 +45,8 @@ class Change:
     whole_source: bool = False  # the block was the source's whole text (a merged note)
 
 
-def _run(
-    cwd: Path, *args: str, env: Mapping[str, str] | None = None, data: bytes | None = None
-) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, input=data, env=env, check=False
-    )
-
-
-def _ok(done: subprocess.CompletedProcess[bytes], what: str) -> str:
-    if done.returncode != 0:
-        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise MemctlError(f"git {what} failed: {detail[-1] if detail else '?'}")
-    return done.stdout.decode("utf-8", "surrogateescape").strip()
-
-
 def require_git(vault: Vault) -> None:
-    if (
-        shutil.which("git") is None
-        or _run(vault.root, "rev-parse", "--is-inside-work-tree").returncode
-    ):
+    if not have_git() or run_git(vault.root, "rev-parse", "--is-inside-work-tree").returncode:
         raise MemctlError(
             f"--commit: {vault.root} is not in a git repository (git init it, or drop --commit)"
         )
@@ -74,15 +55,15 @@ def require_git(vault: Vault) -> None:
 class _Repo:
     def __init__(self, vault: Vault, index: Path) -> None:
         self.vault = vault
-        self.top = Path(_ok(_run(vault.root, "rev-parse", "--show-toplevel"), "rev-parse"))
+        self.top = Path(checked(run_git(vault.root, "rev-parse", "--show-toplevel"), "rev-parse"))
         prefix = vault.root.resolve().relative_to(self.top.resolve()).as_posix()
         self.prefix = "" if prefix == "." else prefix + "/"
         self.env = {**os.environ, "GIT_INDEX_FILE": str(index)}
-        head = _run(self.top, "rev-parse", "--verify", "-q", "HEAD^{commit}")
+        head = run_git(self.top, "rev-parse", "--verify", "-q", "HEAD^{commit}")
         self.head = head.stdout.decode().strip() if head.returncode == 0 else None
         self.identity = (
             []
-            if _run(self.top, "config", "user.email").stdout.strip()
+            if run_git(self.top, "config", "user.email").stdout.strip()
             else ["-c", "user.name=memctl", "-c", "user.email=memctl@localhost"]
         )
 
@@ -93,7 +74,9 @@ class _Repo:
         """(mode, blob) of `rel` in HEAD, or None."""
         if self.head is None:
             return None
-        out = _ok(_run(self.top, "ls-tree", "-z", self.head, "--", self.path(rel)), "ls-tree")
+        out = checked(
+            run_git(self.top, "ls-tree", "-z", self.head, "--", self.path(rel)), "ls-tree"
+        )
         if not out:
             return None
         meta = out.split("\t", 1)[0].split()
@@ -101,35 +84,35 @@ class _Repo:
 
     def index_entry(self, rel: str) -> tuple[str, str] | None:
         """(mode, blob) of `rel` in the person's own index, or None."""
-        out = _ok(_run(self.top, "ls-files", "-s", "-z", "--", self.path(rel)), "ls-files")
+        out = checked(run_git(self.top, "ls-files", "-s", "-z", "--", self.path(rel)), "ls-files")
         if not out:
             return None
         meta = out.split("\t", 1)[0].split()
         return meta[0], meta[1]
 
     def blob(self, sha: str) -> bytes:
-        done = _run(self.top, "cat-file", "blob", sha)
-        _ok(done, "cat-file")
+        done = run_git(self.top, "cat-file", "blob", sha)
+        checked(done, "cat-file")
         return done.stdout
 
     def write_blob(self, data: bytes) -> str:
-        return _ok(_run(self.top, "hash-object", "-w", "--stdin", data=data), "hash-object")
+        return checked(run_git(self.top, "hash-object", "-w", "--stdin", data=data), "hash-object")
 
     def stage(self, entries: dict[str, tuple[str, str] | None], env: Mapping[str, str]) -> None:
         lines = "".join(
             f"{e[0]} {e[1]}\t{self.path(rel)}\n" if e else f"0 {ZERO}\t{self.path(rel)}\n"
             for rel, e in entries.items()
         )
-        _ok(
-            _run(self.top, "update-index", "--index-info", env=env, data=lines.encode()),
+        checked(
+            run_git(self.top, "update-index", "--index-info", env=env, data=lines.encode()),
             "update-index",
         )
 
     def commit_tree(self, parent: str | None, message: str) -> tuple[str, str]:
-        tree = _ok(_run(self.top, "write-tree", env=self.env), "write-tree")
+        tree = checked(run_git(self.top, "write-tree", env=self.env), "write-tree")
         parents = ["-p", parent] if parent else []
-        commit = _ok(
-            _run(self.top, *self.identity, "commit-tree", tree, *parents, "-m", message),
+        commit = checked(
+            run_git(self.top, *self.identity, "commit-tree", tree, *parents, "-m", message),
             "commit-tree",
         )
         return tree, commit
@@ -137,7 +120,7 @@ class _Repo:
     def tree_of(self, commit: str | None) -> str | None:
         if commit is None:
             return None
-        return _ok(_run(self.top, "rev-parse", f"{commit}^{{tree}}"), "rev-parse")
+        return checked(run_git(self.top, "rev-parse", f"{commit}^{{tree}}"), "rev-parse")
 
 
 def _text(data: bytes) -> str:
@@ -158,8 +141,10 @@ def commit_changes(
         return None
     with tempfile.TemporaryDirectory(prefix="memctl-git-") as tmp:
         repo = _Repo(vault, Path(tmp) / "index")
-        _ok(
-            _run(repo.top, "read-tree", *([repo.head] if repo.head else ["--empty"]), env=repo.env),
+        checked(
+            run_git(
+                repo.top, "read-tree", *([repo.head] if repo.head else ["--empty"]), env=repo.env
+            ),
             "read-tree",
         )
         state: dict[str, bytes | None] = {}
@@ -217,8 +202,8 @@ def commit_changes(
             if parent == repo.head:
                 return None
             commit = parent
-        _ok(
-            _run(
+        checked(
+            run_git(
                 repo.top,
                 "update-ref",
                 "-m",
@@ -237,4 +222,4 @@ def commit_changes(
                 own[rel] = final.get(rel, entry(rel, record.get(rel)))
         if own:
             repo.stage(own, os.environ)
-        return _ok(_run(repo.top, "rev-parse", "--short", "HEAD"), "rev-parse")
+        return checked(run_git(repo.top, "rev-parse", "--short", "HEAD"), "rev-parse")

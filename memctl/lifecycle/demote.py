@@ -24,7 +24,7 @@ from memctl.lifecycle.moves import (
     move_block,
     move_file,
 )
-from memctl.lifecycle.proposals import Proposal, ProposalBook, proposal_id
+from memctl.lifecycle.proposals import Proposal, ProposalBook
 from memctl.lifecycle.rules import (
     ChunkUse,
     daily_demotions,
@@ -143,10 +143,8 @@ def hot_archive_proposals(
     lines = evidence.observe_core(vault, uses, now, state)
     days = vault.settings.lifecycle.hot_unreferenced_days
     return [
-        Proposal(
-            id=proposal_id("archive", evidence.line_key(line.text)),
-            kind="archive",
-            status="proposed",
+        Proposal.new(
+            "archive",
             path=CORE,
             line_start=line.number,
             line_end=line.number,
@@ -160,7 +158,7 @@ def hot_archive_proposals(
                 "first_seen": clock.iso(line.first_seen) if line.first_seen else None,
                 "unreferenced_days": days,
             },
-            created_at=clock.iso(now),
+            now=now,
         )
         for line in hot_archive_candidates(lines, now, vault.settings.lifecycle)
     ]
@@ -206,10 +204,8 @@ def prune_proposals(vault: Vault, uses: list[ChunkUse], now: datetime) -> list[P
     anchors = evidence.anchors_for_prune(vault, uses)
     days = vault.settings.lifecycle.prune_after_days
     return [
-        Proposal(
-            id=proposal_id("prune", c.hash),
-            kind="prune",
-            status="proposed",
+        Proposal.new(
+            "prune",
             path=c.path,
             line_start=c.line_start,
             line_end=c.line_end,
@@ -220,7 +216,7 @@ def prune_proposals(vault: Vault, uses: list[ChunkUse], now: datetime) -> list[P
                 "since": clock.iso(anchors[c.hash]),
                 "unread_days": days,
             },
-            created_at=clock.iso(now),
+            now=now,
         )
         for c in prune_candidates(uses, anchors, now, vault.settings.lifecycle)
     ]

@@ -9,7 +9,7 @@ from memctl import clock
 from memctl.errors import UsageError
 from memctl.lifecycle import evidence
 from memctl.lifecycle.hot import CoreEdit, HotCapExceeded, apply_core_addition
-from memctl.lifecycle.proposals import Proposal, ProposalBook, proposal_id
+from memctl.lifecycle.proposals import Proposal, ProposalBook
 from memctl.lifecycle.review import Review, review_candidate
 from memctl.lifecycle.rules import (
     ChunkUse,
@@ -44,10 +44,8 @@ def promotion_proposals(vault: Vault, uses: list[ChunkUse], now: datetime) -> li
         if not line:
             continue
         fresh.append(
-            Proposal(
-                id=proposal_id("promote", chunk.hash),
-                kind="promote",
-                status="proposed",
+            Proposal.new(
+                "promote",
                 path=chunk.path,
                 line_start=chunk.line_start,
                 line_end=chunk.line_end,
@@ -61,7 +59,7 @@ def promotion_proposals(vault: Vault, uses: list[ChunkUse], now: datetime) -> li
                     "first": _iso(chunk.first_in_window),
                     "last": _iso(chunk.last_in_window),
                 },
-                created_at=clock.iso(now),
+                now=now,
             )
         )
     return fresh

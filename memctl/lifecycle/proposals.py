@@ -12,25 +12,30 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from memctl import clock
 from memctl.errors import UsageError
 from memctl.vault import ARCHIVE_DIR, CORE, MEMORY_DIR, Vault, atomic_write_text, state_path
 
+Kind = Literal["promote", "archive", "prune"]
+Status = Literal["proposed", "approved", "rejected", "applied"]
+
 FILE = "proposals.json"
-PREFIX = {"promote": "P", "archive": "H", "prune": "X"}
-OPEN = ("proposed", "approved")
-STATUSES = ("proposed", "approved", "rejected", "applied")
+PREFIX: dict[Kind, str] = {"promote": "P", "archive": "H", "prune": "X"}
+OPEN: tuple[Status, ...] = ("proposed", "approved")
+STATUSES: tuple[Status, ...] = ("proposed", "approved", "rejected", "applied")
 # Where each kind's memory lives: a proposal naming anything else was not written by memctl.
-UNDER = {"promote": MEMORY_DIR, "archive": MEMORY_DIR, "prune": ARCHIVE_DIR}
+UNDER: dict[Kind, str] = {"promote": MEMORY_DIR, "archive": MEMORY_DIR, "prune": ARCHIVE_DIR}
 
 
 @dataclass
 class Proposal:
     id: str
-    kind: str
-    status: str
+    kind: Kind
+    status: Status
     path: str
     line_start: int
     line_end: int
@@ -45,8 +50,39 @@ class Proposal:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def new(
+        cls,
+        kind: Kind,
+        *,
+        path: str,
+        line_start: int,
+        line_end: int,
+        hash: str,
+        text: str,
+        evidence: dict[str, Any],
+        now: datetime,
+        section: str | None = None,
+        line: str | None = None,
+    ) -> Proposal:
+        """A fresh proposal from a rule: its id from kind and content, status "proposed"."""
+        return cls(
+            id=proposal_id(kind, hash),
+            kind=kind,
+            status="proposed",
+            path=path,
+            line_start=line_start,
+            line_end=line_end,
+            hash=hash,
+            text=text,
+            section=section,
+            line=line,
+            evidence=evidence,
+            created_at=clock.iso(now),
+        )
 
-def proposal_id(kind: str, digest: str) -> str:
+
+def proposal_id(kind: Kind, digest: str) -> str:
     return PREFIX[kind] + digest[:8]
 
 

@@ -15,7 +15,6 @@ import io
 import os
 import re
 import shutil
-import subprocess
 import tarfile
 import time
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from memctl.errors import MemctlError, UsageError
+from memctl.git import failure_line, git_output, have_git, run_git
 from memctl.vault import MEMORY_DIR, Vault
 
 KEEP_SNAPSHOTS = 5
@@ -43,14 +43,12 @@ class Revision:
 
 
 def _git(root: Path, *args: str) -> str:
-    if shutil.which("git") is None:
+    if not have_git():
         raise UsageError("--as-of needs git on PATH")
-    done = subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
-    )
+    done = run_git(root, *args)
     if done.returncode != 0:
-        raise _GitError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "")
-    return done.stdout.strip()
+        raise _GitError(failure_line(done))
+    return git_output(done)
 
 
 class _GitError(Exception):
@@ -141,11 +139,7 @@ def snapshot(vault: Vault, revision: Revision) -> Vault:
 
 def _extract(vault: Vault, revision: Revision, dest: Path) -> None:
     tree = f"{revision.prefix}{MEMORY_DIR}"
-    done = subprocess.run(
-        ["git", "-C", str(vault.root), "archive", "--format=tar", revision.commit, "--", tree],
-        capture_output=True,
-        check=False,
-    )
+    done = run_git(vault.root, "archive", "--format=tar", revision.commit, "--", tree)
     if done.returncode != 0:
         raise UsageError(f"memory/ did not exist at {revision.asked} ({revision.commit[:12]})")
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:

@@ -16,6 +16,7 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
+from memctl.index.backend import select_in
 from memctl.search.query import Query, fts_expression, quote
 
 # The vocabulary view is created per connection in `temp`, so the index schema stays as
@@ -343,12 +344,7 @@ def fuzzy_score(targets: Sequence[str], text: str) -> float:
 
 
 def _texts(conn: Any, ids: Sequence[int]) -> dict[int, str]:
-    out: dict[int, str] = {}
-    for start in range(0, len(ids), 500):
-        part = ids[start : start + 500]
-        marks = ",".join("?" * len(part))
-        out.update(conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({marks})", part))
-    return out
+    return dict(select_in(conn, "SELECT id, text FROM chunks WHERE id IN ({marks})", ids))
 
 
 def vec0_candidates(conn: Any, vector: Any, filters: Filters, limit: int) -> dict[int, float]:
@@ -371,12 +367,6 @@ def filtered(conn: Any, ids: Sequence[int], filters: Filters) -> list[int]:
     if not ids:
         return []
     where, params = filters.sql("c")
-    keep: set[int] = set()
-    for start in range(0, len(ids), 500):
-        part = list(ids[start : start + 500])
-        marks = ",".join("?" * len(part))
-        rows = conn.execute(
-            f"SELECT c.id FROM chunks AS c WHERE c.id IN ({marks}) AND {where}", (*part, *params)
-        )
-        keep.update(int(r) for (r,) in rows)
+    sql = "SELECT c.id FROM chunks AS c WHERE c.id IN ({marks}) AND " + where
+    keep = {int(r) for (r,) in select_in(conn, sql, ids, params)}
     return [i for i in ids if i in keep]

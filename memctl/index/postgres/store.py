@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 
 from memctl import clock
-from memctl.index.backend import Window, database_url, iter_batches, vault_name
+from memctl.index.backend import Window, database_url, select_in, vault_name
 from memctl.index.chunker import Chunk
 from memctl.index.postgres import schema, search, words
 from memctl.index.usage import REFERENCE_KINDS, ChunkRecord, _record
@@ -383,14 +383,14 @@ class PgStore:
         import numpy as np
 
         found: dict[str, Any] = {}
-        for part in iter_batches(sorted(set(hashes)), 500):
-            marks = ",".join("?" * len(part))
-            for digest, blob in self._local_cache().execute(
-                f"SELECT hash, vector FROM embed_cache WHERE model = ? AND hash IN ({marks})",
-                [model, *part],
-            ):
-                if len(blob) == dim * 4:
-                    found[digest] = np.frombuffer(blob, dtype=np.float32)
+        for digest, blob in select_in(
+            self._local_cache(),
+            "SELECT hash, vector FROM embed_cache WHERE hash IN ({marks}) AND model = ?",
+            sorted(set(hashes)),
+            [model],
+        ):
+            if len(blob) == dim * 4:
+                found[digest] = np.frombuffer(blob, dtype=np.float32)
         return found
 
     def _fill_from_cache(self, rows: Sequence[tuple[int, str]]) -> int:
