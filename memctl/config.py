@@ -231,7 +231,7 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
         if not isinstance(values, dict):
             raise UsageError(f"{CONFIG_FILE}: [{section}] must be a table")
         current = sections[section]
-        assert is_dataclass(current)
+        assert is_dataclass(current) and not isinstance(current, type)
         defaults = {f.name: getattr(current, f.name) for f in fields(current)}
         changes = {}
         for name, value in values.items():

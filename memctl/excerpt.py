@@ -112,7 +112,8 @@ def excerpt_of(
     chosen = all_lines[start - 1 : end]
     truncated = False
     if budget is not None:
-        kept, used = [], 0
+        kept: list[str] = []
+        used = 0
         for line in chosen:
             cost = estimate_tokens(line) + 1
             if kept and used + cost > budget:

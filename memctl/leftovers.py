@@ -30,7 +30,7 @@ ASIDE_SUFFIX = ".memctl-aside"
 
 
 def _temp_files(folder: Path, recursive: bool) -> list[Path]:
-    found = []
+    found: list[Path] = []
     try:
         with os.scandir(folder) as listing:
             entries = list(listing)

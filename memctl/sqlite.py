@@ -11,9 +11,15 @@ import importlib
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 from memctl.errors import MemctlError
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    # pysqlite3 and sqlean.py are builds of the stdlib's module: the same API, typed as it.
+    Connection: TypeAlias = sqlite3.Connection
 
 
 @cache
@@ -32,10 +38,12 @@ def sqlite_module() -> ModuleType:
     )
 
 
-def connect(path: Path | str, *, load_vec: bool = True, timeout: float = 30.0) -> Any:
+def connect(path: Path | str, *, load_vec: bool = True, timeout: float = 30.0) -> Connection:
     """Open `path` with WAL journaling and, by default, sqlite-vec loaded."""
     module = sqlite_module()
-    conn = module.connect(str(path), timeout=timeout, isolation_level=None, check_same_thread=False)
+    conn: Connection = module.connect(
+        str(path), timeout=timeout, isolation_level=None, check_same_thread=False
+    )
     if load_vec:
         load_sqlite_vec(conn)
     if str(path) != ":memory:":
@@ -45,7 +53,7 @@ def connect(path: Path | str, *, load_vec: bool = True, timeout: float = 30.0) -
     return conn
 
 
-def load_sqlite_vec(conn: Any) -> None:
+def load_sqlite_vec(conn: Connection) -> None:
     # Loading by path avoids `import sqlite_vec`, whose __init__ pulls numpy.typing (~100 ms).
     from importlib.util import find_spec
 

@@ -22,17 +22,15 @@ from filelock import FileLock, Timeout
 
 from memctl.config import Settings, load_settings
 from memctl.errors import LockBusy, UsageError, VaultNotFound
-from memctl.files import (  # noqa: F401  (re-exported: the vault's write API)
-    ConcurrentEdit,
-    append_block,
-    atomic_write_text,
-    bad_byte_at,
-    current_umask,
-    read_exact,
-    read_text,
-    shown,
-    update_file,
-)
+from memctl.files import ConcurrentEdit as ConcurrentEdit  # re-exported: the vault's write API
+from memctl.files import append_block as append_block
+from memctl.files import atomic_write_text as atomic_write_text
+from memctl.files import bad_byte_at as bad_byte_at
+from memctl.files import current_umask as current_umask
+from memctl.files import read_exact as read_exact
+from memctl.files import read_text as read_text
+from memctl.files import shown as shown
+from memctl.files import update_file as update_file
 
 MEMORY_DIR = "memory"
 STATE_DIR = ".memctl"

@@ -21,7 +21,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from memctl import __version__
-from memctl.agent.tools import TOOL_SPECS, call_tool, cap_result, dumps, error_result
+from memctl.agent.result_cap import cap_result, dumps
+from memctl.agent.tools import TOOL_SPECS, call_tool, error_result
 from memctl.llm import LLM, get_llm
 from memctl.vault import Vault
 

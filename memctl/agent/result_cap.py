@@ -21,7 +21,7 @@ def cap_result(result: dict[str, Any], budget: int) -> dict[str, Any]:
     entry's text cut; a `truncated` object says what was left out and how to get it."""
     if estimate_tokens(dumps(result)) <= budget:
         return result
-    capped = json.loads(dumps(result))
+    capped: dict[str, Any] = json.loads(dumps(result))
     list_key = next((k for k in _LIST_FIELDS if isinstance(capped.get(k), list)), None)
     total = len(capped[list_key]) if list_key else 0
     capped["truncated"] = {}

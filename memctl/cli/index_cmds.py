@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import typer
 
@@ -69,10 +70,10 @@ def _progress(*, enabled: bool) -> Iterator[Progress | None]:
     if not enabled:
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
 
     def update(phase: str, done: int, total: int) -> None:
         if phase not in tasks:
@@ -125,7 +126,7 @@ def models_cmd(json_out: bool = typer.Option(False, "--json", help=JSON_HELP)) -
     from memctl.config import DEFAULT_EMBED_MODEL
     from memctl.index.embed.registry import MODELS, installed
 
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "model": spec.model_id,
             "aliases": list(spec.aliases),

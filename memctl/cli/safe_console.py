@@ -29,8 +29,8 @@ class SafeConsole(Console):
     (memory text like `[/x]` is text, not a style). JSON output does not go through it:
     json.dumps escapes control characters, so it stays exact."""
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def print(self, *objects: Any, **kwargs: Any) -> None:
         super().print(*(_safe(o) for o in objects), **kwargs)
 
-    def rule(self, title: Any = "", **kwargs: Any) -> None:  # type: ignore[override]
+    def rule(self, title: Any = "", **kwargs: Any) -> None:
         super().rule(_safe(title), **kwargs)

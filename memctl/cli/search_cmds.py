@@ -186,7 +186,7 @@ def search(
     filters = replace(_filters(tier, source, since, until, path), scope=parse_scope(vault, scope))
     if show_all and min_score is not None:
         raise UsageError("give either --all or --min-score, not both")
-    floor = {"min_score": min_score, "use_floor": not show_all, "budget": budget}
+    floor: dict[str, Any] = {"min_score": min_score, "use_floor": not show_all, "budget": budget}
     if batch is not None:
         if query is not None:
             raise UsageError("give either QUERY or --batch, not both")

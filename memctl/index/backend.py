@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from memctl.index.chunker import Chunk
     from memctl.index.usage import ChunkRecord
+    from memctl.sqlite import Connection
     from memctl.vault import Vault
 
 ENV_DATABASE_URL = "MEMCTL_DATABASE_URL"
@@ -183,7 +184,7 @@ def iter_batches(items: Sequence[Any], size: int = IN_BATCH) -> Iterator[Sequenc
 
 
 def select_in(
-    conn: Any, sql: str, items: Sequence[Any], params: Sequence[Any] = ()
+    conn: Connection, sql: str, items: Sequence[Any], params: Sequence[Any] = ()
 ) -> Iterator[Any]:
     """The rows of `sql` for every item, IN_BATCH at a time: `sql` holds one `{marks}` (the
     IN list's placeholders, bound first), then `params`' placeholders."""

@@ -31,6 +31,8 @@ from memctl.vault import Vault
 if TYPE_CHECKING:
     import numpy as np
 
+    from memctl.sqlite import Connection
+
 SCHEMA_VERSION = "1"
 INDEX_FILE = "index.db"
 STATE_FILE = "state.db"
@@ -92,7 +94,7 @@ class Store:
 
     backend = "sqlite"
 
-    def __init__(self, conn: Any, path: Path, vault_name: str = "") -> None:
+    def __init__(self, conn: Connection, path: Path, vault_name: str = "") -> None:
         self.conn = conn
         self.path = path
         self.vault_name = vault_name

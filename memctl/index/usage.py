@@ -10,10 +10,13 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.index.backend import select_in
+
+if TYPE_CHECKING:
+    from memctl.sqlite import Connection
 
 REFERENCE_KINDS = ("search", "context", "tool")
 
@@ -47,7 +50,7 @@ _SELECT = (
 )
 
 
-def chunks_by_ids(conn: Any, ids: Sequence[int]) -> list[ChunkRecord]:
+def chunks_by_ids(conn: Connection, ids: Sequence[int]) -> list[ChunkRecord]:
     """The chunks with these ids, in the order asked; ids no longer in the index are skipped."""
     found: dict[int, ChunkRecord] = {}
     unique = list(dict.fromkeys(int(i) for i in ids))
@@ -78,7 +81,7 @@ def _record(row: Sequence[Any]) -> ChunkRecord:
 
 
 def record_references(
-    conn: Any,
+    conn: Connection,
     hashes_and_paths: Iterable[tuple[str, str]],
     kind: str,
     query: str | None,
@@ -106,7 +109,7 @@ def record_references(
     return len(items)
 
 
-def reference_counts(conn: Any, since: datetime) -> dict[str, int]:
+def reference_counts(conn: Connection, since: datetime) -> dict[str, int]:
     """How many times each hash was referenced at or after `since`."""
     rows = conn.execute(
         "SELECT hash, count(*) FROM state.reference_log WHERE ts >= ? GROUP BY hash",
@@ -116,7 +119,7 @@ def reference_counts(conn: Any, since: datetime) -> dict[str, int]:
 
 
 def reference_window(
-    conn: Any, since: datetime, until: datetime
+    conn: Connection, since: datetime, until: datetime
 ) -> tuple[dict[str, tuple[int, str | None, str | None]], dict[str, list[str]]]:
     """Per hash, (references, first, last) in the window, and the queries that found it.
 

@@ -70,6 +70,7 @@ def watch_vault(
     sync_lock = sync_lock or threading.RLock()
     wanted = threading.Event()  # new lexical rows may need vectors
     last_event = [time.monotonic()]
+    changed: threading.Event = dirty  # what the handler sets, typed for its closure
     root = vault.root.resolve()
 
     class Handler(FileSystemEventHandler):
@@ -79,7 +80,7 @@ def watch_vault(
             paths = (event.src_path, getattr(event, "dest_path", None))
             if any(is_relevant(root, p) for p in paths):
                 last_event[0] = time.monotonic()
-                dirty.set()
+                changed.set()
 
     def run_sync() -> None:
         try:

@@ -199,7 +199,7 @@ def commit_changes(
         repo.stage(final, repo.env)
         tree, commit = repo.commit_tree(parent, message)
         if tree == repo.tree_of(parent):
-            if parent == repo.head:
+            if parent is None or parent == repo.head:
                 return None
             commit = parent
         checked(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from functools import partial
 
 from memctl.config import Settings
 from memctl.llm import LLM, LLMError
@@ -152,7 +153,7 @@ def compact(vault: Vault, *, llm: LLM | None = None, summarize: bool = False) ->
             if path.name not in packed:
                 update_file(
                     month_path,
-                    lambda before, m=month, n=path.name, c=content: insert_note(before, m, n, c),
+                    partial(insert_note, month=month, name=path.name, content=content),
                     create="",
                     exact=True,
                 )

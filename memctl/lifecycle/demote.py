@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import PurePosixPath
 
 from memctl import clock
@@ -240,7 +241,7 @@ def apply_prunes(vault: Vault, book: ProposalBook, ids: list[str] | None) -> App
             report.skipped.append((move, "no longer in the archive"))
             p.status = "applied"
             continue
-        after = update_file(path, lambda before, text=p.text: cut_block(before, text))
+        after = update_file(path, partial(cut_block, block=p.text))
         if all(
             not line.strip() or line.lstrip().startswith(("#", "<!--"))
             for line in after.splitlines()

@@ -287,8 +287,8 @@ def lint(
         report.findings += check_decisions(texts[DECISIONS])
     daily_files = [p for p in texts if p.startswith(("memory/daily/", "memory/archive/daily/"))]
     report.findings += check_daily_names(daily_files)
-    for path, text in texts.items():
-        report.findings += check_secrets(path, text)
+    for rel, text in texts.items():
+        report.findings += check_secrets(rel, text)
     units = [u for path, text in texts.items() for u in units_of(path, text)]
     promoted = _promoted_from(vault)
     for a, b, score in near_duplicates(units, settings.lifecycle.duplicate_ratio):
@@ -369,7 +369,7 @@ def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> li
         ia, ib = np.nonzero(tiers == a_tier)[0], np.nonzero(tiers == b_tier)[0]
         if not len(ia) or not len(ib):
             continue
-        sims = calibrated_cosine(vectors[ia] @ vectors[ib].T, model_id)  # type: ignore[arg-type]
+        sims = calibrated_cosine(vectors[ia] @ vectors[ib].T, model_id)
         for i, j in zip(*np.nonzero(sims >= threshold), strict=True):
             a, b = rows[ia[i]], rows[ib[j]]
             findings.append(

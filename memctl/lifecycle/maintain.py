@@ -59,7 +59,7 @@ class MaintainReport:
 
     @property
     def hot_over_cap(self) -> bool:
-        return self.tiers.get("hot_lines", 0) > self.tiers.get("hot_cap", 0)
+        return int(self.tiers.get("hot_lines", 0)) > int(self.tiers.get("hot_cap", 0))
 
     @property
     def exit_code(self) -> int:

@@ -89,7 +89,7 @@ def record_reviews(
     reviewed = []
     for pid, review in verdicts.items():
         p = book.items.get(pid)
-        if p is None or p.status != "proposed":
+        if p is None or p.status != "proposed" or review.status == "unreviewed":
             continue
         p.status = review.status
         p.review = {**review.to_dict(), "at": clock.iso(now)}

@@ -157,15 +157,15 @@ class ProposalBook:
             if old.kind == kind and old.status == "proposed" and pid not in wanted:
                 del self.items[pid]
         for pid, new in wanted.items():
-            old = self.items.get(pid)
+            existing = self.items.get(pid)
             # An archived line re-added to core.md (or a pruned text archived again) is a new
             # memory with the same id; a promotion stays applied (applying it again is a no-op).
-            if old is None or (old.status == "applied" and kind != "promote"):
+            if existing is None or (existing.status == "applied" and kind != "promote"):
                 self.items[pid] = new
                 added.append(new)
-            elif old.status in OPEN:
-                old.path, old.line_start, old.line_end = new.path, new.line_start, new.line_end
-                old.evidence = new.evidence
+            elif existing.status in OPEN:
+                existing.path, existing.line_start = new.path, new.line_start
+                existing.line_end, existing.evidence = new.line_end, new.evidence
         return added
 
     def get(self, pid: str, kind: str | None = None) -> Proposal:

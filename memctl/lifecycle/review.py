@@ -9,7 +9,7 @@ with the error as its reason, never a write.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Literal
 
 from memctl.config import Settings
 from memctl.llm import LLM, NO_KEY_NOTICE, LLMError
@@ -29,9 +29,13 @@ section you choose, in the item's own language (English, Hebrew or Russian).
 Answer by calling the `answer` tool."""
 
 
+# unreviewed: no LLM to ask (propose only).
+ReviewStatus = Literal["approved", "rejected", "unreviewed"]
+
+
 @dataclass(frozen=True)
 class Review:
-    status: str  # approved | rejected | unreviewed
+    status: ReviewStatus
     reason: str
     section: str | None = None
     line: str | None = None
@@ -71,7 +75,7 @@ def _ask(llm: LLM, settings: Settings, prompt: str) -> Review:
     line = answer["line"].strip().lstrip("-* ").strip()
     if answer["approve"] and not line:
         return Review("rejected", "reviewer approved but gave no line to write", model=model)
-    status = "approved" if answer["approve"] else "rejected"
+    status: ReviewStatus = "approved" if answer["approve"] else "rejected"
     return Review(status, answer["reason"].strip(), answer["section"], line or None, model)
 
 

@@ -151,7 +151,7 @@ def read_line(stream: Any) -> dict[str, Any]:
 
 
 def read_exact(stream: Any, size: int) -> bytes:
-    data = stream.read(size)
+    data: bytes = stream.read(size)
     if len(data) != size:
         raise ConnectionError("the resident process closed the connection")
     return data

@@ -68,9 +68,9 @@ class _Routed:
 def route_standard_streams() -> None:
     """Once, at the resident process's start: make sys.stdout/sys.stderr per request."""
     if not isinstance(sys.stdout, _Routed):
-        sys.stdout = _Routed(sys.stdout, 0)  # type: ignore[assignment]
+        sys.stdout = _Routed(sys.stdout, 0)
     if not isinstance(sys.stderr, _Routed):
-        sys.stderr = _Routed(sys.stderr, 1)  # type: ignore[assignment]
+        sys.stderr = _Routed(sys.stderr, 1)
 
 
 @dataclass(frozen=True)

@@ -242,7 +242,7 @@ class Resident:
         return pending
 
     def _index_version(self, entry: warm.WarmSearcher) -> tuple[int, int]:
-        from memctl.index.store import index_path
+        from memctl.index.store import Store, index_path
 
         searcher = entry.searcher
         try:
@@ -251,7 +251,11 @@ class Resident:
             inode = 0
         if inode != self._seen_version[0]:
             searcher.close()  # a rebuilt index is a new file: reopen it
-        row = searcher.store.conn.execute("PRAGMA data_version").fetchone()
+        store = searcher.store
+        if not isinstance(store, Store):
+            # A shared PostgreSQL index has no change counter this cheap: always check.
+            return inode, time.monotonic_ns()
+        row = store.conn.execute("PRAGMA data_version").fetchone()
         return inode, int(row[0])
 
     def _config_mtime(self) -> float | None:

@@ -12,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
 from memctl.index.backend import select_in
 from memctl.search.query import Query, fts_expression, quote
+
+if TYPE_CHECKING:
+    from memctl.sqlite import Connection
 
 # The vocabulary view is created per connection in `temp`, so the index schema stays as
 # the index layer defines it.
@@ -91,17 +94,17 @@ class LexicalPlan:
         return " OR ".join(p for p in parts if p)
 
 
-def ensure_vocab(conn: Any) -> None:
+def ensure_vocab(conn: Connection) -> None:
     conn.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} USING fts5vocab(main, chunks_fts, row)"
     )
 
 
-def row_count(conn: Any) -> int:
+def row_count(conn: Connection) -> int:
     return int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
 
 
-def doc_freqs(conn: Any, words: Iterable[str], cap: int | None = None) -> dict[str, int]:
+def doc_freqs(conn: Connection, words: Iterable[str], cap: int | None = None) -> dict[str, int]:
     """Rows holding each word. With `cap`, counting stops past it (a value above `cap`
     means "more than cap"): fts5vocab walks a word's whole posting list, ~20 ms for a
     word in most of 1M rows, while an unranked MATCH stops after cap + 1 rows."""
@@ -116,7 +119,7 @@ def doc_freqs(conn: Any, words: Iterable[str], cap: int | None = None) -> dict[s
     return {w: found.get(w, 0) for w in words}
 
 
-def capped_count(conn: Any, expression: str, cap: int) -> int:
+def capped_count(conn: Connection, expression: str, cap: int) -> int:
     """Rows matching an FTS5 expression, counted up to cap + 1."""
     row = conn.execute(
         "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
@@ -125,7 +128,7 @@ def capped_count(conn: Any, expression: str, cap: int) -> int:
     return int(row[0])
 
 
-def prefix_freq(conn: Any, prefix: str, cap: int, terms: Iterable[str] | None = None) -> int:
+def prefix_freq(conn: Connection, prefix: str, cap: int, terms: Iterable[str] | None = None) -> int:
     """Documents matching `prefix*`, counted up to `cap` (enough to decide a drop).
 
     `terms` are the vocabulary words starting with `prefix`, when the caller has them
@@ -148,7 +151,7 @@ def prefix_freq(conn: Any, prefix: str, cap: int, terms: Iterable[str] | None = 
     return total
 
 
-def correct_typo(conn: Any, word: str) -> str | None:
+def correct_typo(conn: Connection, word: str) -> str | None:
     """The closest vocabulary word sharing the first letter (reads fts5vocab: fine for
     small indexes; `Searcher` uses the cached `vocab.Vocabulary` instead)."""
     rows = conn.execute(
@@ -161,7 +164,7 @@ def correct_typo(conn: Any, word: str) -> str | None:
 
 
 def plan_lexical(
-    conn: Any,
+    conn: Connection,
     query: Query,
     common_fraction: float,
     corrector: Callable[[str], str | None] | None = None,
@@ -240,7 +243,9 @@ def build_plan(
     return plan
 
 
-def fts_candidates(conn: Any, plan: LexicalPlan, filters: Filters, limit: int) -> dict[int, float]:
+def fts_candidates(
+    conn: Connection, plan: LexicalPlan, filters: Filters, limit: int
+) -> dict[int, float]:
     expression = plan.expression()
     if not expression:
         return {}
@@ -258,19 +263,19 @@ def fts_candidates(conn: Any, plan: LexicalPlan, filters: Filters, limit: int) -
         return {int(i): float(s) for i, s in rows[:limit]}
     if filters.active():
         where, params = filters.sql("c")
-        rows = conn.execute(
+        ranked = conn.execute(
             "SELECT f.rowid, -bm25(chunks_fts) FROM chunks_fts AS f JOIN chunks AS c "
             f"ON c.id = f.rowid WHERE chunks_fts MATCH ? AND {where} "
             "ORDER BY bm25(chunks_fts) LIMIT ?",
             (expression, *params, limit),
         )
     else:
-        rows = conn.execute(
+        ranked = conn.execute(
             "SELECT rowid, -bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? "
             "ORDER BY rank LIMIT ?",
             (expression, limit),
         )
-    return {int(i): float(s) for i, s in rows}
+    return {int(i): float(s) for i, s in ranked}
 
 
 def trigram_words(query: Query, plan: LexicalPlan) -> list[str]:
@@ -282,7 +287,7 @@ def trigram_words(query: Query, plan: LexicalPlan) -> list[str]:
 
 
 def trigram_candidates(
-    conn: Any, query: Query, plan: LexicalPlan, filters: Filters, limit: int
+    conn: Connection, query: Query, plan: LexicalPlan, filters: Filters, limit: int
 ) -> dict[int, float]:
     """Chunks containing a query word as a substring (or dated as asked), scored by rapidfuzz."""
     words = trigram_words(query, plan)
@@ -343,11 +348,13 @@ def fuzzy_score(targets: Sequence[str], text: str) -> float:
     return total / len(targets)
 
 
-def _texts(conn: Any, ids: Sequence[int]) -> dict[int, str]:
+def _texts(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
     return dict(select_in(conn, "SELECT id, text FROM chunks WHERE id IN ({marks})", ids))
 
 
-def vec0_candidates(conn: Any, vector: Any, filters: Filters, limit: int) -> dict[int, float]:
+def vec0_candidates(
+    conn: Connection, vector: Any, filters: Filters, limit: int
+) -> dict[int, float]:
     """Nearest neighbours from sqlite-vec (cosine similarity = 1 - distance)."""
     blob = vector.astype("float32").tobytes()
     # vec0 cannot filter on chunks' columns, so over-fetch and filter after.
@@ -362,7 +369,7 @@ def vec0_candidates(conn: Any, vector: Any, filters: Filters, limit: int) -> dic
     return {i: scores[i] for i in best}
 
 
-def filtered(conn: Any, ids: Sequence[int], filters: Filters) -> list[int]:
+def filtered(conn: Connection, ids: Sequence[int], filters: Filters) -> list[int]:
     """The ids that pass the filters, in the order given."""
     if not ids:
         return []

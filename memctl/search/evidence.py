@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl.search import floor as fl
 from memctl.search.candidates import LexicalPlan, doc_freqs, row_count
@@ -19,6 +19,9 @@ from memctl.search.floor import FloorThresholds, WeightedTerm
 from memctl.search.query import Query, quote
 from memctl.search.snippets import Matcher, Snippet
 from memctl.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from memctl.sqlite import Connection
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 TABLE_FILE = "floor_calibration.json"
@@ -54,7 +57,7 @@ class Judged:
 
 
 def weighted_terms(
-    conn: Any, query: Query, plan: LexicalPlan
+    conn: Connection | None, query: Query, plan: LexicalPlan
 ) -> tuple[list[WeightedTerm], list[bool]]:
     """Each content word of the query with its IDF and a matcher for its forms, and
     whether the vault holds the word at all (a form, its stem, or its typo correction)."""
@@ -80,7 +83,7 @@ def weighted_terms(
         matcher = Matcher(
             exact=frozenset(forms[term.text]), prefixes=(term.stem,) if term.stem else ()
         )
-        out.append(WeightedTerm(fl.idf(df, rows), lambda w, m=matcher: m.matches(w) is not None))
+        out.append(WeightedTerm(fl.idf(df, rows), _test_of(matcher)))
         present.append(
             conn is None
             or df > 0
@@ -90,7 +93,12 @@ def weighted_terms(
     return out, present
 
 
-def _substring_present(conn: Any, word: str) -> bool:
+def _test_of(matcher: Matcher) -> Callable[[str], bool]:
+    """Whether a snippet word is the query word `matcher` stands for."""
+    return lambda word: matcher.matches(word) is not None
+
+
+def _substring_present(conn: Connection, word: str) -> bool:
     """The word inside a longer one (a Hebrew prefix glued on: לקוברנטיס holds קוברנטיס)."""
     if len(word) < 3:
         return False
@@ -147,7 +155,7 @@ class Verdict:
 
 
 def judge_results(
-    conn: Any,
+    conn: Connection | None,
     query: Query,
     plan: LexicalPlan,
     lists: Mapping[str, Mapping[int, float]],

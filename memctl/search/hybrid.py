@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from memctl import clock
 from memctl.errors import UsageError
@@ -74,7 +74,7 @@ class Searcher:
         self._store: IndexBackend | None = None
         self._embedder: Any = None
         self._vocab: vocab.Vocabulary | None = None
-        self._matrix: vectors.VectorMatrix | bool | None = None  # False: not worth it here
+        self._matrix: vectors.VectorMatrix | Literal[False] | None = None  # False: not worth it
         self.timings: dict[str, float] = {}
 
     @property
@@ -153,6 +153,7 @@ class Searcher:
             return response
         lists_wanted = _MODE_LISTS[mode]
         limit = self.settings.candidates
+        lists: dict[str, dict[int, float]]
         if "vector" in lists_wanted and (other := self._other_model()):
             notices.append(
                 f"the index holds vectors of {other}, not of the configured model: "
@@ -181,7 +182,7 @@ class Searcher:
                 corrector=self._correct,
                 prefix_terms=self._prefix_terms,
             )
-            lists: dict[str, dict[int, float]] = {}
+            lists = {}
             started = time.perf_counter()
             if "fts" in lists_wanted:
                 lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
@@ -327,8 +328,8 @@ class Searcher:
                         "missing": round(floor_verdict.missing, 4),
                         "coverage": round(judged[cid].coverage, 4),
                         "cosine": None
-                        if judged[cid].cosine is None
-                        else round(judged[cid].cosine, 4),
+                        if (cosine := judged[cid].cosine) is None
+                        else round(cosine, 4),
                         "thresholds": thresholds.to_dict(),
                     },
                 }
@@ -427,8 +428,8 @@ class Searcher:
         are the same day's story, while a decision or a core section stands alone.
         """
         if record.source not in _CONTEXT_SOURCES:
-            lines = record.text.split("\n")
-            return best_snippet(lines, record.line_start, matcher, self.settings.snippet_tokens)
+            own = record.text.split("\n")
+            return best_snippet(own, record.line_start, matcher, self.settings.snippet_tokens)
         lo = max(record.line_start - _CONTEXT_LINES, 1)
         hi = record.line_end + _CONTEXT_LINES
         rows = self.store.context_rows(record.vault, record.path, lo, hi)

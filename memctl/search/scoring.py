@@ -178,7 +178,7 @@ def recency(
     if day is None or not decays(source, text):
         return 1.0
     age = max((now.date() - day).days, 0)
-    fade = 0.5 ** (age / policy.half_life_days)
+    fade: float = 0.5 ** (age / policy.half_life_days)
     return policy.recency_floor + (1.0 - policy.recency_floor) * fade
 
 

@@ -21,9 +21,12 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from memctl.sqlite import Connection
 
 MIN_VECTORS = 5000  # below this vec0 answers in a few ms and a cache file is not worth it
 PREFILTER_MIN = 200_000  # below this the exact product is under ~20 ms
@@ -32,7 +35,7 @@ _POINTER = "search-vectors.json"
 _PARTS = ("ids", "matrix", "mean", "bits")
 
 
-def signature(conn: Any) -> str:
+def signature(conn: Connection) -> str:
     """Changes whenever the set of vectors can have changed; cheap (no scan of chunks)."""
     files = conn.execute("SELECT count(*), max(indexed_at), total(size) FROM files").fetchone()
     top = conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
@@ -116,7 +119,7 @@ class VectorMatrix:
 
 
 def load(
-    conn: Any,
+    conn: Connection,
     state_dir: Path,
     *,
     min_vectors: int = MIN_VECTORS,
@@ -145,7 +148,7 @@ def load(
     return build(conn, state_dir, sig)
 
 
-def build(conn: Any, state_dir: Path, sig: str) -> VectorMatrix:
+def build(conn: Connection, state_dir: Path, sig: str) -> VectorMatrix:
     dim = int(conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0])
     rows = conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

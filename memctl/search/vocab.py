@@ -15,9 +15,12 @@ import os
 import re
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
+
+if TYPE_CHECKING:
+    from memctl.sqlite import Connection
 
 _FILE = "search-vocab.txt"
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -36,7 +39,7 @@ class Vocabulary:
         self._buckets: dict[str, list[str]] | None = None
         self._sorted: list[str] | None = None
 
-    def refresh(self, conn: Any) -> None:
+    def refresh(self, conn: Connection) -> None:
         """Add the words of chunks indexed since this vocabulary was read (in memory only)."""
         top = int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
         if top > self.seen_id:
@@ -67,7 +70,7 @@ class Vocabulary:
         return out
 
 
-def load(conn: Any, state_dir: Path, vocab_table: str) -> Vocabulary:
+def load(conn: Connection, state_dir: Path, vocab_table: str) -> Vocabulary:
     """The cached vocabulary, topped up with the words of chunks indexed since."""
     top = int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
     path = state_dir / _FILE
@@ -90,7 +93,7 @@ def load(conn: Any, state_dir: Path, vocab_table: str) -> Vocabulary:
     return vocab
 
 
-def _add_newer(conn: Any, vocab: Vocabulary, top: int) -> None:
+def _add_newer(conn: Connection, vocab: Vocabulary, top: int) -> None:
     rows = conn.execute("SELECT text, heading FROM chunks WHERE id > ?", (vocab.seen_id,))
     for text, heading in rows:
         vocab.terms.update(fold(w) for w in _WORD.findall(f"{heading or ''} {text}"))

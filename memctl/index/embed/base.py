@@ -34,7 +34,8 @@ def normalise(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32, copy=False)
+    unit: np.ndarray = (matrix / norms).astype(np.float32, copy=False)
+    return unit
 
 
 def first_line(exc: BaseException) -> str:

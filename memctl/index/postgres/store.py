@@ -423,7 +423,7 @@ class PgStore:
         row = self.conn.execute(
             "SELECT count(*) FROM chunks WHERE vault = %s AND NOT embedded", (self.vault_name,)
         ).fetchone()
-        return int(row[0])
+        return int(schema.one(row)[0])
 
     def cache_vectors(self, model_id: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
         import numpy as np
@@ -458,7 +458,9 @@ class PgStore:
                 "SELECT tier, count(*) FROM chunks WHERE vault = %s GROUP BY tier", (me,)
             ).fetchall()
         )
-        files = self.conn.execute("SELECT count(*) FROM files WHERE vault = %s", (me,)).fetchone()
+        files = schema.one(
+            self.conn.execute("SELECT count(*) FROM files WHERE vault = %s", (me,)).fetchone()
+        )
         return {
             "chunks": sum(by_tier.values()),
             "chunks_by_tier": {tier: by_tier.get(tier, 0) for tier in ("hot", "warm", "cold")},
@@ -536,7 +538,7 @@ class PgStore:
                 "WHERE %s::text[] IS NULL OR vault = ANY(%s)",
                 (vaults, vaults),
             ).fetchone()
-            rows, tokens = int(row[0]), int(row[1])
+            rows, tokens = int(schema.one(row)[0]), int(schema.one(row)[1])
             self._stats = (time.monotonic(), rows, tokens / rows if rows else 1.0)
         return self._stats[1], self._stats[2]
 
