@@ -19,6 +19,9 @@ from contextlib import contextmanager
 from typing import Any
 
 PROTOCOL = 1
+# Environment a served command reads: a client whose value differs runs in-process.
+ENV_PREFIXES = ("MEMCTL_", "ANTHROPIC_")
+ENV_IGNORED = ("MEMCTL_VAULT", "MEMCTL_RESIDENT")
 STATE_DIR = ".memctl"
 SOCKET_NAME = "serve.sock"
 INFO_NAME = "serve.json"

@@ -17,9 +17,6 @@ from memctl import __version__
 from memctl.resident import address
 
 SERVED = ("search", "context", "tools", "status")
-# Environment a served command reads: a client whose value differs runs in-process.
-ENV_PREFIXES = ("MEMCTL_", "ANTHROPIC_")
-ENV_IGNORED = ("MEMCTL_VAULT", "MEMCTL_RESIDENT")
 OFF_SWITCH = "MEMCTL_RESIDENT"  # "0" or "off": never use a resident process
 _CORE = os.path.join("memory", "core.md")
 
