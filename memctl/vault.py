@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 
 from filelock import FileLock, Timeout
 
@@ -40,17 +41,25 @@ DAILY_DIR = f"{MEMORY_DIR}/daily"
 ARCHIVE_DIR = f"{MEMORY_DIR}/archive"
 ENV_VAR = "MEMCTL_VAULT"
 
-TIERS = ("hot", "warm", "cold")
-SOURCES = ("core", "daily", "decision", "archive")
+Tier = Literal["hot", "warm", "cold"]
+Source = Literal["core", "daily", "decision", "archive"]
+TIERS: tuple[Tier, ...] = ("hot", "warm", "cold")
+SOURCES: tuple[Source, ...] = ("core", "daily", "decision", "archive")
+TIER_OF_SOURCE: dict[Source, Tier] = {
+    "core": "hot",
+    "daily": "warm",
+    "decision": "warm",
+    "archive": "cold",
+}
 
 
-def tier_of(rel_path: str) -> str | None:
+def tier_of(rel_path: str) -> Tier | None:
     """`hot`, `warm` or `cold` for a vault-relative markdown path; None if not a memory file."""
     source = source_of(rel_path)
-    return {"core": "hot", "daily": "warm", "decision": "warm", "archive": "cold"}.get(source or "")
+    return None if source is None else TIER_OF_SOURCE[source]
 
 
-def source_of(rel_path: str) -> str | None:
+def source_of(rel_path: str) -> Source | None:
     """`core`, `daily`, `decision` or `archive`; None for paths outside the memory tiers."""
     if not rel_path.endswith(".md"):
         return None

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from memctl import clock
 from memctl.vault import Vault
+
+if TYPE_CHECKING:
+    from memctl.index.backend import ReferenceKind
 
 Range = tuple[str | None, int | None, int | None]
 
@@ -19,7 +23,7 @@ def record_loaded(
     vault: Vault,
     ranges: Sequence[Range],
     *,
-    kind: str,
+    kind: ReferenceKind,
     query: str | None = None,
     now: datetime | None = None,
 ) -> str | None:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 from memctl.errors import UsageError
 
@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from memctl.index.usage import ChunkRecord
     from memctl.sqlite import Connection
     from memctl.vault import Vault
+
+# What showed a chunk to someone: a search, an agent's context, a tool call.
+ReferenceKind = Literal["search", "context", "tool"]
+REFERENCE_KINDS: tuple[ReferenceKind, ...] = get_args(ReferenceKind)
 
 ENV_DATABASE_URL = "MEMCTL_DATABASE_URL"
 # Reference-log evidence for promotion: hash -> (count, first ts, last ts), hash -> queries.
@@ -88,7 +92,7 @@ class IndexBackend(Protocol):
     def record_references(
         self,
         hashes_and_paths: Iterable[tuple[str, str]],
-        kind: str,
+        kind: ReferenceKind,
         query: str | None,
         now: datetime,
     ) -> None: ...

@@ -25,6 +25,7 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import date
+from typing import Literal
 
 from memctl.notes import DECISION_HEADING, daily_note_date, parse_iso_date
 from memctl.tokens import estimate_tokens
@@ -77,7 +78,7 @@ class FrontMatter:
 class _Block:
     start: int  # 0-based, inclusive
     end: int  # 0-based, inclusive
-    kind: str  # heading | fence | item | para
+    kind: Literal["heading", "fence", "item", "para"]
     tokens: int
 
 

@@ -31,6 +31,7 @@ from memctl.vault import Vault
 if TYPE_CHECKING:
     import numpy as np
 
+    from memctl.index.backend import ReferenceKind
     from memctl.sqlite import Connection
 
 SCHEMA_VERSION = "1"
@@ -373,7 +374,7 @@ class Store:
     def record_references(
         self,
         hashes_and_paths: Iterable[tuple[str, str]],
-        kind: str,
+        kind: ReferenceKind,
         query: str | None,
         now: datetime,
     ) -> None:

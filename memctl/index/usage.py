@@ -13,12 +13,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memctl import clock
-from memctl.index.backend import select_in
+from memctl.index.backend import REFERENCE_KINDS as REFERENCE_KINDS
+from memctl.index.backend import ReferenceKind, select_in
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
-
-REFERENCE_KINDS = ("search", "context", "tool")
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def _record(row: Sequence[Any]) -> ChunkRecord:
 def record_references(
     conn: Connection,
     hashes_and_paths: Iterable[tuple[str, str]],
-    kind: str,
+    kind: ReferenceKind,
     query: str | None,
     now: datetime,
 ) -> int:

@@ -11,7 +11,7 @@ believes); COLD is history, where a changed mind is expected.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from rapidfuzz import fuzz, process
 
@@ -36,9 +36,12 @@ MIN_UNIT_CHARS = 20  # shorter lines ("- ok", "## Notes") make meaningless dupli
 MAX_JUDGED = 20  # LLM judge calls per lint run
 
 
+Severity = Literal["error", "warning"]
+
+
 @dataclass(frozen=True)
 class Finding:
-    severity: str  # error | warning
+    severity: Severity
     code: str
     path: str
     line: int

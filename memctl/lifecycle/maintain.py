@@ -35,7 +35,7 @@ from memctl.lifecycle.promote import (
     record_reviews,
     review_open,
 )
-from memctl.lifecycle.proposals import ProposalBook
+from memctl.lifecycle.proposals import Kind, Proposal, ProposalBook
 from memctl.llm import LLM, NO_KEY_NOTICE
 from memctl.secrets import redact_text
 from memctl.vault import Vault
@@ -163,7 +163,7 @@ def maintain(
         _sync(vault, report, True, False, now)
         uses = evidence.load_chunk_uses(vault, now)
     state = evidence.LifecycleState.load(vault)
-    fresh = {
+    fresh: dict[Kind, list[Proposal]] = {
         "promote": promotion_proposals(vault, uses, now),
         "archive": hot_archive_proposals(vault, uses, now, state),
         "prune": prune_proposals(vault, uses, now),

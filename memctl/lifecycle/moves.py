@@ -26,7 +26,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from memctl.errors import MemctlError, UsageError
 from memctl.notes import daily_note_date
@@ -64,9 +64,14 @@ class MoveConflict(MemctlError):
     exit_code = 1
 
 
+# daily-merge: a backfilled daily note into the archived note of its day; prune: a COLD
+# chunk deleted (no destination).
+MoveKind = Literal["daily", "daily-merge", "decision", "core-line", "prune"]
+
+
 @dataclass(frozen=True)
 class Move:
-    kind: str  # daily | decision | core-line
+    kind: MoveKind
     source: str  # vault-relative
     destination: str
     what: str  # a human label: the file name, the decision heading, the line
@@ -202,7 +207,7 @@ class Journal:
         atomic_write_text(self.path, json.dumps({"pending": pending}, ensure_ascii=True, indent=1))
 
 
-def _route_ok(kind: str, source: str, destination: str) -> bool:
+def _route_ok(kind: MoveKind, source: str, destination: str) -> bool:
     """Whether memctl moves blocks from `source` to `destination` for `kind`."""
     if kind == "daily-merge":
         # A backfilled daily note into the archived note of the same day.
@@ -221,7 +226,7 @@ def _intent_id(source: str, block: str) -> str:
 
 
 def move_block(
-    vault: Vault, source: str, destination: str, block: str, *, header: str, kind: str
+    vault: Vault, source: str, destination: str, block: str, *, header: str, kind: MoveKind
 ) -> None:
     """Move `block` (exact lines of `source`) to the end of `destination` (caller holds the lock).
 

@@ -140,7 +140,7 @@ class ProposalBook:
         self._saved = text
         return True
 
-    def of_kind(self, kind: str, statuses: tuple[str, ...] | None = None) -> list[Proposal]:
+    def of_kind(self, kind: Kind, statuses: tuple[Status, ...] | None = None) -> list[Proposal]:
         found = [
             p
             for p in self.items.values()
@@ -148,7 +148,7 @@ class ProposalBook:
         ]
         return sorted(found, key=lambda p: (p.path, p.line_start, p.id))
 
-    def refresh(self, kind: str, fresh: list[Proposal]) -> list[Proposal]:
+    def refresh(self, kind: Kind, fresh: list[Proposal]) -> list[Proposal]:
         """Merge this run's candidates of `kind`: keep known ones' status and review, add new
         ones, drop still-unreviewed ones the rules no longer produce. Returns the new ones."""
         wanted = {p.id: p for p in fresh}
@@ -168,7 +168,7 @@ class ProposalBook:
                 existing.line_end, existing.evidence = new.line_end, new.evidence
         return added
 
-    def get(self, pid: str, kind: str | None = None) -> Proposal:
+    def get(self, pid: str, kind: Kind | None = None) -> Proposal:
         found = self.items.get(pid) or self.items.get(pid.upper())
         if found is None or (kind is not None and found.kind != kind):
             what = f"{kind} proposal" if kind else "proposal"

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 
 from memctl import clock
-from memctl.index.backend import Window, database_url, select_in, vault_name
+from memctl.index.backend import ReferenceKind, Window, database_url, select_in, vault_name
 from memctl.index.chunker import Chunk
 from memctl.index.postgres import schema, search, words
 from memctl.index.usage import REFERENCE_KINDS, ChunkRecord, _record
@@ -567,7 +567,7 @@ class PgStore:
     def record_references(
         self,
         hashes_and_paths: Iterable[tuple[str, str]],
-        kind: str,
+        kind: ReferenceKind,
         query: str | None,
         now: datetime,
     ) -> None:
