@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -35,9 +37,6 @@ def test_every_command_belongs_to_a_help_panel() -> None:
 
 
 def test_a_command_runs_with_only_its_own_module_loaded(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     code = (
         "import sys\n"
         "from typer.testing import CliRunner\n"
@@ -50,3 +49,14 @@ def test_a_command_runs_with_only_its_own_module_loaded(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "vault_cmds" in out.stdout
     assert "lifecycle_cmds" not in out.stdout
+
+
+def test_a_mistyped_command_is_matched_against_every_command() -> None:
+    # Commands are built lazily: the suggestion must still see the ones not loaded yet.
+    code = (
+        "from typer.testing import CliRunner\n"
+        "from memctl.cli import app\n"
+        "print(CliRunner().invoke(app, ['serach', 'x']).output)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "No such command 'serach'. Did you mean 'search'?" in out.stdout, out.stderr

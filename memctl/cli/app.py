@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from typer._click.exceptions import UsageError as ClickUsageError  # Typer vendors click
 from typer.core import TyperGroup
 
 from memctl import __version__
@@ -107,6 +108,21 @@ class MemctlGroup(TyperGroup):
             for name, command in typer.main.get_group(app).commands.items():
                 self.commands.setdefault(name, command)
         return super().get_command(ctx, cmd_name)
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except ClickUsageError as exc:
+            # Typer suggests among the commands built so far; here that is every command.
+            message = str(getattr(exc, "message", ""))
+            if args and "Did you mean" not in message:
+                from difflib import get_close_matches
+
+                matches = get_close_matches(args[0], self.list_commands(ctx))
+                if matches:
+                    shown = ", ".join(f"{m!r}" for m in matches)
+                    exc.message = f"{message.rstrip('.')}. Did you mean {shown}?"
+            raise
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
         """Commands grouped as HELP_PANELS says; any other command goes under "Other"."""
