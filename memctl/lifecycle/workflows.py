@@ -95,13 +95,16 @@ def run_promote(
     """Refresh the promote proposals; with `review`, ask `llm` about each unreviewed one;
     then write the chosen ones (`apply` ids, and every approved one with `apply_approved`)
     into core.md. `review` without an `llm` is a notice, not an error."""
+    # Usage errors before any work: a mistyped command must not cost an LLM review.
+    if (section or text) and not apply:
+        raise UsageError("--section and --text go with --apply ID")
+    if text is not None and len(apply or []) > 1:
+        raise UsageError("--text rewrites one proposal: give exactly one ID with it")
     now = now or clock.now()
     report = PromoteReport()
     uses = evidence.load_chunk_uses(vault, now)
     if not evidence.has_index(vault):
         report.notices.append(NO_INDEX_PROMOTE)
-    if (section or text) and not apply:
-        raise UsageError("--section and --text go with --apply ID")
     with vault.lock():
         book = ProposalBook(vault)
         propose_promotions(vault, book, uses, now)

@@ -134,6 +134,16 @@ def test_promote_without_index_notices_and_usage_errors_raise(vault: Vault) -> N
     assert not lock_held(vault)
 
 
+def test_a_usage_error_costs_no_review(vault: Vault) -> None:
+    referenced(vault)
+    api = ScriptedAPI()  # no reply scripted: a request would fail the run differently
+    llm = get_llm(fast_settings(), client=api.client())
+    with pytest.raises(UsageError, match="exactly one ID"):
+        run_promote(vault, review=True, llm=llm, apply=["P1", "P2"], text="x", now=NOW)
+    assert api.requests == []
+    assert ProposalBook(vault).items == {}  # nothing was stored either
+
+
 def test_demote_plans_then_moves_under_the_lock(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
