@@ -280,10 +280,22 @@ def trigram_words(query: Query, plan: LexicalPlan) -> list[str]:
     return list(dict.fromkeys(words))
 
 
+# A chunk's text lowercased and its distinct words, as fuzzy_score reads them.
+ChunkWords = tuple[str, list[str]]
+
+
 def trigram_candidates(
-    conn: Any, query: Query, plan: LexicalPlan, filters: Filters, limit: int
+    conn: Any,
+    query: Query,
+    plan: LexicalPlan,
+    filters: Filters,
+    limit: int,
+    words_cache: dict[int, ChunkWords] | None = None,
 ) -> dict[int, float]:
-    """Chunks containing a query word as a substring (or dated as asked), scored by rapidfuzz."""
+    """Chunks containing a query word as a substring (or dated as asked), scored by rapidfuzz.
+
+    `words_cache` (kept by a Searcher while the index does not change) holds the chunks'
+    words from earlier searches, so a chunk's text is read and split once."""
     words = trigram_words(query, plan)
     where, params = filters.sql("c")
     ids: dict[int, None] = {}
@@ -320,18 +332,32 @@ def trigram_candidates(
     if not ids:
         return {}
     targets = [w.lower() for w in words if w not in query.dates]
-    texts = _texts(conn, list(ids))
-    scored = {i: fuzzy_score(targets, texts.get(i, "")) + (1.0 if i in dated else 0.0) for i in ids}
+    cache: dict[int, ChunkWords] = {} if words_cache is None else words_cache
+    unknown = [i for i in ids if i not in cache]
+    for i, text in _texts(conn, unknown).items():
+        cache[i] = chunk_words(text)
+    empty = chunk_words("")
+    scored = {
+        i: _fuzzy_score(targets, cache.get(i, empty)) + (1.0 if i in dated else 0.0) for i in ids
+    }
     best = sorted(scored, key=lambda i: -scored[i])[:limit]
     return {i: scored[i] for i in best if scored[i] > 0}
 
 
 def fuzzy_score(targets: Sequence[str], text: str) -> float:
     """Mean over query words of the best word-to-word similarity (0..1); substrings score 1."""
+    return _fuzzy_score(targets, chunk_words(text))
+
+
+def chunk_words(text: str) -> ChunkWords:
+    lower = text.lower()
+    return lower, list(dict.fromkeys(lower.split()))
+
+
+def _fuzzy_score(targets: Sequence[str], text_words: ChunkWords) -> float:
     if not targets:
         return 0.0
-    lower = text.lower()
-    words = list(dict.fromkeys(lower.split()))
+    lower, words = text_words
     total = 0.0
     for target in targets:
         if target in lower:

@@ -116,18 +116,25 @@ class Judge:
         self.cosines = cosines
         self.places = places
         self.thresholds = thresholds
+        # Each file's vector candidates (line_start, line_end, cosine): a result looks
+        # only at its own file's, not at every candidate.
+        self._by_path: dict[str, list[tuple[int, int, float]]] = {}
+        for other, value in cosines.items():
+            place = places.get(other)
+            if place:
+                self._by_path.setdefault(place[0], []).append((place[1], place[2], value))
 
     def judge(self, cid: int, path: str, line_start: int, line_end: int, text: str) -> Judged:
-        cover = fl.coverage(self.terms, _WORD.findall(text))
+        # Coverage asks only whether each word occurs: each distinct word once.
+        cover = fl.coverage(self.terms, dict.fromkeys(_WORD.findall(text)))
         cosine = self._cosine(cid, path, line_start, line_end)
         return Judged(cover, cosine, fl.evidence(cover, cosine, self.thresholds, self.missing))
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
         best = self.cosines.get(cid)
-        for other, value in self.cosines.items():
-            place = self.places.get(other)
-            if place and place[0] == path and place[1] <= hi and lo <= place[2]:
+        for start, end, value in self._by_path.get(path, ()):
+            if start <= hi and lo <= end:
                 best = value if best is None else max(best, value)
         return best
 

@@ -36,6 +36,7 @@ _MODE_LISTS = {
     "bm25": ("fts",),
 }
 MAX_BUDGET_RESULTS = 50  # --budget: k is the budget's business, up to this many
+CHUNK_WORDS_KEPT = 50_000  # chunks whose words a kept Searcher remembers (~30 MB at most)
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
 
 
@@ -61,6 +62,9 @@ class Searcher:
         self._embedder: Any = None
         self._vocab: vocab.Vocabulary | None = None
         self._matrix: vectors.VectorMatrix | bool | None = None  # False: not worth it here
+        # Chunks' words read by earlier searches; valid while the index does not change,
+        # so emptied whenever a search re-checks freshness.
+        self._chunk_words: dict[int, cand.ChunkWords] = {}
         self.timings: dict[str, float] = {}
 
     @property
@@ -131,6 +135,8 @@ class Searcher:
         now = now or clock.now()
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
+        if self.fresh or len(self._chunk_words) > CHUNK_WORDS_KEPT:
+            self._chunk_words.clear()
         parsed = parse_query(query)
         pending = self.store.pending_count()
         if pending and self.fresh and mode in ("hybrid", "vector"):
@@ -246,7 +252,9 @@ class Searcher:
         if "fts" in wanted:
             lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
         if "trigram" in wanted:
-            lists["trigram"] = cand.trigram_candidates(conn, parsed, plan, filters, limit)
+            lists["trigram"] = cand.trigram_candidates(
+                conn, parsed, plan, filters, limit, self._chunk_words
+            )
         if "vector" in wanted and self.has_vectors():
             qvec = vector if vector is not None else self.embed_query(query)
             lists["vector"] = self._vector_candidates(qvec, filters, limit)
