@@ -65,6 +65,7 @@ class Searcher:
         # Chunks' words read by earlier searches; valid while the index does not change,
         # so emptied whenever a search re-checks freshness.
         self._chunk_words: dict[int, cand.ChunkWords] = {}
+        self._counts = cand.IndexCounts()
         self.timings: dict[str, float] = {}
 
     @property
@@ -137,6 +138,8 @@ class Searcher:
         notices: list[str] = self.refresh(now) if self.fresh else []
         if self.fresh or len(self._chunk_words) > CHUNK_WORDS_KEPT:
             self._chunk_words.clear()
+        if self.fresh or len(self._counts.capped) > CHUNK_WORDS_KEPT:
+            self._counts.clear()
         parsed = parse_query(query)
         pending = self.store.pending_count()
         if pending and self.fresh and mode in ("hybrid", "vector"):
@@ -170,7 +173,9 @@ class Searcher:
         snippet = present.Snippets(
             self.store, records, present.matcher_for(parsed, plan), self.settings.snippet_tokens
         )
-        chosen = ranking.diversify(scored.scores, records, snippet, k, self.policy)
+        chosen = ranking.diversify(
+            scored.scores, records, snippet, k, self.policy, self.settings.snippet_tokens
+        )
         verdict = judge_results(
             self.store.conn if self.store.backend == "sqlite" else None,  # type: ignore[attr-defined]
             parsed,
@@ -183,6 +188,7 @@ class Searcher:
             trusted="vector" in lists and weights.vector >= self.policy.weights.vector,
             floor=(True if min_score is None else min_score) if use_floor else None,
             budget=budget,
+            counts=self._counts,
         )
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
         response.matched, response.missing = verdict.matched, verdict.missing
@@ -246,6 +252,7 @@ class Searcher:
             self.settings.common_term_fraction,
             corrector=self._correct,
             prefix_terms=self._prefix_terms,
+            counts=self._counts,
         )
         lists: dict[str, dict[int, float]] = {}
         started = time.perf_counter()
