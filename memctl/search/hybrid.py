@@ -109,6 +109,9 @@ class Searcher:
         from memctl.index.sync import ensure_fresh
 
         report = ensure_fresh(self.vault, now=now or clock.now())
+        # What earlier searches read from the index may be out of date from here on.
+        self._chunk_words.clear()
+        self._counts.clear()
         return [f"index not refreshed: {report.skipped}"] if report.skipped else []
 
     def search(
@@ -136,9 +139,9 @@ class Searcher:
         now = now or clock.now()
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
-        if self.fresh or len(self._chunk_words) > CHUNK_WORDS_KEPT:
+        if len(self._chunk_words) > CHUNK_WORDS_KEPT:
             self._chunk_words.clear()
-        if self.fresh or len(self._counts.capped) > CHUNK_WORDS_KEPT:
+        if len(self._counts.capped) > CHUNK_WORDS_KEPT:
             self._counts.clear()
         parsed = parse_query(query)
         pending = self.store.pending_count()
