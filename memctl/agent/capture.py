@@ -47,7 +47,6 @@ from memctl.errors import MemctlError, UsageError
 from memctl.llm import LLM, LLMError
 from memctl.vault import (
     ARCHIVE_DIR,
-    STATE_DIR,
     Vault,
     append_block,
     source_of,
@@ -211,16 +210,15 @@ class Neighbourhood:
 
     def _index_pool(self, query: Any) -> set[int]:
         """Items overlapping the index's nearest chunks to `query` (empty without an index)."""
-        if not (self.vault.root / STATE_DIR / "index.db").exists():
+        from memctl.index.backend import has_index, open_store
+
+        if not has_index(self.vault):
             return set()
         try:
-            from memctl.index.store import Store
-            from memctl.search.candidates import Filters, vec0_candidates
-
-            with Store.open(self.vault) as store:
+            with open_store(self.vault) as store:
                 if store.model_id != self._embedder.model_id:
                     return set()
-                hits = vec0_candidates(store.conn, query, Filters(), _POOL)
+                hits = store.nearest(query, _POOL)
                 chunks = store.chunks_by_ids(list(hits))
         except Exception as exc:  # the lexical pool still stands
             self.notices.append(f"index not used for similar memories ({exc})")

@@ -12,7 +12,7 @@ from typing import Any
 
 from memctl import clock
 from memctl.errors import UsageError
-from memctl.index.backend import IndexBackend, open_store
+from memctl.index.backend import ContextWindow, IndexBackend, open_store
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
 from memctl.index.usage import ChunkRecord
@@ -241,10 +241,11 @@ class Searcher:
         snippets: dict[int, Snippet] = {}
         pool = ranked[: k * 4]
         words_of: dict[int, frozenset[str]] = {}
+        context = self._context([records[cid] for cid in pool])
 
         def snippet(cid: int) -> Snippet:
             if cid not in snippets:
-                snippets[cid] = self._snippet(records[cid], matcher)
+                snippets[cid] = self._snippet(records[cid], matcher, context)
             return snippets[cid]
 
         pairs: dict[tuple[int, int], float] = {}
@@ -420,7 +421,15 @@ class Searcher:
             return set()
         return set(self.store.reference_counts(now - timedelta(minutes=minutes)))
 
-    def _snippet(self, record: ChunkRecord, matcher: Matcher) -> Snippet:
+    def _context(self, records: list[ChunkRecord]) -> dict[ContextWindow, list[Any]]:
+        """The neighbouring chunks of every running-log record that may be shown, fetched
+        at once (one round trip on PostgreSQL instead of one per snippet)."""
+        windows = list(dict.fromkeys(_window(r) for r in records if r.source in _CONTEXT_SOURCES))
+        return dict(zip(windows, self.store.context_windows(windows), strict=True))
+
+    def _snippet(
+        self, record: ChunkRecord, matcher: Matcher, context: dict[ContextWindow, list[Any]]
+    ) -> Snippet:
         """The best window of the chunk, widened with neighbouring lines of the same file.
 
         Only running logs (daily notes, the archive) are widened: their neighbouring lines
@@ -429,9 +438,10 @@ class Searcher:
         if record.source not in _CONTEXT_SOURCES:
             lines = record.text.split("\n")
             return best_snippet(lines, record.line_start, matcher, self.settings.snippet_tokens)
-        lo = max(record.line_start - _CONTEXT_LINES, 1)
-        hi = record.line_end + _CONTEXT_LINES
-        rows = self.store.context_rows(record.vault, record.path, lo, hi)
+        window = _window(record)
+        rows = context.get(window)
+        if rows is None:
+            rows = self.store.context_rows(*window)
         first = min(r[0] for r in rows) if rows else record.line_start
         last = max(r[1] for r in rows) if rows else record.line_end
         lines: list[str | None] = [None] * (last - first + 1)
@@ -447,6 +457,11 @@ class Searcher:
             lines = list(record.text.split("\n"))
         core = (record.line_start - first, record.line_end - first)
         return best_snippet(lines, first, matcher, self.settings.snippet_tokens, core=core)
+
+
+def _window(record: ChunkRecord) -> ContextWindow:
+    lo = max(record.line_start - _CONTEXT_LINES, 1)
+    return (record.vault, record.path, lo, record.line_end + _CONTEXT_LINES)
 
 
 def _matcher(parsed: Query, plan: cand.LexicalPlan) -> Matcher:
