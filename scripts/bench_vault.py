@@ -53,7 +53,6 @@ BATCH = 20000
 class Built:
     vault: Vault
     model: str
-    vectors: np.ndarray  # row i = the chunk with SQLite id i + 1
     seconds: dict[str, float]
 
 
@@ -109,10 +108,9 @@ def build(
     vault = Vault(root)
     model = model_identity(vault.settings)[0]
     marker = root / "built.json"
-    vec_path = root / "vectors.npy"
     if marker.exists() and json.loads(marker.read_text()).get("version") == VERSION:
         seconds = json.loads(marker.read_text())["seconds"]
-        return Built(vault, model, np.load(vec_path, mmap_mode="r"), seconds)
+        return Built(vault, model, seconds)
     if root.exists():
         import shutil
 
@@ -132,7 +130,6 @@ def build(
 
     t = time.perf_counter()
     nprng = np.random.default_rng(seed + 1)
-    all_vectors: list[np.ndarray] = []
     report = SyncReport()
     dates = FallbackDates(root)
     max_bytes = vault.settings.embed.max_file_bytes
@@ -149,7 +146,6 @@ def build(
                 return
             count = sum(len(r.chunks) for r in pending)
             vecs = _perturbed(base, nprng, count)
-            all_vectors.append(vecs)
             rows, vec_rows, usage, cache = [], [], [], []
             i = 0
             for read in pending:
@@ -199,102 +195,111 @@ def build(
                 in_batch = 0
         flush()
         store.mark_synced(clock.now())
-    matrix = np.vstack(all_vectors)
-    np.save(vec_path, matrix)
     seconds["sqlite bulk load (chunk + FTS5 + vec0)"] = time.perf_counter() - t
     marker.write_text(json.dumps({"version": VERSION, "n": n, "seconds": seconds}))
-    return Built(vault, model, np.load(vec_path, mmap_mode="r"), seconds)
+    return Built(vault, model, seconds)
 
 
-def load_postgres(conn: Any, built: Built, vault_name: str) -> dict[str, float]:
-    """The SQLite index's rows into an empty PostgreSQL index, as `PgStore.replace_file`
-    writes them (words, token counts, vectors, files, usage, vocabulary, statistics), by
-    binary COPY; then memctl's own search-index builds. Returns seconds per phase."""
-    from memctl.index.postgres import schema
+_STAGING = (
+    "CREATE UNLOGGED TABLE IF NOT EXISTS bulk_chunks(path text, line_start integer, "
+    "line_end integer, heading text, text text, hash text, tier text, source text, "
+    "date text, tags text, importance real, ntokens integer, words text, "
+    f"embedding vector({DIM}))"
+)
+_TYPES = ["text", "int4", "int4", *["text"] * 7, "float4", "int4", "text", "vector"]
+STREAMS = 2  # COPY streams (processes), and index builds at once
 
-    seconds: dict[str, float] = {}
-    t = time.perf_counter()
-    conn.execute(
-        "CREATE UNLOGGED TABLE IF NOT EXISTS bulk_chunks(path text, line_start integer, "
-        "line_end integer, heading text, text text, hash text, tier text, source text, "
-        "date text, tags text, importance real, ntokens integer, words text, "
-        f"embedding vector({DIM}))"
-    )
-    conn.execute("TRUNCATE bulk_chunks")
+
+def _copy_range(url: str, root: str, lo: int, hi: int) -> tuple[int, int, set[str]]:
+    """Rows lo <= id < hi of the SQLite index into the staging table: (rows, tokens, words)."""
+    import psycopg
+    from pgvector.psycopg import register_vector
+
     vocabulary: set[str] = set()
-    tokens_total = 0
-    rows = 0
-    with Store.open(built.vault) as store:
+    tokens_total = rows = 0
+    with Store.open(Vault(Path(root))) as store, psycopg.connect(url, autocommit=True) as conn:
+        register_vector(conn)
         cur = store.conn.execute(
-            "SELECT id, path, line_start, line_end, heading, text, hash, tier, source, date, "
-            "tags, importance FROM chunks ORDER BY id"
+            # Vectors from vec0 by id, not by position: a sync replaces a file's rows.
+            "SELECT c.path, c.line_start, c.line_end, c.heading, c.text, c.hash, c.tier, "
+            "c.source, c.date, c.tags, c.importance, v.embedding FROM chunks AS c "
+            "JOIN chunks_vec AS v ON v.rowid = c.id WHERE c.id >= ? AND c.id < ? ORDER BY c.id",
+            (lo, hi),
         )
         with (
             conn.cursor() as pg,
             pg.copy("COPY bulk_chunks FROM STDIN WITH (FORMAT BINARY)") as copy,
         ):
-            copy.set_types(
-                [
-                    "text",
-                    "int4",
-                    "int4",
-                    "text",
-                    "text",
-                    "text",
-                    "text",
-                    "text",
-                    "text",
-                    "text",
-                    "float4",
-                    "int4",
-                    "text",
-                    "vector",
-                ]
-            )
+            copy.set_types(_TYPES)
             while batch := cur.fetchmany(10000):
-                for (
-                    cid,
-                    path,
-                    ls,
-                    le,
-                    heading,
-                    text,
-                    digest,
-                    tier,
-                    source,
-                    date,
-                    tags,
-                    imp,
-                ) in batch:
+                for path, *columns, blob in batch:
+                    heading, text = columns[2], columns[3]
                     toks = words.tokens(f"{heading} {text}")
                     vocabulary.update(w for w in toks if len(w.encode("utf-8")) < 512)
                     literal, count = words.tsvector(toks)
                     tokens_total += count
-                    copy.write_row(
-                        (
-                            path,
-                            ls,
-                            le,
-                            heading,
-                            text,
-                            digest,
-                            tier,
-                            source,
-                            date,
-                            tags,
-                            imp,
-                            count,
-                            literal,
-                            built.vectors[cid - 1],
-                        )
-                    )
+                    vector = np.frombuffer(blob, dtype=np.float32)
+                    copy.write_row((path, *columns, count, literal, vector))
                     rows += 1
-                print(f"  postgres copy: {rows} chunks", file=sys.stderr, flush=True)
+                if lo == 1:
+                    print(
+                        f"  postgres copy (1 of {STREAMS} streams): {rows} chunks",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+    return rows, tokens_total, vocabulary
+
+
+def _build_index(url: str, statement: str, memory: str) -> float:
+    import psycopg
+
+    t = time.perf_counter()
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"SET maintenance_work_mem = '{memory}'")
+        conn.execute(statement)
+    return time.perf_counter() - t
+
+
+def load_postgres(url: str, built: Built, vault_name: str, hnsw_memory: str) -> dict[str, float]:
+    """The SQLite index's rows into an empty PostgreSQL index, as `PgStore.replace_file`
+    writes them (words, token counts, vectors, files, usage, vocabulary, statistics):
+    STREAMS binary COPY streams into a staging table, one INSERT ... SELECT; then memctl's
+    own index definitions, built STREAMS at a time (without CONCURRENTLY, which would
+    queue them; memctl builds them one by one, concurrently with writers).
+    Returns seconds per phase."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+    import psycopg
+
+    from memctl.index.postgres import schema
+
+    seconds: dict[str, float] = {}
+    conn = psycopg.connect(url, autocommit=True)
+    t = time.perf_counter()
+    conn.execute(_STAGING)
+    conn.execute("TRUNCATE bulk_chunks")
+    with Store.open(built.vault) as store:
+        top = store.conn.execute("SELECT max(id) FROM chunks").fetchone()[0]
         files = store.conn.execute(
             "SELECT path, size, mtime_ns, hash, indexed_at FROM files"
         ).fetchall()
         usage = store.conn.execute("SELECT hash, created_at FROM state.usage").fetchall()
-    seconds["copy"] = time.perf_counter() - t
+    bounds = [1 + (top * i) // STREAMS for i in range(STREAMS)] + [top + 1]
+    with ProcessPoolExecutor(STREAMS, mp_context=mp.get_context("spawn")) as pool:
+        parts = list(
+            pool.map(
+                _copy_range,
+                [url] * STREAMS,
+                [str(built.vault.root)] * STREAMS,
+                bounds[:-1],
+                bounds[1:],
+            )
+        )
+    rows = sum(p[0] for p in parts)
+    tokens_total = sum(p[1] for p in parts)
+    vocabulary = set().union(*(p[2] for p in parts))
+    seconds[f"copy ({STREAMS} streams)"] = time.perf_counter() - t
     t = time.perf_counter()
     with conn.transaction():
         conn.execute(
@@ -321,18 +326,28 @@ def load_postgres(conn: Any, built: Built, vault_name: str) -> dict[str, float]:
             (vault_name, rows, tokens_total, clock.iso(clock.now())),
         )
     conn.execute("DROP TABLE bulk_chunks")
-    seconds["insert from staging"] = time.perf_counter() - t
-    # memctl's own statements (schema.build_search_indexes runs these), one at a time
-    # here to time each; the call after them finds nothing left to build.
-    for index, statement in schema.SEARCH_INDEXES.items():
-        t = time.perf_counter()
-        conn.execute(statement)
-        seconds[f"build {index}"] = time.perf_counter() - t
-        print(f"  built {index} in {seconds[f'build {index}']:.0f} s", file=sys.stderr, flush=True)
+    conn.execute("VACUUM (ANALYZE) chunks")  # visibility map and statistics, as autovacuum would
+    seconds["insert from staging + vacuum"] = time.perf_counter() - t
     t = time.perf_counter()
+    statements = {
+        name: sql.replace(" CONCURRENTLY", "") for name, sql in schema.SEARCH_INDEXES.items()
+    }
+    memory = {name: hnsw_memory if "hnsw" in sql else "1GB" for name, sql in statements.items()}
+    # The HNSW build is the longest: it starts first.
+    order = sorted(statements, key=lambda name: "hnsw" not in statements[name])
+    with ThreadPoolExecutor(STREAMS) as pool:
+        futures = {
+            name: pool.submit(_build_index, url, statements[name], memory[name]) for name in order
+        }
+        for name in order:
+            seconds[f"build {name}"] = futures[name].result()
+            print(
+                f"  built {name} in {seconds[f'build {name}']:.0f} s", file=sys.stderr, flush=True
+            )
+    seconds["index builds, wall"] = time.perf_counter() - t
     conn.execute("ANALYZE chunks")
-    seconds["analyze"] = time.perf_counter() - t
-    assert schema.build_search_indexes(conn) == []
+    assert schema.build_search_indexes(conn) == []  # memctl finds nothing left to build
+    conn.close()
     return seconds
 
 
@@ -347,7 +362,11 @@ def queries(
         top = store.conn.execute("SELECT max(id) FROM chunks").fetchone()[0]
         while len(out) < count:
             cid = rng.randint(1, top)
-            row = store.conn.execute("SELECT text FROM chunks WHERE id = ?", (cid,)).fetchone()
+            row = store.conn.execute(
+                "SELECT c.text, v.embedding FROM chunks AS c JOIN chunks_vec AS v "
+                "ON v.rowid = c.id WHERE c.id = ?",
+                (cid,),
+            ).fetchone()
             if not row:
                 continue
             found = [w for w in row[0].split() if not w.startswith("#")]
@@ -355,8 +374,8 @@ def queries(
             if len(out) % 5 == 0 and len(picked[0]) > 4:
                 w = picked[0]
                 picked[0] = w[:2] + w[3] + w[2] + w[4:]
-            vec = np.asarray(built.vectors[cid - 1], dtype=np.float32) + np.random.default_rng(
-                len(out)
-            ).normal(0, 0.02, DIM).astype(np.float32)
+            vec = np.frombuffer(row[1], dtype=np.float32) + np.random.default_rng(len(out)).normal(
+                0, 0.02, DIM
+            ).astype(np.float32)
             out.append((" ".join(picked), (vec / np.linalg.norm(vec)).astype(np.float32)))
     return out
