@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import memctl.agent.capture as capture_module
+import memctl.agent.capture_neighbours as capture_module
 from memctl import memory
 from memctl.agent.capture import Neighbourhood, load_memories
 from memctl.index.backend import open_store
