@@ -118,12 +118,6 @@ def _index_v1(conn: Any, seed: Seed) -> None:
         set_meta(conn, "dim", str(int(seed.dim)))
 
 
-def _index_v2(conn: Any, seed: Seed) -> None:
-    """Chunks by tier: `status` and `maintain` count them per tier without reading every
-    chunk's row (a full scan of ~300 MB at 1M chunks)."""
-    conn.execute("CREATE INDEX IF NOT EXISTS main.chunks_tier ON chunks(tier)")
-
-
 # -- state.db -----------------------------------------------------------------------------
 
 _STATE_V1 = """
@@ -143,7 +137,10 @@ def _state_v1(conn: Any, seed: Seed) -> None:
         conn.execute(statement)
 
 
-INDEX_MIGRATIONS: dict[int, Migration] = {1: _index_v1, 2: _index_v2}
+# A new migration is the next number here, never an edit of an old one. Check search's query
+# plans before adding an index to `chunks`: without statistics SQLite may drive a filtered
+# FTS lookup from a low-selectivity index (a `tier` index did exactly that).
+INDEX_MIGRATIONS: dict[int, Migration] = {1: _index_v1}
 STATE_MIGRATIONS: dict[int, Migration] = {1: _state_v1}
 INDEX_LATEST = max(INDEX_MIGRATIONS)
 STATE_LATEST = max(STATE_MIGRATIONS)
@@ -153,21 +150,24 @@ STATE_LATEST = max(STATE_MIGRATIONS)
 class Versions:
     index: int
     state: int
+    recorded: bool = True  # both databases have the migrations table
 
     @property
     def current(self) -> bool:
-        return self.index == INDEX_LATEST and self.state == STATE_LATEST
+        return self.recorded and self.index == INDEX_LATEST and self.state == STATE_LATEST
 
 
 def versions(conn: Any) -> Versions:
     """The schema version of each database (0: brand new)."""
-    return Versions(_version(conn, "main"), _version(conn, "state"))
+    index, index_recorded = _version(conn, "main")
+    state, state_recorded = _version(conn, "state")
+    return Versions(index, state, index_recorded and state_recorded)
 
 
-def _version(conn: Any, schema: str) -> int:
+def _version(conn: Any, schema: str) -> tuple[int, bool]:
     try:
         row = conn.execute(f"SELECT max(version) FROM {schema}.{TABLE}").fetchone()
-        return int(row[0] or 0)
+        return int(row[0] or 0), True
     except Exception as exc:  # no such table: a database from before migrations
         if "no such table" not in str(exc):
             raise
@@ -178,10 +178,10 @@ def _version(conn: Any, schema: str) -> int:
         except Exception as exc:
             if "no such table" not in str(exc):
                 raise
-            return 0
-        return int(found[0]) if found and str(found[0]).isdigit() else 0
+            return 0, False
+        return (int(found[0]) if found and str(found[0]).isdigit() else 0), False
     legacy = conn.execute("SELECT 1 FROM state.sqlite_master WHERE name = 'reference_log'")
-    return 1 if legacy.fetchone() else 0
+    return (1 if legacy.fetchone() else 0), False
 
 
 def check_not_newer(found: Versions, where: str) -> None:
