@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memctl import clock
-from memctl.index import migrations, usage
+from memctl.index import migrations, neighbours, usage
 from memctl.index.chunker import Chunk
 from memctl.index.damage import (
     REBUILD_HINT,
@@ -25,6 +25,7 @@ from memctl.index.damage import (
     set_state_aside,
 )
 from memctl.index.embed.registry import canonical
+from memctl.index.neighbours import NeighbourPair
 from memctl.index.usage import ChunkRecord
 from memctl.sqlite import connect
 from memctl.vault import Vault
@@ -296,6 +297,10 @@ class Store:
     def chunks_by_ids(self, ids: Sequence[int]) -> list[ChunkRecord]:
         return usage.chunks_by_ids(self.conn, ids)
 
+    def all_chunks(self) -> list[ChunkRecord]:
+        """Every chunk with its usage, in id order (one scan; the lifecycle rules read them all)."""
+        return usage.all_chunks(self.conn)
+
     def record_references(
         self,
         hashes_and_paths: Iterable[tuple[str, str]],
@@ -328,15 +333,9 @@ class Store:
             (path, lo, hi),
         ).fetchall()
 
-    def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]:
-        """(path, line_start, tier, text, vector) of every chunk that has its vector."""
-        import numpy as np
-
-        rows = self.conn.execute(
-            "SELECT c.path, c.line_start, c.tier, c.text, v.embedding FROM chunks AS c "
-            "JOIN chunks_vec AS v ON v.rowid = c.id WHERE c.embedded = 1"
-        ).fetchall()
-        return [(p, s, t, x, np.frombuffer(v, dtype=np.float32)) for p, s, t, x, v in rows]
+    def near_pairs(self, min_cosine: float, k: int) -> list[NeighbourPair]:
+        """Each HOT and WARM chunk's `k` nearest chunks of another tier, cosine >= `min_cosine`."""
+        return neighbours.near_pairs(self.conn, min_cosine=min_cosine, k=k)
 
     def has_vectors(self) -> bool:
         # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.

@@ -81,33 +81,46 @@ def sync(
     progress: Progress | None = None,
     wait: float = LOCK_WAIT_SECONDS,
     now: datetime | None = None,
+    store: IndexBackend | None = None,
 ) -> SyncReport:
-    """Bring the index up to date with the vault (see the module docstring)."""
+    """Bring the index up to date with the vault (see the module docstring).
+
+    `store`: an index the caller holds open (maintain's run), used for every phase
+    instead of opening one per phase; not closed here.
+    """
     started = time.perf_counter()
     report = SyncReport(full=full)
     now = now or clock.now()
-    with vault.lock("index", timeout=wait):
-        # What a killed run left: a rebuild file only this lock's holder could be writing;
-        # on --full, also the atomic-write copies under memory/ (if the vault lock is free).
-        leftovers = remove_rebuild_files(vault) + (remove_stale_temp_files(vault) if full else [])
-        if leftovers:
-            report.warnings.append(leftover_notice(leftovers))
-        if full and backend_of(vault) == "sqlite":
-            _rebuild(vault, report, progress, now, embed=embed)
-            report.seconds = round(time.perf_counter() - started, 3)
-            return report
-        with open_store(vault) as store:
+    with contextlib.ExitStack() as stack:
+
+        def opened() -> IndexBackend:
+            nonlocal store
+            if store is None:
+                store = stack.enter_context(open_store(vault))
+            return store
+
+        with vault.lock("index", timeout=wait):
+            # What a killed run left: a rebuild file only this lock's holder could be
+            # writing; on --full, also the atomic-write copies under memory/ (if the vault
+            # lock is free).
+            leftovers = remove_rebuild_files(vault) + (
+                remove_stale_temp_files(vault) if full else []
+            )
+            if leftovers:
+                report.warnings.append(leftover_notice(leftovers))
+            if full and backend_of(vault) == "sqlite":
+                _rebuild(vault, report, progress, now, embed=embed)
+                report.seconds = round(time.perf_counter() - started, 3)
+                return report
             if full:
                 # A shared index is rebuilt in place: every file is re-read and its
                 # chunks replaced batch by batch, so the team never searches an empty one.
-                store.forget_file_stats()  # type: ignore[attr-defined]
-            _sync_lexical(vault, store, report, progress, now)
-    if embed:
-        with open_store(vault) as store:
-            _embed_pending(vault, store, report, progress)
-    with open_store(vault) as store:
-        report.pending_embeddings = store.pending_count()
-        report.model = store.model_id
+                opened().forget_file_stats()  # type: ignore[attr-defined]
+            _sync_lexical(vault, opened(), report, progress, now)
+        if embed:
+            _embed_pending(vault, opened(), report, progress)
+        report.pending_embeddings = opened().pending_count()
+        report.model = opened().model_id
     report.seconds = round(time.perf_counter() - started, 3)
     return report
 

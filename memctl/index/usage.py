@@ -59,6 +59,10 @@ def chunks_by_ids(conn: Any, ids: Sequence[int]) -> list[ChunkRecord]:
     return [found[i] for i in unique if i in found]
 
 
+def all_chunks(conn: Any) -> list[ChunkRecord]:
+    return [_record(row) for row in conn.execute(_SELECT + "ORDER BY c.id")]
+
+
 def _record(row: Sequence[Any]) -> ChunkRecord:
     return ChunkRecord(
         id=row[0],

@@ -11,17 +11,21 @@ believes); COLD is history, where a changed mind is expected.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
 from memctl import statements
 from memctl.lifecycle.hot import content_lines, line_count, missing_sections
+from memctl.lifecycle.proposals import ProposalBook
 from memctl.lifecycle.rules import unmatched_supersedes
 from memctl.llm import LLM, LLMError
 from memctl.notes import daily_note_date, parse_decisions
 from memctl.secrets import find_secrets, redact_text
 from memctl.vault import CORE, DECISIONS, Vault, tier_of
+
+if TYPE_CHECKING:
+    from memctl.index.backend import IndexBackend
 
 QUOTE_CHARS = 60  # how much of a line a finding quotes
 
@@ -263,19 +267,31 @@ JUDGE_SCHEMA = {
 # -- the lint run -----------------------------------------------------------------------------
 
 
+def memory_texts(vault: Vault) -> dict[str, str]:
+    """Every memory file's text by vault-relative path; a link leaving the vault is skipped
+    with a notice."""
+    texts: dict[str, str] = {}
+    for path in vault.memory_files():
+        text = vault.read_memory(path)
+        if text is not None:
+            texts[vault.rel(path)] = text
+    return texts
+
+
 def lint(
     vault: Vault,
     *,
     llm: LLM | None = None,
     suggestions: list[tuple[int, str]] | None = None,
+    texts: dict[str, str] | None = None,
+    book: ProposalBook | None = None,
+    store: IndexBackend | None = None,
 ) -> LintReport:
+    """Check the vault. `texts`, `book` and `store` are what a caller (maintain's run)
+    already loaded or opened; each is read or opened here when not given."""
     settings = vault.settings
     report = LintReport()
-    texts: dict[str, str] = {}
-    for path in vault.memory_files():
-        text = vault.read_memory(path)  # a link leaving the vault is skipped with a notice
-        if text is not None:
-            texts[vault.rel(path)] = text
+    texts = memory_texts(vault) if texts is None else texts
     if CORE not in texts:
         from memctl.errors import MemctlError
 
@@ -290,7 +306,7 @@ def lint(
     for path, text in texts.items():
         report.findings += check_secrets(path, text)
     units = [u for path, text in texts.items() for u in units_of(path, text)]
-    promoted = _promoted_from(vault)
+    promoted = _promoted_from(book or ProposalBook(vault))
     for a, b, score in near_duplicates(units, settings.lifecycle.duplicate_ratio):
         if (a.norm, b.path) in promoted:
             continue  # a promotion copies into HOT on purpose; the WARM original is its record
@@ -303,7 +319,7 @@ def lint(
                 f"{score:.0f}% like {b.path}:{b.line} ({quote(b.text)})",
             )
         )
-    report.findings += _vector_duplicates(vault, settings.lifecycle.duplicate_cosine, report)
+    report.findings += _vector_duplicates(vault, settings.lifecycle.duplicate_cosine, report, store)
     contradictions = likely_contradictions(units)
     judged = 0
     for a, b, why in contradictions:
@@ -333,52 +349,55 @@ def lint(
     return report
 
 
-def _promoted_from(vault: Vault) -> set[tuple[str, str]]:
+def _promoted_from(book: ProposalBook) -> set[tuple[str, str]]:
     """(normalised core line, source path) of every applied promotion."""
-    from memctl.lifecycle.proposals import ProposalBook
-
     pairs = set()
-    for p in ProposalBook(vault).of_kind("promote", ("applied",)):
+    for p in book.of_kind("promote", ("applied",)):
         for line in (p.line or "").splitlines():
             pairs.add((normalise(line), p.path))
     return pairs
 
 
-def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> list[Finding]:
-    """Chunks in different tiers with cosine >= threshold, when the index holds vectors."""
-    import numpy as np  # lazily: keeps CLI start-up fast
+NEIGHBOURS = 10  # nearest chunks each HOT and WARM chunk is compared with
+_RANK = {"hot": 0, "warm": 1, "cold": 2}
 
-    from memctl.lifecycle.evidence import has_index
 
-    if not has_index(vault):
-        report.notes.append("no index: vector near-duplicates skipped (run `memctl index`)")
+def _vector_duplicates(
+    vault: Vault, threshold: float, report: LintReport, store: IndexBackend | None
+) -> list[Finding]:
+    """Chunks in different tiers with (calibrated) cosine >= threshold, when the index
+    holds vectors: each HOT and WARM chunk's nearest neighbours, not all pairs."""
+    if store is None:
+        from memctl.index.backend import has_index, open_store
+
+        if not has_index(vault):
+            report.notes.append("no index: vector near-duplicates skipped (run `memctl index`)")
+            return []
+        with open_store(vault) as opened:
+            return _vector_duplicates(vault, threshold, report, opened)
+    from memctl.index.embed.registry import calibrated_cosine, raw_cosine
+
+    model_id = store.model_id
+    pairs = store.near_pairs(raw_cosine(threshold, model_id), NEIGHBOURS)
+    if not pairs:
         return []
-    from memctl.index.backend import open_store
-    from memctl.index.embed.registry import calibrated_cosine
-
-    with open_store(vault) as store:
-        rows = store.embedded_chunks()
-        model_id = store.model_id
-    if len(rows) < 2:
-        return []
-    vectors = np.stack([r[4] for r in rows])
-    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    tiers = np.array([r[2] for r in rows])
+    chunks = {
+        c.id: c
+        for c in store.chunks_by_ids([p.source for p in pairs] + [p.neighbour for p in pairs])
+    }
     findings = []
-    for a_tier, b_tier in (("hot", "warm"), ("hot", "cold"), ("warm", "cold")):
-        ia, ib = np.nonzero(tiers == a_tier)[0], np.nonzero(tiers == b_tier)[0]
-        if not len(ia) or not len(ib):
-            continue
-        sims = calibrated_cosine(vectors[ia] @ vectors[ib].T, model_id)  # type: ignore[arg-type]
-        for i, j in zip(*np.nonzero(sims >= threshold), strict=True):
-            a, b = rows[ia[i]], rows[ib[j]]
-            findings.append(
-                Finding(
-                    "warning",
-                    "near-duplicate",
-                    a[0],
-                    a[1],
-                    f"cosine {sims[i, j]:.2f} with {b[0]}:{b[1]} ({quote(b[3].splitlines()[0])})",
-                )
+    for pair in pairs:
+        a, b = chunks.get(pair.source), chunks.get(pair.neighbour)
+        if a is None or b is None or _RANK.get(a.tier, 9) >= _RANK.get(b.tier, -1):
+            continue  # the same tier, or the pair as seen from its other side
+        findings.append(
+            Finding(
+                "warning",
+                "near-duplicate",
+                a.path,
+                a.line_start,
+                f"cosine {calibrated_cosine(pair.cosine, model_id):.2f} with {b.path}:"
+                f"{b.line_start} ({quote(b.text.splitlines()[0])})",
             )
+        )
     return findings

@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from memctl.cli import app
 from memctl.lifecycle.lint import (
+    LintReport,
     check_core,
     check_daily_names,
     check_decisions,
@@ -245,3 +246,56 @@ def test_vector_near_duplicates_when_vectors_exist(vault: Vault) -> None:
         "cosine 0.9" in found[0].message
         and "memory/archive/daily/2026-09-01.md" in found[0].message
     )
+
+
+def test_vector_near_duplicates_from_neighbours_match_all_pairs(vault: Vault) -> None:
+    """The neighbour lists find exactly the cross-tier pairs an all-pairs product finds
+    (fewer than NEIGHBOURS duplicates per chunk), and nothing within one tier."""
+    import numpy as np
+
+    from memctl.index.embed.registry import calibrated_cosine
+    from memctl.index.store import Store
+    from memctl.index.sync import sync
+    from memctl.lifecycle.lint import _vector_duplicates
+
+    words = ["деплой", "פריסה", "deploy", "база", "גיבוי", "backup", "ключ", "מפתח"]
+    for day in range(1, 9):
+        bullets = "".join(f"- 1{i}:00 {words[(day + i) % 8]} note {day}.{i}\n\n" for i in range(3))
+        write(vault, f"memory/daily/2026-11-{day:02d}.md", f"# 2026-11-{day:02d}\n\n{bullets}")
+        write(
+            vault, f"memory/archive/daily/2026-08-{day:02d}.md", f"# 2026-08-{day:02d}\n\n{bullets}"
+        )
+    sync(vault, embed=False)
+    rng = np.random.default_rng(7)
+    centres = rng.standard_normal((6, 384)).astype(np.float32)
+    with Store.open(vault) as store, store.transaction():
+        rows = store.conn.execute("SELECT id, path, line_start, tier FROM chunks").fetchall()
+        for chunk_id, *_ in rows:
+            vector = centres[chunk_id % 6] + 0.15 * rng.standard_normal(384).astype(np.float32)
+            store.conn.execute(
+                "INSERT OR REPLACE INTO chunks_vec(rowid, embedding) VALUES (?, ?)",
+                (chunk_id, (vector / np.linalg.norm(vector)).tobytes()),
+            )
+            store.conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
+        vectors = {
+            i: np.frombuffer(v, dtype=np.float32)
+            for i, v in store.conn.execute("SELECT rowid, embedding FROM chunks_vec")
+        }
+        model_id = store.model_id
+    rank = {"hot": 0, "warm": 1, "cold": 2}
+    by_id = {r[0]: r for r in rows}
+    expected = {
+        (by_id[a][1], by_id[a][2], by_id[b][1], by_id[b][2])
+        for a in vectors
+        for b in vectors
+        if rank[by_id[a][3]] < rank[by_id[b][3]]
+        and calibrated_cosine(float(vectors[a] @ vectors[b]), model_id) >= 0.5
+    }
+    assert 0 < len(expected) < 200
+    found = _vector_duplicates(vault, 0.5, LintReport(), None)
+    got = set()
+    for f in found:
+        other = f.message.split(" with ", 1)[1].split(" (", 1)[0]
+        path, line = other.rsplit(":", 1)
+        got.add((f.path, f.line, path, int(line)))
+    assert got == expected

@@ -33,6 +33,8 @@ from memctl.vault import Vault
 if TYPE_CHECKING:
     import numpy as np
 
+    from memctl.index.neighbours import NeighbourPair
+
 STATE_FILE = "state.db"
 _RECORD = (
     "SELECT c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.hash, c.tier, "
@@ -500,15 +502,33 @@ class PgStore:
             (vault or self.vault_name, path, lo, hi),
         ).fetchall()
 
-    def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]:
-        import numpy as np
+    def all_chunks(self) -> list[ChunkRecord]:
+        return [
+            _with_vault(row)
+            for row in self.conn.execute(
+                _RECORD + "WHERE c.vault = %s ORDER BY c.id", (self.vault_name, self.vault_name)
+            )
+        ]
 
-        rows = self.conn.execute(
-            "SELECT path, line_start, tier, text, embedding FROM chunks "
-            "WHERE vault = %s AND embedded",
+    def near_pairs(self, min_cosine: float, k: int) -> list[NeighbourPair]:
+        """Each HOT and WARM chunk's `k` nearest chunks of another tier, by the HNSW index."""
+        from memctl.index.neighbours import NeighbourPair
+
+        askers = self.conn.execute(
+            "SELECT id, tier, embedding FROM chunks WHERE vault = %s AND embedded "
+            "AND tier IN ('hot', 'warm')",
             (self.vault_name,),
         ).fetchall()
-        return [(p, s, t, x, np.asarray(v, dtype=np.float32)) for p, s, t, x, v in rows]
+        pairs = []
+        for source, tier, vector in askers:
+            for other, cosine in self.conn.execute(
+                "SELECT id, 1 - (embedding <=> %s) FROM chunks WHERE vault = %s AND embedded "
+                "AND tier <> %s ORDER BY embedding <=> %s LIMIT %s",
+                (vector, self.vault_name, tier, vector, k),
+            ):
+                if cosine >= min_cosine:
+                    pairs.append(NeighbourPair(source, int(other), float(cosine)))
+        return pairs
 
     def meta(self, key: str) -> str | None:
         if key == "last_sync":
