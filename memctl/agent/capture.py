@@ -47,7 +47,6 @@ from memctl.errors import MemctlError, UsageError
 from memctl.llm import LLM, LLMError
 from memctl.vault import (
     ARCHIVE_DIR,
-    STATE_DIR,
     Vault,
     append_block,
     source_of,
@@ -211,7 +210,10 @@ class Neighbourhood:
 
     def _index_pool(self, query: Any) -> set[int]:
         """Items overlapping the index's nearest chunks to `query` (empty without an index)."""
-        if not (self.vault.root / STATE_DIR / "index.db").exists():
+        from memctl.index.backend import backend_of, has_index
+
+        # vec0's nearest chunks: the SQLite index's own (a shared index is not asked).
+        if backend_of(self.vault) != "sqlite" or not has_index(self.vault):
             return set()
         try:
             from memctl.index.store import Store
