@@ -1,10 +1,10 @@
-"""Nearest neighbours of the chunks outside COLD, for lint's near-duplicate check (SQLite).
+"""Nearest neighbours of the chunks outside COLD, for lint's near-duplicate checks (SQLite).
 
 Lint compares tiers (HOT with WARM and COLD, WARM with COLD; COLD with COLD is history),
 so only HOT and WARM chunks ask: a few thousand at most, against every vector. The
-vectors are read from vec0 in blocks, each scored against all askers at once with one
-matrix product, and each asker keeps its `k` best above the cosine floor. Memory stays at
-one block (64k x 384 floats, 100 MB) however large the index; nothing is all-pairs.
+vectors are read from vec0 in blocks, each scored against all askers with one matrix
+product, and each asker keeps its `k` best of another tier. Memory stays at one block of
+scores (~128 MB) however large the index; nothing is all-pairs.
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from typing import Any
 
 from memctl.vault import ARCHIVE_DIR
 
-BLOCK = 65_536
+SCORES_PER_BLOCK = 32 * 1024 * 1024  # floats of asker x block scores held at once
+_TIERS = {"hot": 0, "warm": 1, "cold": 2}
 
 
 @dataclass(frozen=True)
 class NeighbourPair:
-    """Chunk `source` (HOT or WARM) and one of its nearest chunks, `neighbour`."""
+    """Chunk `source` (HOT or WARM) and one of its nearest chunks of another tier."""
 
     source: int
     neighbour: int
@@ -36,28 +37,34 @@ def near_pairs(conn: Any, *, min_cosine: float, k: int) -> list[NeighbourPair]:
         "ON v.rowid = c.id WHERE c.embedded = 1 AND (c.path < ? OR c.path >= ?)",
         (ARCHIVE_DIR + "/", ARCHIVE_DIR + "0"),
     ).fetchall()
-    if not askers:
+    if not askers or k <= 0:
         return []
     ids = np.array([a[0] for a in askers], dtype=np.int64)
-    tier_of = {a[0]: a[1] for a in askers}  # every other chunk is COLD
+    codes = np.array([_TIERS.get(a[1], 2) for a in askers], dtype=np.int8)
+    code_of = dict(zip(ids.tolist(), codes.tolist(), strict=True))  # every other chunk: COLD
     queries = _unit(np.stack([np.frombuffer(a[2], dtype=np.float32) for a in askers]))
-    best: list[list[tuple[float, int]]] = [[] for _ in askers]
+    best_scores = np.full((len(askers), k), -np.inf, dtype=np.float32)
+    best_ids = np.full((len(askers), k), -1, dtype=np.int64)
+    block = max(1024, SCORES_PER_BLOCK // len(askers))
     cursor = conn.execute("SELECT rowid, embedding FROM chunks_vec")
-    while rows := cursor.fetchmany(BLOCK):
-        block_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-        scores = queries @ _unit(block.reshape(len(rows), queries.shape[1])).T
-        for i, j in zip(*np.nonzero(scores >= min_cosine), strict=True):
-            other = int(block_ids[j])
-            if tier_of.get(other, "cold") != askers[i][1]:
-                best[i].append((float(scores[i, j]), other))
-        for i, found in enumerate(best):
-            if len(found) > k:
-                best[i] = sorted(found, reverse=True)[:k]
+    while rows := cursor.fetchmany(block):
+        row_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        scores = queries @ _unit(vectors.reshape(len(rows), queries.shape[1])).T
+        row_codes = np.array([code_of.get(i, 2) for i in row_ids.tolist()], dtype=np.int8)
+        scores[codes[:, None] == row_codes[None, :]] = -np.inf  # same tier (and itself)
+        take = min(k, len(rows))
+        top = np.argpartition(-scores, take - 1, axis=1)[:, :take]
+        merged_scores = np.concatenate([best_scores, np.take_along_axis(scores, top, 1)], 1)
+        merged_ids = np.concatenate([best_ids, row_ids[top]], axis=1)
+        keep = np.argsort(-merged_scores, axis=1, kind="stable")[:, :k]
+        best_scores = np.take_along_axis(merged_scores, keep, 1)
+        best_ids = np.take_along_axis(merged_ids, keep, 1)
     return [
-        NeighbourPair(int(ids[i]), other, score)
-        for i, found in enumerate(best)
-        for score, other in sorted(found, reverse=True)[:k]
+        NeighbourPair(int(ids[i]), int(best_ids[i, j]), float(best_scores[i, j]))
+        for i in range(len(askers))
+        for j in range(k)
+        if best_ids[i, j] >= 0 and best_scores[i, j] >= min_cosine
     ]
 
 

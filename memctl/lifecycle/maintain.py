@@ -95,6 +95,7 @@ class MaintainReport:
             "tiers": self.tiers,
             "notices": self.notices,
             "commit": self.commit,
+            "loads": self.loads,
             "exit_code": self.exit_code,
         }
 

@@ -8,14 +8,13 @@ import pytest
 from typer.testing import CliRunner
 
 from memctl.cli import app
+from memctl.lifecycle.duplicates import near_duplicates
 from memctl.lifecycle.lint import (
-    LintReport,
     check_core,
     check_daily_names,
     check_decisions,
     likely_contradictions,
     lint,
-    near_duplicates,
     units_of,
 )
 from memctl.llm import get_llm
@@ -256,7 +255,6 @@ def test_vector_near_duplicates_from_neighbours_match_all_pairs(vault: Vault) ->
     from memctl.index.embed.registry import calibrated_cosine
     from memctl.index.store import Store
     from memctl.index.sync import sync
-    from memctl.lifecycle.lint import _vector_duplicates
 
     words = ["деплой", "פריסה", "deploy", "база", "גיבוי", "backup", "ключ", "מפתח"]
     for day in range(1, 9):
@@ -292,10 +290,58 @@ def test_vector_near_duplicates_from_neighbours_match_all_pairs(vault: Vault) ->
         and calibrated_cosine(float(vectors[a] @ vectors[b]), model_id) >= 0.5
     }
     assert 0 < len(expected) < 200
-    found = _vector_duplicates(vault, 0.5, LintReport(), None)
+    (vault.root / ".memctl.toml").write_text("[lifecycle]\nduplicate_cosine = 0.5\n")
+    found = [f for f in lint(Vault(vault.root)).findings if f.message.startswith("cosine")]
     got = set()
     for f in found:
         other = f.message.split(" with ", 1)[1].split(" (", 1)[0]
         path, line = other.rsplit(":", 1)
         got.add((f.path, f.line, path, int(line)))
     assert got == expected
+
+
+def test_line_duplicates_against_cold_from_neighbours_match_all_pairs(vault: Vault) -> None:
+    """With vectors, a WARM line is compared with the lines of its chunk's nearest COLD
+    chunks only; on a vault whose copies are each other's neighbours the findings are
+    those of the all-pairs comparison made without vectors."""
+    import numpy as np
+
+    from memctl.index.store import Store
+    from memctl.index.sync import sync
+
+    lines = [
+        "Деплой только после ревью кода и зелёного CI",
+        "הפריסה רק אחרי סקירת קוד ובדיקות ירוקות",
+        "deploy only after code review and a green CI run",
+    ]
+    for n, line in enumerate(lines):
+        write(vault, f"memory/daily/2026-11-2{n}.md", f"# 2026-11-2{n}\n\n- 10:00 {line}\n")
+        write(
+            vault,
+            f"memory/archive/daily/2026-08-2{n}.md",
+            f"# 2026-08-2{n}\n\n- 11:00 {line}!\n\n## other\n\n- 12:00 nothing like it at all {n}\n",
+        )
+    sync(vault, embed=False)
+
+    def lexical() -> set[str]:
+        return {
+            f"{f.path}:{f.line} {f.message}"
+            for f in lint(Vault(vault.root)).findings
+            if f.code == "near-duplicate" and "% like" in f.message
+        }
+
+    without_vectors = lexical()
+    assert len(without_vectors) == 3
+    rng = np.random.default_rng(3)
+    with Store.open(vault) as store, store.transaction():
+        for chunk_id, text in store.conn.execute("SELECT id, text FROM chunks"):
+            topic = next((i for i, line in enumerate(lines) if line in text), None)
+            noise = rng.standard_normal(384)
+            seed = noise if topic is None else np.eye(384)[topic] + 0.01 * noise  # copies: close
+            vector = (seed / np.linalg.norm(seed)).astype(np.float32)
+            store.conn.execute(
+                "INSERT OR REPLACE INTO chunks_vec(rowid, embedding) VALUES (?, ?)",
+                (chunk_id, vector.tobytes()),
+            )
+            store.conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
+    assert lexical() == without_vectors
