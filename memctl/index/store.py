@@ -26,7 +26,7 @@ from memctl.index.damage import (
 )
 from memctl.index.embed.registry import canonical
 from memctl.index.neighbours import NeighbourPair
-from memctl.index.usage import ChunkRecord
+from memctl.index.usage import ChunkRecord, ChunkSpan, ContextRow, IndexCounts
 from memctl.sqlite import connect
 from memctl.vault import Vault
 
@@ -317,21 +317,23 @@ class Store:
     def chunk_ids(self) -> list[int]:
         return [row[0] for row in self.conn.execute("SELECT id FROM chunks ORDER BY id")]
 
-    def chunks_in_paths(self, paths: Sequence[str]) -> list[tuple[str, str, int, int]]:
+    def chunks_in_paths(self, paths: Sequence[str]) -> list[ChunkSpan]:
         """(hash, path, line_start, line_end) of every chunk of these files."""
         marks = ",".join("?" * len(paths))
-        return self.conn.execute(
+        rows = self.conn.execute(
             f"SELECT hash, path, line_start, line_end FROM chunks WHERE path IN ({marks})",
             list(paths),
         ).fetchall()
+        return [ChunkSpan(*row) for row in rows]
 
-    def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
+    def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[ContextRow]:
         """(line_start, line_end, text) of a file's chunks overlapping lines lo..hi."""
-        return self.conn.execute(
+        rows = self.conn.execute(
             "SELECT line_start, line_end, text FROM chunks WHERE path = ? AND line_end >= ? "
             "AND line_start <= ? ORDER BY line_start",
             (path, lo, hi),
         ).fetchall()
+        return [ContextRow(*row) for row in rows]
 
     def near_pairs(self, min_cosine: float, k: int) -> list[NeighbourPair]:
         """Each HOT and WARM chunk's `k` nearest chunks of another tier, cosine >= `min_cosine`."""
@@ -346,7 +348,7 @@ class Store:
     ) -> tuple[dict[str, tuple[int, str | None, str | None]], dict[str, list[str]]]:
         return usage.reference_window(self.conn, since, until)
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> IndexCounts:
         by_tier = dict(self.conn.execute("SELECT tier, count(*) FROM chunks GROUP BY tier"))
         return {
             "chunks": sum(by_tier.values()),

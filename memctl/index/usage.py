@@ -10,11 +10,33 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple, TypedDict
 
 from memctl import clock
 
 REFERENCE_KINDS = ("search", "context", "tool")
+
+
+class ChunkSpan(NamedTuple):
+    """Where a chunk is, and its text's hash (the usage key)."""
+
+    hash: str
+    path: str
+    line_start: int
+    line_end: int
+
+
+class ContextRow(NamedTuple):
+    line_start: int
+    line_end: int
+    text: str
+
+
+class IndexCounts(TypedDict):
+    chunks: int
+    chunks_by_tier: dict[str, int]  # hot, warm, cold
+    files: int
+    pending_embeddings: int
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,14 @@ from memctl import clock
 from memctl.index.backend import Window, database_url, iter_batches, vault_name
 from memctl.index.chunker import Chunk
 from memctl.index.postgres import schema, search, words
-from memctl.index.usage import REFERENCE_KINDS, ChunkRecord, _record
+from memctl.index.usage import (
+    REFERENCE_KINDS,
+    ChunkRecord,
+    ChunkSpan,
+    ContextRow,
+    IndexCounts,
+    _record,
+)
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
@@ -453,7 +460,7 @@ class PgStore:
         ).fetchall()
         return self._fill_from_cache(rows)
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> IndexCounts:
         me = self.vault_name
         by_tier = dict(
             self.conn.execute(
@@ -488,19 +495,21 @@ class PgStore:
         )
         return [r[0] for r in rows]
 
-    def chunks_in_paths(self, paths: Sequence[str]) -> list[tuple[str, str, int, int]]:
-        return self.conn.execute(
+    def chunks_in_paths(self, paths: Sequence[str]) -> list[ChunkSpan]:
+        rows = self.conn.execute(
             "SELECT hash, path, line_start, line_end FROM chunks WHERE vault = %s "
             "AND path = ANY(%s)",
             (self.vault_name, list(paths)),
         ).fetchall()
+        return [ChunkSpan(*row) for row in rows]
 
-    def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
-        return self.conn.execute(
+    def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[ContextRow]:
+        rows = self.conn.execute(
             "SELECT line_start, line_end, text FROM chunks WHERE vault = %s AND path = %s "
             "AND line_end >= %s AND line_start <= %s ORDER BY line_start",
             (vault or self.vault_name, path, lo, hi),
         ).fetchall()
+        return [ContextRow(*row) for row in rows]
 
     def all_chunks(self) -> list[ChunkRecord]:
         return [
