@@ -4,7 +4,7 @@ Lint compares tiers (HOT with WARM and COLD, WARM with COLD; COLD with COLD is h
 so only HOT and WARM chunks ask: a few thousand at most, against every vector. The
 vectors are read from vec0 in blocks, each scored against all askers with one matrix
 product, and each asker keeps its `k` best of another tier. Memory stays at one block of
-scores (~128 MB) however large the index; nothing is all-pairs.
+scores (~40 MB) however large the index; nothing is all-pairs.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from typing import Any
 
 from memctl.vault import ARCHIVE_DIR
 
-SCORES_PER_BLOCK = 32 * 1024 * 1024  # floats of asker x block scores held at once
+# Asker x block scores held at once: with argpartition's int64 positions, ~20 bytes each,
+# so ~40 MB whatever the index's size.
+SCORES_PER_BLOCK = 2 * 1024 * 1024
 _TIERS = {"hot": 0, "warm": 1, "cold": 2}
 
 
@@ -41,7 +43,8 @@ def near_pairs(conn: Any, *, min_cosine: float, k: int) -> list[NeighbourPair]:
         return []
     ids = np.array([a[0] for a in askers], dtype=np.int64)
     codes = np.array([_TIERS.get(a[1], 2) for a in askers], dtype=np.int8)
-    code_of = dict(zip(ids.tolist(), codes.tolist(), strict=True))  # every other chunk: COLD
+    order = np.argsort(ids)
+    sorted_ids, sorted_codes = ids[order], codes[order]
     queries = _unit(np.stack([np.frombuffer(a[2], dtype=np.float32) for a in askers]))
     best_scores = np.full((len(askers), k), -np.inf, dtype=np.float32)
     best_ids = np.full((len(askers), k), -1, dtype=np.int64)
@@ -51,7 +54,9 @@ def near_pairs(conn: Any, *, min_cosine: float, k: int) -> list[NeighbourPair]:
         row_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
         vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
         scores = queries @ _unit(vectors.reshape(len(rows), queries.shape[1])).T
-        row_codes = np.array([code_of.get(i, 2) for i in row_ids.tolist()], dtype=np.int8)
+        # An asker's own tier; every other chunk is COLD.
+        at = np.minimum(np.searchsorted(sorted_ids, row_ids), len(sorted_ids) - 1)
+        row_codes = np.where(sorted_ids[at] == row_ids, sorted_codes[at], 2)
         scores[codes[:, None] == row_codes[None, :]] = -np.inf  # same tier (and itself)
         take = min(k, len(rows))
         top = np.argpartition(-scores, take - 1, axis=1)[:, :take]

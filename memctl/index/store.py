@@ -26,7 +26,7 @@ from memctl.index.damage import (
 )
 from memctl.index.embed.registry import canonical
 from memctl.index.neighbours import NeighbourPair
-from memctl.index.usage import ChunkRecord, ChunkSpan, ContextRow, IndexCounts
+from memctl.index.usage import ChunkRecord, ChunkSpan, ChunkUsage, ContextRow, IndexCounts
 from memctl.sqlite import connect
 from memctl.vault import Vault
 
@@ -297,9 +297,9 @@ class Store:
     def chunks_by_ids(self, ids: Sequence[int]) -> list[ChunkRecord]:
         return usage.chunks_by_ids(self.conn, ids)
 
-    def all_chunks(self) -> list[ChunkRecord]:
-        """Every chunk with its usage, in id order (one scan; the lifecycle rules read them all)."""
-        return usage.all_chunks(self.conn)
+    def chunk_usage(self) -> Iterator[ChunkUsage]:
+        """Every chunk with its last reference, in id order, streamed (the lifecycle rules)."""
+        return usage.chunk_usage(self.conn)
 
     def record_references(
         self,

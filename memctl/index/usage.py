@@ -7,7 +7,7 @@ or moved to another tier.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple, TypedDict
@@ -81,8 +81,28 @@ def chunks_by_ids(conn: Any, ids: Sequence[int]) -> list[ChunkRecord]:
     return [found[i] for i in unique if i in found]
 
 
-def all_chunks(conn: Any) -> list[ChunkRecord]:
-    return [_record(row) for row in conn.execute(_SELECT + "ORDER BY c.id")]
+class ChunkUsage(NamedTuple):
+    """What the lifecycle rules read of every chunk (no heading, tags or counters)."""
+
+    hash: str
+    path: str
+    line_start: int
+    line_end: int
+    text: str
+    tier: str
+    source: str
+    date: str | None
+    last_referenced_at: str | None
+
+
+def chunk_usage(conn: Any) -> Iterator[ChunkUsage]:
+    """Every chunk in id order, streamed from one scan (a million rows never sit in a list)."""
+    for row in conn.execute(
+        "SELECT c.hash, c.path, c.line_start, c.line_end, c.text, c.tier, c.source, c.date, "
+        "u.last_referenced_at FROM chunks AS c LEFT JOIN state.usage AS u ON u.hash = c.hash "
+        "ORDER BY c.id"
+    ):
+        yield ChunkUsage(*row)
 
 
 def _record(row: Sequence[Any]) -> ChunkRecord:

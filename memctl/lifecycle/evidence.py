@@ -12,7 +12,7 @@ import hashlib
 import json
 from bisect import bisect_right
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,11 +53,13 @@ def load_chunk_uses(
         with open_store(vault) as opened:
             return load_chunk_uses(vault, now, opened)
     since = now - timedelta(days=vault.settings.lifecycle.promote_window_days)
-    records = store.all_chunks()
     window, asked = store.reference_window(since, now)
     uses = []
-    for r in records:
+    days: dict[str, date | None] = {}  # a million chunks share a few thousand dates
+    for r in store.chunk_usage():
         count, first, last = window.get(r.hash, (0, None, None))
+        if r.date and r.date not in days:
+            days[r.date] = parse_iso_date(r.date)
         uses.append(
             ChunkUse(
                 hash=r.hash,
@@ -67,7 +69,7 @@ def load_chunk_uses(
                 text=r.text,
                 tier=r.tier,
                 source=r.source,
-                date=parse_iso_date(r.date) if r.date else None,
+                date=days[r.date] if r.date else None,
                 last_referenced=_dt(r.last_referenced_at),
                 window_references=int(count),
                 first_in_window=_dt(first),

@@ -1,10 +1,11 @@
 """The lifecycle's reads through the backend seam agree on both backends: every chunk with
-its usage (`all_chunks`) and the nearest neighbours lint's near-duplicate check reads."""
+its usage (`chunk_usage`) and the nearest neighbours lint's near-duplicate check reads."""
 
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,13 +24,13 @@ def test_chunks_and_neighbours_agree_with_sqlite(
     shutil.copy(indexed_fixture.state_dir / "state.db", vault.state_dir / "state.db")
     sync(vault, embed=True, now=NOW)
 
-    def read(v: Vault) -> tuple[set[tuple[str, int, str]], set[tuple[str, int, str, int, float]]]:
+    def read(v: Vault) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
         with open_store(v) as store:
-            chunks = store.all_chunks()
-            where = {c.id: (c.path, c.line_start) for c in chunks}
+            chunks = list(store.chunk_usage())
+            where = {c.id: (c.path, c.line_start) for c in store.chunks_by_ids(store.chunk_ids())}
             pairs = store.near_pairs(0.3, 5)
         return (
-            {(c.path, c.line_start, c.hash) for c in chunks},
+            {(c.path, c.line_start, c.hash, c.tier, c.last_referenced_at) for c in chunks},
             {(*where[p.source], *where[p.neighbour], round(p.cosine, 3)) for p in pairs},
         )
 

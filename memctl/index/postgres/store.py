@@ -31,6 +31,7 @@ from memctl.index.usage import (
     REFERENCE_KINDS,
     ChunkRecord,
     ChunkSpan,
+    ChunkUsage,
     ContextRow,
     IndexCounts,
     _record,
@@ -511,13 +512,14 @@ class PgStore:
         ).fetchall()
         return [ContextRow(*row) for row in rows]
 
-    def all_chunks(self) -> list[ChunkRecord]:
-        return [
-            _with_vault(row)
-            for row in self.conn.execute(
-                _RECORD + "WHERE c.vault = %s ORDER BY c.id", (self.vault_name, self.vault_name)
-            )
-        ]
+    def chunk_usage(self) -> Iterator[ChunkUsage]:
+        for row in self.conn.execute(
+            "SELECT c.hash, c.path, c.line_start, c.line_end, c.text, c.tier, c.source, c.date, "
+            "u.last_referenced_at FROM chunks AS c LEFT JOIN usage AS u "
+            "ON u.vault = c.vault AND u.hash = c.hash WHERE c.vault = %s ORDER BY c.id",
+            (self.vault_name,),
+        ):
+            yield ChunkUsage(*row)
 
     def near_pairs(self, min_cosine: float, k: int) -> list[NeighbourPair]:
         """Each HOT and WARM chunk's `k` nearest chunks of another tier, by the HNSW index."""
