@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from memctl.index.chunker import Chunk
-    from memctl.index.neighbours import NeighbourPair
+    from memctl.index.neighbours import BlockSource, NeighbourPair
     from memctl.index.usage import ChunkRecord, ChunkSpan, ChunkUsage, ContextRow, IndexCounts
     from memctl.vault import Vault
 
@@ -80,7 +80,9 @@ class IndexBackend(Protocol):
     def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[ContextRow]: ...
     def has_vectors(self) -> bool: ...
     def chunk_usage(self) -> Iterator[ChunkUsage]: ...
-    def near_pairs(self, min_cosine: float, k: int) -> list[NeighbourPair]: ...
+    def near_pairs(
+        self, min_cosine: float, k: int, blocks: BlockSource | None = None
+    ) -> list[NeighbourPair]: ...
     def meta(self, key: str) -> str | None: ...
 
     # -- usage (per vault) --------------------------------------------------------------

@@ -9,6 +9,7 @@ scores (~40 MB) however large the index; nothing is all-pairs.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,8 +30,17 @@ class NeighbourPair:
     cosine: float  # as the model measures it (uncalibrated)
 
 
-def near_pairs(conn: Any, *, min_cosine: float, k: int) -> list[NeighbourPair]:
-    """Each HOT and WARM chunk's `k` nearest chunks of another tier, cosine >= `min_cosine`."""
+Blocks = Iterable[tuple[Any, Any]]  # (ids, vectors) of every vector, block by block
+BlockSource = Callable[[int], Blocks | None]  # rows per block -> blocks, or None: use vec0
+
+
+def near_pairs(
+    conn: Any, *, min_cosine: float, k: int, blocks: BlockSource | None = None
+) -> list[NeighbourPair]:
+    """Each HOT and WARM chunk's `k` nearest chunks of another tier, cosine >= `min_cosine`.
+
+    `blocks(rows)`: every vector in blocks from a faster copy than vec0 (search's cached
+    matrix), or None to read vec0."""
     import numpy as np
 
     # Outside memory/archive/ by the path index: a tier scan would read every chunk's row.
@@ -49,16 +59,14 @@ def near_pairs(conn: Any, *, min_cosine: float, k: int) -> list[NeighbourPair]:
     best_scores = np.full((len(askers), k), -np.inf, dtype=np.float32)
     best_ids = np.full((len(askers), k), -1, dtype=np.int64)
     block = max(1024, SCORES_PER_BLOCK // len(askers))
-    cursor = conn.execute("SELECT rowid, embedding FROM chunks_vec")
-    while rows := cursor.fetchmany(block):
-        row_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        vectors = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
-        scores = queries @ _unit(vectors.reshape(len(rows), queries.shape[1])).T
+    source = (blocks(block) if blocks else None) or _vec0_blocks(conn, block, queries.shape[1])
+    for row_ids, vectors in source:
+        scores = queries @ _unit(np.asarray(vectors, dtype=np.float32)).T
         # An asker's own tier; every other chunk is COLD.
         at = np.minimum(np.searchsorted(sorted_ids, row_ids), len(sorted_ids) - 1)
         row_codes = np.where(sorted_ids[at] == row_ids, sorted_codes[at], 2)
         scores[codes[:, None] == row_codes[None, :]] = -np.inf  # same tier (and itself)
-        take = min(k, len(rows))
+        take = min(k, len(row_ids))
         top = np.argpartition(-scores, take - 1, axis=1)[:, :take]
         merged_scores = np.concatenate([best_scores, np.take_along_axis(scores, top, 1)], 1)
         merged_ids = np.concatenate([best_ids, row_ids[top]], axis=1)
@@ -71,6 +79,16 @@ def near_pairs(conn: Any, *, min_cosine: float, k: int) -> list[NeighbourPair]:
         for j in range(k)
         if best_ids[i, j] >= 0 and best_scores[i, j] >= min_cosine
     ]
+
+
+def _vec0_blocks(conn: Any, rows: int, dim: int) -> Iterator[tuple[Any, Any]]:
+    import numpy as np
+
+    cursor = conn.execute("SELECT rowid, embedding FROM chunks_vec")
+    while found := cursor.fetchmany(rows):
+        ids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+        vectors = np.frombuffer(b"".join(r[1] for r in found), dtype=np.float32)
+        yield ids, vectors.reshape(len(found), dim)
 
 
 def _unit(vectors: Any) -> Any:

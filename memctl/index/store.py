@@ -335,9 +335,12 @@ class Store:
         ).fetchall()
         return [ContextRow(*row) for row in rows]
 
-    def near_pairs(self, min_cosine: float, k: int) -> list[NeighbourPair]:
-        """Each HOT and WARM chunk's `k` nearest chunks of another tier, cosine >= `min_cosine`."""
-        return neighbours.near_pairs(self.conn, min_cosine=min_cosine, k=k)
+    def near_pairs(
+        self, min_cosine: float, k: int, blocks: neighbours.BlockSource | None = None
+    ) -> list[NeighbourPair]:
+        """Each HOT and WARM chunk's `k` nearest chunks of another tier, cosine >= `min_cosine`
+        (`blocks`: a faster copy of the vectors than vec0, when the caller has one)."""
+        return neighbours.near_pairs(self.conn, min_cosine=min_cosine, k=k, blocks=blocks)
 
     def has_vectors(self) -> bool:
         # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.

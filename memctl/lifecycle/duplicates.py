@@ -11,7 +11,8 @@ all pairs, which is what a small vault can afford.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
@@ -59,11 +60,29 @@ class Neighbourhood:
     model_id: str
 
     @classmethod
-    def of(cls, store: IndexBackend) -> Neighbourhood | None:
-        """None when the index holds no vectors (of the model it says it holds)."""
+    def of(cls, store: IndexBackend, state_dir: Path | None = None) -> Neighbourhood | None:
+        """None when the index holds no vectors (of the model it says it holds).
+
+        On SQLite the vectors are read from search's cached matrix (a file read, ~10x
+        faster than vec0's rows; rebuilt first when stale), or from vec0 below the size
+        that keeps one."""
         if not store.has_vectors():
             return None
-        pairs = store.near_pairs(-1.0, NEIGHBOURS)
+        blocks = None
+        if store.backend == "sqlite" and state_dir is not None:
+            from memctl.search import vectors
+
+            conn = store.conn  # type: ignore[attr-defined]
+
+            def blocks(rows: int) -> Any:
+                # A stale cache is rebuilt first (when the index is big enough to keep one):
+                # tonight's cost, which tomorrow's no-change run and every search reuse.
+                found = vectors.cached_blocks(conn, state_dir, rows)
+                if found is None and vectors.load(conn, state_dir) is not None:
+                    found = vectors.cached_blocks(conn, state_dir, rows)
+                return found
+
+        pairs = store.near_pairs(-1.0, NEIGHBOURS, blocks)
         ids = [p.source for p in pairs] + [p.neighbour for p in pairs]
         return cls(pairs, {c.id: c for c in store.chunks_by_ids(ids)}, store.model_id)
 

@@ -268,7 +268,7 @@ def lint(
     with contextlib.ExitStack() as stack:
         if store is None and has_index(vault):
             store = stack.enter_context(open_store(vault))
-        hood = Neighbourhood.of(store) if store is not None else None
+        hood = Neighbourhood.of(store, vault.state_dir) if store is not None else None
         _duplicates(vault, texts, hood, book or ProposalBook(vault), report)
     units = [
         u for path, text in texts.items() if tier_of(path) != "cold" for u in units_of(path, text)

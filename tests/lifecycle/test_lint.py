@@ -298,6 +298,23 @@ def test_vector_near_duplicates_from_neighbours_match_all_pairs(vault: Vault) ->
         path, line = other.rsplit(":", 1)
         got.add((f.path, f.line, path, int(line)))
     assert got == expected
+    # Search's cached matrix, read from its file block by block, gives the same neighbours.
+    from memctl.lifecycle.duplicates import Neighbourhood
+    from memctl.search import vectors as search_vectors
+
+    with Store.open(vault) as store:
+        from_vec0 = Neighbourhood.of(store, None)
+        assert search_vectors.cached_blocks(store.conn, vault.state_dir, 7) is None  # none yet
+        search_vectors.load(store.conn, vault.state_dir, min_vectors=0)
+        assert search_vectors.cached_blocks(store.conn, vault.state_dir, 7) is not None
+        from_cache = Neighbourhood.of(store, vault.state_dir)
+    assert from_vec0 is not None and from_cache is not None
+    assert [(p.source, p.neighbour) for p in from_cache.pairs] == [
+        (p.source, p.neighbour) for p in from_vec0.pairs
+    ]
+    assert [round(p.cosine, 5) for p in from_cache.pairs] == [
+        round(p.cosine, 5) for p in from_vec0.pairs
+    ]
 
 
 def test_line_duplicates_against_cold_from_neighbours_match_all_pairs(vault: Vault) -> None:

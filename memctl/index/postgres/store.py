@@ -41,7 +41,7 @@ from memctl.vault import Vault
 if TYPE_CHECKING:
     import numpy as np
 
-    from memctl.index.neighbours import NeighbourPair
+    from memctl.index.neighbours import BlockSource, NeighbourPair
 
 STATE_FILE = "state.db"
 _RECORD = (
@@ -521,8 +521,11 @@ class PgStore:
         ):
             yield ChunkUsage(*row)
 
-    def near_pairs(self, min_cosine: float, k: int) -> list[NeighbourPair]:
-        """Each HOT and WARM chunk's `k` nearest chunks of another tier, by the HNSW index."""
+    def near_pairs(
+        self, min_cosine: float, k: int, blocks: BlockSource | None = None
+    ) -> list[NeighbourPair]:
+        """Each HOT and WARM chunk's `k` nearest chunks of another tier, by the HNSW index
+        (`blocks`, a SQLite matrix copy, does not apply)."""
         from memctl.index.neighbours import NeighbourPair
 
         askers = self.conn.execute(
