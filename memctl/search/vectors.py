@@ -176,7 +176,7 @@ def _file_blocks(ids: np.ndarray, path: Path, rows: int) -> Iterator[tuple[np.nd
             yield ids[start : start + count], block
 
 
-_BUILD_BLOCK = 65536  # rows of vec0 read (and sketched) at a time
+_BUILD_BLOCK = 16384  # rows of vec0 read (and sketched) at a time: ~50 MB
 
 
 def build(conn: Any, state_dir: Path, sig: str) -> VectorMatrix:
