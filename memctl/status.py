@@ -98,11 +98,6 @@ def tier_metrics(
     )
 
 
-def vault_status(vault: Vault) -> dict[str, Any]:
-    """Tier metrics read from the markdown alone (no index needed)."""
-    return {"vault": str(vault.root), **tier_metrics(vault).to_dict()}
-
-
 def full_status(vault: Vault) -> dict[str, Any]:
     """Vault metrics plus the index's own (chunks per tier, freshness, pending embeddings)
     and whether a resident process (`memctl serve`) serves the vault."""

@@ -244,12 +244,6 @@ def lint_vault(vault: Vault, *, llm: LLM | None = None, now: datetime | None = N
         return lint(vault, llm=llm, suggestions=suggestions, texts=run.texts(), store=run.store)
 
 
-def tier_counts(vault: Vault) -> dict[str, Any]:
-    """maintain's flat per-tier keys for a vault (the shape `tiers` keeps for scripts)."""
-    with LifecycleRun.open(vault, clock.now(), create_index=False) as run:
-        return run.metrics().flat()
-
-
 _HEADERS = {"decision": ARCHIVE_DECISIONS_HEADER}
 
 
