@@ -31,7 +31,13 @@ def load_table() -> dict[str, FloorThresholds]:
     text = (resources.files("memctl.search") / TABLE_FILE).read_text(encoding="utf-8")
     data = json.loads(text)["models"]
     return {
-        model: FloorThresholds(float(v["min_coverage"]), v.get("min_cosine"), v.get("max_missing"))
+        model: FloorThresholds(
+            float(v["min_coverage"]),
+            v.get("min_cosine"),
+            v.get("max_missing"),
+            v.get("min_cosine_cross"),
+            float(v.get("coverage_weight") or 0.0),
+        )
         for model, v in data.items()
     }
 
@@ -110,8 +116,10 @@ class Judge:
         places: Mapping[int, tuple[str, int, int]],
         thresholds: FloorThresholds,
         missing: float = 0.0,
+        query_script: str | None = None,
     ) -> None:
         self.missing = missing
+        self.query_script = query_script
         self.terms = terms
         self.cosines = cosines
         self.places = places
@@ -120,7 +128,9 @@ class Judge:
     def judge(self, cid: int, path: str, line_start: int, line_end: int, text: str) -> Judged:
         cover = fl.coverage(self.terms, _WORD.findall(text))
         cosine = self._cosine(cid, path, line_start, line_end)
-        return Judged(cover, cosine, fl.evidence(cover, cosine, self.thresholds, self.missing))
+        cross = fl.cross_script(self.query_script, text)
+        value = fl.evidence(cover, cosine, self.thresholds, self.missing, cross)
+        return Judged(cover, cosine, value)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -174,6 +184,7 @@ def judge_results(
         {cid: (r.path, r.line_start, r.line_end) for cid, r in records.items()},
         thresholds,
         missing,
+        fl.script_of(query.raw),
     )
     judged = {}
     for cid in chosen:
