@@ -57,6 +57,7 @@ class Judged:
     coverage: float
     cosine: float | None
     evidence: float
+    cross: bool = False  # the chunk is in another script than the query
 
 
 def weighted_terms(
@@ -125,12 +126,17 @@ class Judge:
         self.places = places
         self.thresholds = thresholds
 
-    def judge(self, cid: int, path: str, line_start: int, line_end: int, text: str) -> Judged:
+    def judge(
+        self, cid: int, path: str, line_start: int, line_end: int, text: str, chunk: str = ""
+    ) -> Judged:
+        """`text`: the snippet (what coverage reads); `chunk`: the text that was embedded,
+        whose script sets the cosine's bar (a snippet can be mostly a Latin front matter
+        above a Russian paragraph)."""
         cover = fl.coverage(self.terms, _WORD.findall(text))
         cosine = self._cosine(cid, path, line_start, line_end)
-        cross = fl.cross_script(self.query_script, text)
+        cross = fl.cross_script(self.query_script, chunk or text)
         value = fl.evidence(cover, cosine, self.thresholds, self.missing, cross)
-        return Judged(cover, cosine, value)
+        return Judged(cover, cosine, value, cross)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -189,7 +195,10 @@ def judge_results(
     judged = {}
     for cid in chosen:
         snip = snippet(cid)
-        judged[cid] = judge.judge(cid, records[cid].path, snip.line_start, snip.line_end, snip.text)
+        record = records[cid]
+        judged[cid] = judge.judge(
+            cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
+        )
     value = thresholds.min_coverage if floor is True else floor
     if floor is True and trusted and model_id not in table():
         # A model with vectors but no calibration: its cosines' scale is unknown and the

@@ -308,6 +308,7 @@ class Searcher:
                 evidence=judged[cid].evidence,
                 coverage=judged[cid].coverage,
                 cosine=judged[cid].cosine,
+                cross=judged[cid].cross,
                 tokens=estimate_tokens(snip.text),
             )
             if explain:
