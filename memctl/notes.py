@@ -121,3 +121,11 @@ def format_decision(day: date, title: str, body: str, *, markers: bool = True) -
         lines.append(line)
     body_text = "\n".join(lines)
     return f"## {day.isoformat()} — {title}\n\n{body_text}\n"
+
+
+def default_title(text: str, words: int = 8) -> str:
+    """A decision's title when none was given: the first words of its first line."""
+    first = text.strip().splitlines()[0]
+    parts = first.split()
+    title = " ".join(parts[:words])
+    return title + ("…" if len(parts) > words else "")

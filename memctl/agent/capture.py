@@ -12,18 +12,19 @@
 UPDATE and DELETE never lose a memory: the old text is first appended to
 `memory/archive/superseded.md` with a pointer to what replaced it, and only then removed
 from where it was. Core lines are never changed here (core goes through review).
+
+The parts: capture_rules.py (pure: validation, parsing, the candidate), capture_neighbours.py
+(similar existing memories), capture_prompts.py, capture_write.py (writes and retirements).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from rapidfuzz import fuzz, process
-
-from memctl import clock, memory
+from memctl import clock
+from memctl.agent.capture_neighbours import Neighbourhood, bare, comparable, load_memories
 from memctl.agent.capture_prompts import (
     CONTRADICTION_SCHEMA,
     CONTRADICTION_SYSTEM,
@@ -34,74 +35,38 @@ from memctl.agent.capture_prompts import (
 )
 from memctl.agent.capture_rules import (
     HIGH_IMPORTANCE,
+    SUPERSEDED,
+    Candidate,
     MemoryItem,
     clip_transcript,
     conversation_text,
-    memory_items,
-    remove_block,
-    superseded_entry,
     validation_reason,
 )
-from memctl.agent.tools import default_title
+from memctl.agent.capture_write import apply
 from memctl.errors import MemctlError, UsageError
 from memctl.llm import LLM, LLMError
-from memctl.vault import (
-    ARCHIVE_DIR,
-    STATE_DIR,
-    Vault,
-    append_block,
-    source_of,
-    update_file,
-)
+from memctl.vault import Vault
 
-SUPERSEDED = f"{ARCHIVE_DIR}/superseded.md"
+# The pipeline's parts, importable from here as before the split.
+__all__ = [
+    "CONTRADICTION_SYSTEM",
+    "EXTRACT_SYSTEM",
+    "JUDGE_SYSTEM",
+    "NO_KEY_FOR_CAPTURE",
+    "SUPERSEDED",
+    "Candidate",
+    "CaptureReport",
+    "Neighbourhood",
+    "apply",
+    "bare",
+    "capture",
+    "comparable",
+    "load_memories",
+]
+
 NO_KEY_FOR_CAPTURE = (
     "capture needs the LLM and ANTHROPIC_API_KEY is not set: nothing was read or written"
 )
-NEIGHBOURS = 5
-FULL_COMPARE_LIMIT = 400  # memories embedded one by one per capture, at most
-_POOL = 20
-
-_STAMP = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\d{1,2}:\d{2}\s+)?")
-
-
-def bare(text: str) -> str:
-    """A memory's words without its list marker and time stamp (what similarity compares)."""
-    return " ".join(_STAMP.sub("", text).split())
-
-
-def comparable(text: str) -> str:
-    """Text reduced for the near-duplicate ratio: no bullet, no time stamp, no case."""
-    return bare(text).casefold()
-
-
-@dataclass
-class Candidate:
-    text: str
-    kind: str
-    title: str | None = None
-    durable: bool = True
-    outcome: str = (
-        "pending"  # invalid | duplicate | ADD | UPDATE | DELETE | NOOP | CONFLICT | error
-    )
-    reason: str = ""
-    similarity: float | None = None
-    target: MemoryItem | None = None
-    final_text: str | None = None
-    written: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "kind": self.kind,
-            "title": self.title,
-            "outcome": self.outcome,
-            "reason": self.reason,
-            "similarity": None if self.similarity is None else round(self.similarity, 4),
-            "target": self.target.ref() if self.target else None,
-            "final_text": self.final_text,
-            "written": self.written,
-        }
 
 
 @dataclass
@@ -125,116 +90,6 @@ class CaptureReport:
             "llm_calls": self.llm_calls,
             "notices": self.notices,
         }
-
-
-def load_memories(vault: Vault) -> list[MemoryItem]:
-    items: list[MemoryItem] = []
-    for path in vault.memory_files():
-        rel = vault.rel(path)
-        source = source_of(rel)
-        if source is None or rel == SUPERSEDED:
-            continue
-        text = vault.read_memory(path)  # a link leaving the vault is skipped with a notice
-        if text is not None:
-            items.extend(memory_items(rel, source, text))
-    return items
-
-
-class Neighbourhood:
-    """Nearest existing memories of a text: embeddings when the model loads, else lexical."""
-
-    def __init__(self, vault: Vault, items: list[MemoryItem], notices: list[str]) -> None:
-        self.vault = vault
-        self.items = items
-        self.notices = notices
-        self._plain = [comparable(i.text) for i in items]
-        self._embedder: Any = None
-        self._vectors: dict[str, Any] = {}
-        self.index_hits = 0  # pool members found through the index (large vaults)
-        try:
-            from memctl.index.embed import get_embedder
-
-            self._embedder = get_embedder(vault.settings)
-        except Exception as exc:  # no model on this machine: lexical similarity still works
-            notices.append(f"embeddings unavailable, near-duplicates found lexically only ({exc})")
-
-    def add(self, text: str, path: str) -> None:
-        """A memory written by this run, so a later candidate repeating it is a duplicate."""
-        item = MemoryItem(f"new:{len(self.items)}", path, 0, 0, text, "captured")
-        self.items.append(item)
-        self._plain.append(comparable(text))
-
-    def nearest(
-        self, text: str, k: int = NEIGHBOURS, *, min_importance: float = 0.0
-    ) -> list[tuple[MemoryItem, float, float]]:
-        """Up to k (item, cosine or -1 without embeddings, text ratio 0..100), best first."""
-        allowed = [i for i, item in enumerate(self.items) if item.importance >= min_importance]
-        if not allowed:
-            return []
-        plain = comparable(text)
-        choices = {i: self._plain[i] for i in allowed}
-        lexical = process.extract(plain, choices, scorer=fuzz.token_set_ratio, limit=_POOL)
-        pool = {i for _, _, i in lexical}
-        if self._embedder is not None:
-            import numpy as np
-
-            query = self._embedder.embed_passages([bare(text)])[0]
-            # Small vaults are compared in full, which catches paraphrases with no word in
-            # common; in large ones the index's nearest chunks widen the lexical pool.
-            if len(allowed) <= FULL_COMPARE_LIMIT:
-                pool = set(allowed)
-            else:
-                pool |= self._index_pool(query) & set(allowed)
-            missing = [self.items[i] for i in pool if self.items[i].id not in self._vectors]
-            if missing:
-                rows = self._embedder.embed_passages([bare(m.text) for m in missing])
-                for item, row in zip(missing, rows, strict=True):
-                    self._vectors[item.id] = row
-            from memctl.index.embed.registry import calibrated_cosine
-
-            model_id = self._embedder.model_id
-            scored = [
-                (
-                    self.items[i],
-                    calibrated_cosine(
-                        float(np.dot(query, self._vectors[self.items[i].id])), model_id
-                    ),
-                    i,
-                )
-                for i in pool
-            ]
-        else:
-            scored = [(self.items[i], -1.0, i) for i in pool]
-        out = [(item, cos, fuzz.ratio(plain, self._plain[i])) for item, cos, i in scored]
-        out.sort(key=lambda t: (t[1], t[2]), reverse=True)
-        return out[:k]
-
-    def _index_pool(self, query: Any) -> set[int]:
-        """Items overlapping the index's nearest chunks to `query` (empty without an index)."""
-        if not (self.vault.root / STATE_DIR / "index.db").exists():
-            return set()
-        try:
-            from memctl.index.store import Store
-            from memctl.search.candidates import Filters, vec0_candidates
-
-            with Store.open(self.vault) as store:
-                if store.model_id != self._embedder.model_id:
-                    return set()
-                hits = vec0_candidates(store.conn, query, Filters(), _POOL)
-                chunks = store.chunks_by_ids(list(hits))
-        except Exception as exc:  # the lexical pool still stands
-            self.notices.append(f"index not used for similar memories ({exc})")
-            return set()
-        pool = {
-            i
-            for chunk in chunks
-            for i, item in enumerate(self.items)
-            if item.path == chunk.path
-            and item.line_start <= chunk.line_end
-            and item.line_end >= chunk.line_start
-        }
-        self.index_hits += len(pool)
-        return pool
 
 
 def _memories_block(neighbours: list[tuple[MemoryItem, float, float]]) -> str:
@@ -325,59 +180,6 @@ def check_contradiction(
         cand.outcome = "CONFLICT"
         cand.target = by_id.get(answer["target"] or "", cand.target)
         cand.reason = f"contradicts a high-importance memory: {answer['reason'].strip()}"
-
-
-def _write_new(vault: Vault, cand: Candidate, now: datetime) -> dict[str, Any]:
-    text = cand.final_text or cand.text
-    if cand.kind == "decision":
-        title = cand.title or default_title(text)
-        path = memory.add_decision(vault, title, text, day=now.date())
-        return {"path": vault.rel(path), "kind": "decision", "title": title}
-    path = memory.add_note(vault, text, at=now)
-    return {"path": vault.rel(path), "kind": "note"}
-
-
-def _retire(vault: Vault, cand: Candidate, pointer: str, now: datetime) -> dict[str, Any]:
-    """Archive the target with a pointer, then remove it from where it was."""
-    item = cand.target
-    assert item is not None
-    entry = superseded_entry(now.date().isoformat(), item, cand.outcome, pointer, cand.reason)
-    archive = vault.root / SUPERSEDED
-
-    def add_entry(before: str) -> str:
-        if before and not before.endswith("\n\n"):
-            before = before.rstrip("\n") + "\n\n"
-        return append_block(before, entry)
-
-    removed: list[bool] = []
-
-    def drop(before: str) -> str:
-        after = remove_block(before, item.text)
-        removed[:] = [after is not None]
-        return before if after is None else after
-
-    with vault.lock():
-        update_file(archive, add_entry, create="# Superseded memories\n\n")
-        update_file(vault.check_writable(vault.root / item.path), drop)
-    out = {"archived_to": SUPERSEDED, "removed_from": item.path if removed[0] else None}
-    if not removed[0]:
-        out["notice"] = (
-            f"{item.path} changed since it was read: the old text was archived but left in place"
-        )
-    return out
-
-
-def apply(vault: Vault, cand: Candidate, now: datetime) -> None:
-    if cand.outcome == "ADD":
-        cand.written = _write_new(vault, cand, now)
-    elif cand.outcome == "UPDATE":
-        written = _write_new(vault, cand, now)
-        pointer = f"{written['path']} ({now.date().isoformat()}): {cand.final_text or cand.text}"
-        cand.written = {**written, **_retire(vault, cand, pointer, now)}
-    elif cand.outcome == "DELETE":
-        cand.written = _retire(
-            vault, cand, f"captured on {now.date().isoformat()}: {cand.text}", now
-        )
 
 
 def capture(

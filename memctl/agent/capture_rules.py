@@ -14,12 +14,16 @@ from typing import Any
 from memctl.index.chunker import parse_front_matter
 from memctl.notes import parse_decisions
 from memctl.tokens import estimate_tokens, truncate_to_tokens
+from memctl.vault import ARCHIVE_DIR
 
 # High-importance memories get the contradiction check (core 1.0, decisions 0.7 by the
 # chunker's defaults); daily notes and the archive are allowed to drift.
 HIGH_IMPORTANCE = 0.7
 IMPORTANCE = {"core": 1.0, "decision": 0.7, "daily": 0.5, "archive": 0.4}
 TRANSCRIPT_TOKENS = 24_000  # what the extractor sees; the most recent part wins
+
+# Where UPDATE and DELETE archive the memory they replace (never read back as a memory).
+SUPERSEDED = f"{ARCHIVE_DIR}/superseded.md"
 
 
 def conversation_text(raw: str) -> str:
@@ -178,3 +182,32 @@ def superseded_entry(day: str, item: MemoryItem, action: str, pointer: str, reas
         f"{'Replaced by' if action == 'UPDATE' else 'Because of'}: {pointer}\n"
         f"Reason: {reason.strip() or 'not given'}\n"
     )
+
+
+@dataclass
+class Candidate:
+    text: str
+    kind: str
+    title: str | None = None
+    durable: bool = True
+    outcome: str = (
+        "pending"  # invalid | duplicate | ADD | UPDATE | DELETE | NOOP | CONFLICT | error
+    )
+    reason: str = ""
+    similarity: float | None = None
+    target: MemoryItem | None = None
+    final_text: str | None = None
+    written: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "kind": self.kind,
+            "title": self.title,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "similarity": None if self.similarity is None else round(self.similarity, 4),
+            "target": self.target.ref() if self.target else None,
+            "final_text": self.final_text,
+            "written": self.written,
+        }

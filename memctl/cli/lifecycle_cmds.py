@@ -2,43 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import typer
 
-from memctl import clock
 from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
 from memctl.cli.app import app
-from memctl.errors import UsageError
-from memctl.lifecycle import evidence
 from memctl.lifecycle.compact import compact as compact_vault
-from memctl.lifecycle.demote import (
-    apply_demotions,
-    apply_prunes,
-    archive_core_lines,
-    plan_demotions,
-    propose_hot_archive,
-    prune_proposals,
-)
-from memctl.lifecycle.moves import finish_pending_moves
-from memctl.lifecycle.promote import (
-    apply_promotions,
-    propose_promotions,
-    record_reviews,
-    review_open,
-)
-from memctl.lifecycle.proposals import Proposal, ProposalBook
+from memctl.lifecycle.proposals import Proposal
+from memctl.lifecycle.workflows import run_demote, run_promote, run_prune
 from memctl.llm import NO_KEY_NOTICE, get_llm
 from memctl.secrets import redact_text
-
-
-def _proposal(p: Proposal) -> dict[str, Any]:
-    """A proposal as listings print it: memory text with secrets redacted."""
-    data = p.to_dict()
-    data["text"] = redact_text(p.text)
-    if p.line:
-        data["line"] = redact_text(p.line)
-    return data
 
 
 def _show(p: Proposal) -> None:
@@ -85,69 +57,36 @@ def promote(
               memctl promote --apply-approved
     """
     vault = get_vault(ctx)
-    now = clock.now()
-    uses = evidence.load_chunk_uses(vault, now)
-    if not evidence.has_index(vault):
-        err("no index yet: run `memctl index` (candidates come from search and context references)")
-    if (section or text) and not apply:
-        raise UsageError("--section and --text go with --apply ID")
-    with vault.lock():
-        book = ProposalBook(vault)
-        propose_promotions(vault, book, uses, now)
-        book.save()
-    verdicts = {}
-    if review:
-        llm = get_llm(vault.settings)
-        if llm is None:
-            err(NO_KEY_NOTICE)
-        else:
-            # The LLM is asked outside the vault lock: `add` must not wait on the network.
-            verdicts = review_open(vault, book.of_kind("promote", ("proposed",)), llm)
-    result = None
-    with vault.lock():
-        book = ProposalBook(vault)
-        reviewed: list[Proposal] = record_reviews(book, verdicts, now)
-        ids = list(apply)
-        if apply_approved:
-            ids += [p.id for p in book.of_kind("promote", ("approved",))]
-        if ids:
-            result = apply_promotions(
-                vault, book, ids, section=section, text=text, uses=uses, now=now
-            )
-        book.save()
-    listed = book.of_kind("promote", ("proposed", "approved"))
+    report = run_promote(
+        vault,
+        review=review,
+        llm=get_llm(vault.settings) if review else None,
+        apply=apply,
+        apply_approved=apply_approved,
+        section=section,
+        text=text,
+    )
+    for notice in report.notices:
+        err(notice)
     if json_out:
-        print_json(
-            {
-                "proposals": [_proposal(p) for p in listed],
-                "reviewed": [_proposal(p) for p in reviewed],
-                "applied": [
-                    {"id": p.id, "section": e.section, "added": e.added, "core_lines": e.line_count}
-                    for p, e in (result.applied if result else [])
-                ],
-                "refused": [
-                    {"id": p.id, "reason": why} for p, why in (result.refused if result else [])
-                ],
-            }
-        )
+        print_json(report.to_dict())
     else:
-        for p in reviewed:
+        for p in report.reviewed:
             console.print(
                 f"reviewed {p.id}: {p.status} ({p.review.get('reason') if p.review else ''})"
             )
-        if result:
-            for p, e in result.applied:
-                console.print(
-                    f"applied {p.id} to ## {e.section} (core.md now {e.line_count}/{e.cap} lines)"
-                )
-            for p, why in result.refused:
-                err(f"refused {p.id}: {why}")
-        if not listed:
+        for p, e in report.applied:
+            console.print(
+                f"applied {p.id} to ## {e.section} (core.md now {e.line_count}/{e.cap} lines)"
+            )
+        for p, why in report.refused:
+            err(f"refused {p.id}: {why}")
+        if not report.proposals:
             console.print("no promotion candidates")
-        for p in listed:
+        for p in report.proposals:
             _show(p)
-    if result and result.refused:
-        raise typer.Exit(1)
+    if report.exit_code:
+        raise typer.Exit(report.exit_code)
 
 
 @app.command()
@@ -169,64 +108,28 @@ def demote(
               memctl demote --apply
               memctl demote --hot H0f3a9c12
     """
-    vault = get_vault(ctx)
-    now = clock.now()
-    uses = evidence.load_chunk_uses(vault, now)
-    recovered: list[str] = []
-    done: list[dict[str, str]] = []
-    skipped: list[str] = []
-    with vault.lock():
-        if apply or hot:
-            recovered = finish_pending_moves(vault)
-        plan = plan_demotions(vault, uses, now)
-        book = ProposalBook(vault)
-        if apply:
-            report = apply_demotions(vault, plan)
-            done += [m.to_dict() for m in report.done]
-            skipped += [f"{m.source}: {why}" for m, why in report.skipped]
-        if hot:
-            report = archive_core_lines(vault, book, hot)
-            done += [m.to_dict() for m in report.done]
-            skipped += [f"{m.what}: {why}" for m, why in report.skipped]
-        hot_props = propose_hot_archive(
-            vault, book, evidence.load_chunk_uses(vault, now) if done else uses, now
-        )
-        book.save()
-    if done and evidence.has_index(vault):
-        # Moved text keeps its hash: the lexical refresh is cheap and vectors come from the cache.
-        from memctl.index.sync import ensure_fresh
-
-        ensure_fresh(vault, now=now)
-    planned = [dict(m.to_dict(), reason=plan.reasons.get(i, "")) for i, m in enumerate(plan.moves)]
+    report = run_demote(get_vault(ctx), apply=apply, hot=hot)
     if json_out:
-        print_json(
-            {
-                "planned": [] if apply else planned,
-                "moved": done,
-                "skipped": skipped,
-                "recovered": recovered,
-                "hot": [_proposal(p) for p in hot_props],
-            }
-        )
+        print_json(report.to_dict())
         return
-    for note in recovered:
+    for note in report.recovered:
         err(note)
-    for move in done:
+    for move in report.moved:
         console.print(f"moved {move['what']}: {move['from']} -> {move['to']}")
-    for why in skipped:
+    for why in report.skipped:
         err(f"skipped {why}")
     if not apply:
-        for move in planned:
+        for move in report.planned:
             console.print(
                 f"would move {move['what']}: {move['from']} -> {move['to']}  ({move['reason']})"
             )
-        if planned:
+        if report.planned:
             console.print("run `memctl demote --apply` to move them")
         elif not hot:
             console.print("nothing to demote")
-    if hot_props:
+    if report.hot:
         console.print("core.md lines proposed for archiving (memctl demote --hot ID):")
-        for p in hot_props:
+        for p in report.hot:
             _show(p)
 
 
@@ -246,38 +149,19 @@ def prune(
     Examples: memctl prune
               memctl prune --apply --id X1a2b3c4d
     """
-    vault = get_vault(ctx)
-    now = clock.now()
-    uses = evidence.load_chunk_uses(vault, now)
-    if not evidence.has_index(vault):
-        err("no index yet: run `memctl index` (prune reads archive chunks and their references)")
-    # Candidates are worked out before the lock (reading every archive); the lock covers
-    # only storing them and the deletions, which re-check their text in the file.
-    fresh = prune_proposals(vault, uses, now)
-    with vault.lock():
-        book = ProposalBook(vault)
-        book.refresh("prune", fresh)
-        listed = book.of_kind("prune", ("proposed", "approved"))
-        report = apply_prunes(vault, book, only or None) if apply else None
-        book.save()
+    report = run_prune(get_vault(ctx), apply=apply, only=only)
+    for notice in report.notices:
+        err(notice)
     if json_out:
-        print_json(
-            {
-                "proposals": [_proposal(p) for p in listed] if not apply else [],
-                "deleted": [
-                    {"path": m.source, "what": m.what} for m in (report.done if report else [])
-                ],
-                "skipped": [why for _, why in (report.skipped if report else [])],
-            }
-        )
+        print_json(report.to_dict())
         return
-    if report:
-        for m in report.done:
-            console.print(f"deleted from {m.source}: {m.what}")
+    if apply:
+        for m in report.deleted:
+            console.print(f"deleted from {m['path']}: {m['what']}")
         return
-    if not listed:
+    if not report.proposals:
         console.print("nothing to prune")
-    for p in listed:
+    for p in report.proposals:
         _show(p)
 
 

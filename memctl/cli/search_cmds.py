@@ -279,8 +279,7 @@ def eval_cmd(
     Searches run with --no-log, so evaluating never changes usage counts.
     Example: memctl eval tests/search/fixture_vault/queries.jsonl -k 5
     """
-    from memctl.search.evaluate import Hit, parse_queries, run_eval
-    from memctl.search.hybrid import Searcher
+    from memctl.search.evaluate import evaluate_vault, parse_queries
 
     vault = get_vault(ctx)
     wanted = [m.strip() for m in modes.split(",") if m.strip()]
@@ -293,24 +292,7 @@ def eval_cmd(
         raise UsageError(f"cannot read {queries}: {exc.strerror}") from None
     if not labelled:
         raise UsageError(f"{queries} holds no query with gold evidence")
-    with Searcher(vault) as searcher:
-        searcher.search("warm up", k=1, log=False, mode="lexical")  # one freshness sync
-        searcher.fresh = False
-        cache: dict[str, object] = {}
-
-        def run(text: str, mode: str) -> list[Hit]:
-            vector = None
-            if mode in ("hybrid", "vector"):
-                vector = cache.get(text)
-                if vector is None and searcher._has_vectors():
-                    vector = cache[text] = searcher._embed(text)
-            # Ranking quality: the floor has its own eval (scripts/eval_shared --floor).
-            response = searcher.search(
-                text, k=k, log=False, mode=mode, vector=vector, use_floor=False
-            )
-            return [Hit(r.path, *r.chunk_lines, r.snippet) for r in response.results]
-
-        reports = run_eval(labelled, run, k=k, modes=wanted)
+    reports = evaluate_vault(vault, labelled, k=k, modes=wanted)
     data = {
         "k": k,
         "queries": len(labelled),

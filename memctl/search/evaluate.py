@@ -20,9 +20,12 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl.errors import UsageError
+
+if TYPE_CHECKING:
+    from memctl.vault import Vault
 
 _SPACE = re.compile(r"\s+")
 # A long gold text cut by the snippet budget still counts when this much of it is shown.
@@ -198,3 +201,31 @@ def run_eval(
             report.categories.setdefault(q.category, Tally()).add(m)
             report.per_query.append({"qid": q.qid, "category": q.category, **m})
     return reports
+
+
+def evaluate_vault(
+    vault: Vault, queries: Sequence[LabelledQuery], *, k: int, modes: Sequence[str]
+) -> dict[str, ModeReport]:
+    """`memctl eval`: each mode's metrics on `vault`, searched without logging (evaluating
+    never changes usage counts) and without the relevance floor (ranking quality; the
+    floor has its own eval, scripts/eval_shared --floor)."""
+    from memctl.search.hybrid import Searcher
+
+    with Searcher(vault) as searcher:
+        searcher.refresh()  # once: the vault does not change under an eval
+        searcher.fresh = False
+        vectors: dict[str, Any] = {}
+
+        def run(text: str, mode: str) -> list[Hit]:
+            vector = None
+            if mode in ("hybrid", "vector"):
+                # One embedding per query, shared by the modes that use it.
+                vector = vectors.get(text)
+                if vector is None and searcher.has_vectors():
+                    vector = vectors[text] = searcher.embed_query(text)
+            response = searcher.search(
+                text, k=k, log=False, mode=mode, vector=vector, use_floor=False
+            )
+            return [Hit(r.path, *r.chunk_lines, r.snippet) for r in response.results]
+
+        return run_eval(queries, run, k=k, modes=modes)

@@ -2,12 +2,16 @@
 
 A `Searcher` holds the open index and (once needed) the embedding model, so `--batch`
 and `memctl eval` pay the model load once; `search()` is the one-shot entry point.
+The stages live beside it: candidates.py and vectors.py (the lists), ranking.py
+(scores, settling, diversity), evidence.py (the relevance floor), present.py (snippets
+and results).
 """
 
 from __future__ import annotations
 
 import time
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from memctl import clock
@@ -15,28 +19,13 @@ from memctl.errors import UsageError
 from memctl.index.backend import IndexBackend, open_store
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
-from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
-from memctl.search import supersession, vectors, vocab
+from memctl.search import present, ranking, vectors, vocab
 from memctl.search.candidates import Filters
 from memctl.search.evidence import judge_results
 from memctl.search.query import Query, parse_query
 from memctl.search.results import SearchResponse, SearchResult
-from memctl.search.scoring import (
-    Placed,
-    Policy,
-    Signals,
-    Weights,
-    composite,
-    context_boost,
-    fuse,
-    jaccard,
-    mmr,
-    weights_for,
-    word_set,
-)
-from memctl.search.snippets import Matcher, Snippet, best_snippet
-from memctl.tokens import estimate_tokens
+from memctl.search.scoring import Policy, Weights, fuse, weights_for
 from memctl.vault import Vault
 
 MODES = ("hybrid", "lexical", "vector", "bm25")
@@ -46,9 +35,6 @@ _MODE_LISTS = {
     "vector": ("vector",),
     "bm25": ("fts",),
 }
-# How far around a chunk the snippet may look for context lines.
-_CONTEXT_LINES = 40
-_CONTEXT_SOURCES = ("daily", "archive")
 MAX_BUDGET_RESULTS = 50  # --budget: k is the budget's business, up to this many
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
 
@@ -94,7 +80,9 @@ class Searcher:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _embed(self, text: str) -> Any:
+    def embed_query(self, text: str) -> Any:
+        """The query vector of `text` (loads the model on first use). Callers running one
+        query in several modes embed it once and pass it to `search(vector=...)`."""
         if self._embedder is None:
             from memctl.index.embed import get_embedder
 
@@ -103,6 +91,20 @@ class Searcher:
         vector = self._embedder.embed_query(text)
         self.timings["embed_ms"] = (time.perf_counter() - started) * 1000
         return vector
+
+    def has_vectors(self) -> bool:
+        """Whether the index holds any chunk vectors (without them a query vector is useless)."""
+        return self.store.has_vectors()
+
+    def refresh(self, now: datetime | None = None) -> list[str]:
+        """Bring the index up to date with the vault now (the cheap stat walk); notices.
+
+        A batch over a vault that does not change under it refreshes once, then sets
+        `fresh = False` so each search skips the walk."""
+        from memctl.index.sync import ensure_fresh
+
+        report = ensure_fresh(self.vault, now=now or clock.now())
+        return [f"index not refreshed: {report.skipped}"] if report.skipped else []
 
     def search(
         self,
@@ -121,26 +123,14 @@ class Searcher:
     ) -> SearchResponse:
         """`use_floor` False returns everything (--all); `min_score` overrides the calibrated
         floor; `budget` returns as many results as fit that many snippet tokens, best first
-        (k is then at most MAX_BUDGET_RESULTS)."""
-        if mode not in MODES:
-            raise UsageError(f"search mode must be one of {', '.join(MODES)}, not {mode!r}")
-        if k < 1:
-            raise UsageError("-k must be at least 1")
-        if budget is not None:
-            if budget < 1:
-                raise UsageError("--budget must be at least 1 token")
-            k = MAX_BUDGET_RESULTS
-        if min_score is not None and not 0.0 <= min_score <= 1.0:
-            raise UsageError("--min-score must be between 0 and 1")
+        (k is then at most MAX_BUDGET_RESULTS); `vector` is the query's, if already embedded.
+
+        Stages: freshness, candidate lists, fusion and scoring (ranking.score), diversity
+        (ranking.diversify), the relevance floor (evidence.judge_results), results."""
+        k = _checked(mode, k, budget, min_score)
         now = now or clock.now()
         filters = filters or Filters()
-        notices: list[str] = []
-        if self.fresh:
-            from memctl.index.sync import ensure_fresh
-
-            report = ensure_fresh(self.vault, now=now)
-            if report.skipped:
-                notices.append(f"index not refreshed: {report.skipped}")
+        notices: list[str] = self.refresh(now) if self.fresh else []
         parsed = parse_query(query)
         pending = self.store.pending_count()
         if pending and self.fresh and mode in ("hybrid", "vector"):
@@ -151,125 +141,31 @@ class Searcher:
         if parsed.is_empty():
             notices.append("the query has no words to search for")
             return response
-        lists_wanted = _MODE_LISTS[mode]
-        limit = self.settings.candidates
-        if "vector" in lists_wanted and (other := self._other_model()):
-            notices.append(
-                f"the index holds vectors of {other}, not of the configured model: "
-                "answered from keyword search only until `memctl index` re-embeds"
-            )
-            lists_wanted = tuple(name for name in lists_wanted if name != "vector")
-        if self.store.backend != "sqlite":
-            # A shared server computes the candidate lists in SQL beside the data; the
-            # fusion, scoring and snippets below are the same for every backend.
-            started = time.perf_counter()
-            plan, lists = self.store.candidate_lists(  # type: ignore[attr-defined]
-                parsed,
-                filters,
-                limit,
-                lists_wanted,
-                lambda: vector if vector is not None else self._embed(query),
-                notices,
-                self.settings.common_term_fraction,
-            )
-        else:
-            conn = self.store.conn  # type: ignore[attr-defined]
-            plan = cand.plan_lexical(
-                conn,
-                parsed,
-                self.settings.common_term_fraction,
-                corrector=self._correct,
-                prefix_terms=self._prefix_terms,
-            )
-            lists: dict[str, dict[int, float]] = {}
-            started = time.perf_counter()
-            if "fts" in lists_wanted:
-                lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
-            if "trigram" in lists_wanted:
-                lists["trigram"] = cand.trigram_candidates(conn, parsed, plan, filters, limit)
-            if "vector" in lists_wanted and self._has_vectors():
-                qvec = vector if vector is not None else self._embed(query)
-                lists["vector"] = self._vector_candidates(qvec, filters, limit)
-        if pending and "vector" in lists_wanted:
+        wanted = self._lists_wanted(mode, notices)
+        found = self._candidate_lists(query, parsed, filters, wanted, vector, notices)
+        plan, lists = found.plan, found.lists
+        if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in lists))
         weights = weights_for(self.policy.weights, query, self.store.model_id)
         fused = fuse(lists, self.policy, weights)
         records = {r.id: r for r in self.store.chunks_by_ids(list(fused))}
-        recent = self._recent_hashes(now)
-        matcher = _matcher(parsed, plan)
-        words = [t.text for t in parsed.content_terms]
-        scored: dict[int, float] = {}
-        detail: dict[int, dict[str, Any]] = {}
-        base = {cid: sum(parts.values()) for cid, parts in fused.items() if cid in records}
-        placed = {
-            cid: Placed(records[cid].path, records[cid].line_start, records[cid].line_end)
-            for cid in base
-            if records[cid].source in _CONTEXT_SOURCES and mode != "bm25"
-        }
-        # bm25 mode stays plain BM25: it is the baseline the eval compares against.
-        boosted = context_boost(base, placed, self.policy)
-        for cid, parts in fused.items():
-            record = records.get(cid)
-            if record is None:
-                continue
-            relevance = boosted[cid]
-            signals = Signals(
-                source=record.source,
-                day=_day(record.date),
-                text=record.text,
-                importance=record.importance,
-                access_count=record.access_count,
-                tags=tuple(record.tags),
-                returned_recently=record.hash in recent,
-            )
-            score, factors = composite(relevance, signals, words, now, self.policy)
-            scored[cid] = score
-            if explain:
-                detail[cid] = {
-                    "raw": {
-                        name: round(lists[name][cid], 6) for name in lists if cid in lists[name]
-                    },
-                    "contribution": {name: round(v, 6) for name, v in parts.items()},
-                    "relevance": round(relevance, 6),
-                    "context": round(relevance - base[cid], 6),
-                    "factors": {name: round(v, 6) for name, v in factors.items()},
-                    "access_count": record.access_count,
-                    "final": round(score, 6),
-                }
-        scored = self._settle(scored, boosted, records, now, detail)
-        ranked = sorted(scored, key=lambda i: (-scored[i], i))
-        snippets: dict[int, Snippet] = {}
-        pool = ranked[: k * 4]
-        words_of: dict[int, frozenset[str]] = {}
-
-        def snippet(cid: int) -> Snippet:
-            if cid not in snippets:
-                snippets[cid] = self._snippet(records[cid], matcher)
-            return snippets[cid]
-
-        pairs: dict[tuple[int, int], float] = {}
-
-        def similarity(a: int, b: int) -> float:
-            key = (a, b) if a < b else (b, a)
-            if key not in pairs:
-                pairs[key] = _similarity(a, b)
-            return pairs[key]
-
-        def _similarity(a: int, b: int) -> float:
-            ra, rb = records[a], records[b]
-            if ra.hash == rb.hash:
-                return 1.0
-            if ra.path == rb.path:
-                sa, sb = snippet(a), snippet(b)
-                if sa.line_start <= sb.line_end and sb.line_start <= sa.line_end:
-                    return 1.0  # the same lines shown twice
-            for cid in (a, b):
-                if cid not in words_of:
-                    words_of[cid] = word_set(records[cid].text)
-            return jaccard(words_of[a], words_of[b])
-
-        chosen = mmr(pool, scored, similarity, k, self.policy)
-        floor_verdict = judge_results(
+        scored = ranking.score(
+            fused,
+            lists,
+            records,
+            words=[t.text for t in parsed.content_terms],
+            recent=self._recent_hashes(now),
+            now=now,
+            policy=self.policy,
+            # bm25 mode stays plain BM25: it is the baseline the eval compares against.
+            context=mode != "bm25",
+            explain=explain,
+        )
+        snippet = present.Snippets(
+            self.store, records, present.matcher_for(parsed, plan), self.settings.snippet_tokens
+        )
+        chosen = ranking.diversify(scored.scores, records, snippet, k, self.policy)
+        verdict = judge_results(
             self.store.conn if self.store.backend == "sqlite" else None,  # type: ignore[attr-defined]
             parsed,
             plan,
@@ -282,63 +178,79 @@ class Searcher:
             floor=(True if min_score is None else min_score) if use_floor else None,
             budget=budget,
         )
-        judged, thresholds = floor_verdict.judged, floor_verdict.thresholds
-        response.floor, response.below_floor = floor_verdict.floor, floor_verdict.below_floor
-        response.matched = floor_verdict.matched
-        response.missing = floor_verdict.missing
-        notices.extend(floor_verdict.notices)
-        chosen = floor_verdict.kept
-        self.timings["search_ms"] = (time.perf_counter() - started) * 1000
-        for cid in chosen:
-            record, snip = records[cid], snippet(cid)
-            result = SearchResult(
-                path=record.path,
-                line_start=snip.line_start,
-                line_end=snip.line_end,
-                heading=record.heading,
-                snippet=snip.text,
-                score=scored[cid],
-                tier=record.tier,
-                source=record.source,
-                date=record.date,
-                highlights=snip.highlights,
-                hash=record.hash,
-                vault=record.vault or self.store.vault_name,
-                chunk_lines=(record.line_start, record.line_end),
-                evidence=judged[cid].evidence,
-                coverage=judged[cid].coverage,
-                cosine=judged[cid].cosine,
-                cross=judged[cid].cross,
-                tokens=estimate_tokens(snip.text),
+        response.floor, response.below_floor = verdict.floor, verdict.below_floor
+        response.matched, response.missing = verdict.matched, verdict.missing
+        notices.extend(verdict.notices)
+        self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
+        for cid in verdict.kept:
+            record, judged = records[cid], verdict.judged[cid]
+            hit = present.result(
+                record, snippet(cid), scored.scores[cid], judged, self.store.vault_name
             )
             if explain:
-                result.explain = {
-                    **detail[cid],
-                    "chunk_lines": [record.line_start, record.line_end],
-                    "terms": plan.forms,
-                    "prefixes": plan.prefixes,
-                    "dropped_common": plan.dropped,
-                    "corrections": plan.corrections,
-                    "weights": {
-                        "fts": weights.fts,
-                        "trigram": weights.trigram,
-                        "vector": weights.vector,
-                    },
-                    "floor": {
-                        "missing": round(floor_verdict.missing, 4),
-                        "coverage": round(judged[cid].coverage, 4),
-                        "cosine": None
-                        if judged[cid].cosine is None
-                        else round(judged[cid].cosine, 4),
-                        "thresholds": thresholds.to_dict(),
-                    },
-                }
-            response.results.append(result)
+                hit.explain = present.explain(
+                    scored.detail[cid], record, plan, weights, verdict, judged
+                )
+            response.results.append(hit)
         if log and response.results:
             self.store.record_references(
                 [(r.hash, r.path) for r in response.results], "search", query, now
             )
         return response
+
+    def _lists_wanted(self, mode: str, notices: list[str]) -> tuple[str, ...]:
+        wanted = _MODE_LISTS[mode]
+        if "vector" in wanted and (other := self._other_model()):
+            notices.append(
+                f"the index holds vectors of {other}, not of the configured model: "
+                "answered from keyword search only until `memctl index` re-embeds"
+            )
+            wanted = tuple(name for name in wanted if name != "vector")
+        return wanted
+
+    def _candidate_lists(
+        self,
+        query: str,
+        parsed: Query,
+        filters: Filters,
+        wanted: tuple[str, ...],
+        vector: Any,
+        notices: list[str],
+    ) -> _Candidates:
+        """Each wanted list's candidates (chunk id -> raw score), and the lexical plan."""
+        limit = self.settings.candidates
+        if self.store.backend != "sqlite":
+            # A shared server computes the candidate lists in SQL beside the data; the
+            # fusion, scoring and snippets are the same for every backend.
+            started = time.perf_counter()
+            plan, lists = self.store.candidate_lists(  # type: ignore[attr-defined]
+                parsed,
+                filters,
+                limit,
+                wanted,
+                lambda: vector if vector is not None else self.embed_query(query),
+                notices,
+                self.settings.common_term_fraction,
+            )
+            return _Candidates(plan, lists, started)
+        conn = self.store.conn  # type: ignore[attr-defined]
+        plan = cand.plan_lexical(
+            conn,
+            parsed,
+            self.settings.common_term_fraction,
+            corrector=self._correct,
+            prefix_terms=self._prefix_terms,
+        )
+        lists: dict[str, dict[int, float]] = {}
+        started = time.perf_counter()
+        if "fts" in wanted:
+            lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
+        if "trigram" in wanted:
+            lists["trigram"] = cand.trigram_candidates(conn, parsed, plan, filters, limit)
+        if "vector" in wanted and self.has_vectors():
+            qvec = vector if vector is not None else self.embed_query(query)
+            lists["vector"] = self._vector_candidates(qvec, filters, limit)
+        return _Candidates(plan, lists, started)
 
     def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
         conn = self.store.conn  # type: ignore[attr-defined]
@@ -383,37 +295,11 @@ class Searcher:
             self._vocab.refresh(self.store.conn)  # type: ignore[attr-defined]
         return self._vocab
 
-    def _settle(
-        self,
-        scored: dict[int, float],
-        relevance: dict[int, float],
-        records: dict[int, ChunkRecord],
-        now: datetime,
-        detail: dict[int, dict[str, Any]],
-    ) -> dict[int, float]:
-        """COLD under an as-relevant WARM, and the newer of two conflicting facts first."""
-        items = {
-            cid: supersession.Item(r.tier, r.source, _day(r.date), r.text)
-            for cid, r in records.items()
-            if cid in scored
-        }
-        settled = supersession.cold_under_warm(scored, relevance, items)
-        settled, superseded = supersession.newer_first(settled, items, now.date())
-        for cid, by in superseded.items():
-            if cid in detail:
-                detail[cid]["superseded_by"] = f"{records[by].path}:{records[by].line_start}"
-        for cid in detail:
-            detail[cid]["final"] = round(settled[cid], 6)
-        return settled
-
     def _other_model(self) -> str | None:
         # Vectors of another model than the configured one (the setting or the default
         # changed; `memctl index` re-embeds) must never meet this model's query vector.
         wanted = canonical(self.vault.settings.embed.model)
         return self.store.model_id if self.store.model_id != wanted else None
-
-    def _has_vectors(self) -> bool:
-        return self.store.has_vectors()
 
     def _recent_hashes(self, now: datetime) -> set[str]:
         minutes = self.settings.recent_penalty_minutes
@@ -421,51 +307,27 @@ class Searcher:
             return set()
         return set(self.store.reference_counts(now - timedelta(minutes=minutes)))
 
-    def _snippet(self, record: ChunkRecord, matcher: Matcher) -> Snippet:
-        """The best window of the chunk, widened with neighbouring lines of the same file.
 
-        Only running logs (daily notes, the archive) are widened: their neighbouring lines
-        are the same day's story, while a decision or a core section stands alone.
-        """
-        if record.source not in _CONTEXT_SOURCES:
-            lines = record.text.split("\n")
-            return best_snippet(lines, record.line_start, matcher, self.settings.snippet_tokens)
-        lo = max(record.line_start - _CONTEXT_LINES, 1)
-        hi = record.line_end + _CONTEXT_LINES
-        rows = self.store.context_rows(record.vault, record.path, lo, hi)
-        first = min(r[0] for r in rows) if rows else record.line_start
-        last = max(r[1] for r in rows) if rows else record.line_end
-        lines: list[str | None] = [None] * (last - first + 1)
-        covered_lo, covered_hi = first, last
-        for start, _end, text in rows:
-            for offset, line in enumerate(text.split("\n")):
-                lines[start - first + offset] = line
-        # Lines between two chunks of a file are blank (the chunker keeps every other line).
-        for i in range(covered_lo - first, covered_hi - first + 1):
-            if lines[i] is None:
-                lines[i] = ""
-        if not rows:
-            lines = list(record.text.split("\n"))
-        core = (record.line_start - first, record.line_end - first)
-        return best_snippet(lines, first, matcher, self.settings.snippet_tokens, core=core)
+@dataclass
+class _Candidates:
+    plan: cand.LexicalPlan
+    lists: dict[str, dict[int, float]]
+    started: float  # perf_counter when the lists' queries began (timings["search_ms"])
 
 
-def _matcher(parsed: Query, plan: cand.LexicalPlan) -> Matcher:
-    exact = {f for t in parsed.content_terms for f in t.forms()}
-    exact |= set(plan.corrections.values())
-    for ident in parsed.identifiers:
-        exact.update(w.lower() for w in ident.replace(".", " ").replace("_", " ").split())
-    prefixes = tuple(t.stem for t in parsed.content_terms if t.stem)
-    return Matcher(exact=frozenset(exact), prefixes=prefixes)
-
-
-def _day(value: str | None) -> date | None:
-    if not value:
-        return None
-    try:
-        return date.fromisoformat(value[:10])
-    except ValueError:
-        return None
+def _checked(mode: str, k: int, budget: int | None, min_score: float | None) -> int:
+    """The k to search for, after checking the arguments people type."""
+    if mode not in MODES:
+        raise UsageError(f"search mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if k < 1:
+        raise UsageError("-k must be at least 1")
+    if budget is not None:
+        if budget < 1:
+            raise UsageError("--budget must be at least 1 token")
+        k = MAX_BUDGET_RESULTS
+    if min_score is not None and not 0.0 <= min_score <= 1.0:
+        raise UsageError("--min-score must be between 0 and 1")
+    return k
 
 
 def search(

@@ -330,7 +330,7 @@ def test_target_edited_meanwhile_is_archived_but_left_in_place(vault: Vault) -> 
 def test_large_vaults_widen_the_lexical_pool_with_the_index(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memctl.agent.capture as capture_module
+    import memctl.agent.capture_neighbours as capture_module
     from memctl.agent.capture import Neighbourhood, load_memories
     from memctl.index.sync import sync
 

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import threading
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -16,25 +12,14 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from memctl.vault import Vault
-
-MEMCTL = str(Path(sys.executable).with_name("memctl"))
-NOW = "2026-11-22T09:30:00"
-
-
-def _env() -> dict[str, str]:
-    return {"MEMCTL_NOW": NOW, "HF_HUB_OFFLINE": "1"}
-
-
-def _payload(result: Any) -> dict[str, Any]:
-    text = result.content[0].text
-    data = json.loads(text)
-    assert result.is_error is (not data["ok"])
-    return data
+from tests.mcp_helpers import INIT, INITIALIZED, mcp_env, stdio_exchange
+from tests.mcp_helpers import payload as _payload
+from tests.processes import MEMCTL
 
 
 async def _session_calls(vault_dir: Path) -> dict[str, Any]:
     params = StdioServerParameters(
-        command=MEMCTL, args=["--vault", str(vault_dir), "mcp"], env=_env()
+        command=MEMCTL, args=["--vault", str(vault_dir), "mcp"], env=mcp_env()
     )
     out: dict[str, Any] = {}
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
@@ -132,50 +117,14 @@ def test_mcp_server_with_sdk_client(vault_dir: Path, tmp_path: Path) -> None:
 
 def test_mcp_server_survives_malformed_json(vault_dir: Path) -> None:
     """Garbage on stdin gets a JSON-RPC error (or is ignored); the server keeps serving."""
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "0"},
-        },
-    }
     lines = [
         "{this is not json",
-        json.dumps(init),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps(INIT),
+        json.dumps(INITIALIZED),
         json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
     ]
-    server = subprocess.Popen(
-        [MEMCTL, "--vault", str(vault_dir), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **_env()},
-    )
-    # stdin stays open until both replies are read: closing it first would end the session.
-    watchdog = threading.Timer(60, server.kill)
-    watchdog.start()
-    try:
-        assert server.stdin is not None and server.stdout is not None
-        server.stdin.write("\n".join(lines) + "\n")
-        server.stdin.flush()
-        by_id: dict[Any, Any] = {}
-        while 2 not in by_id:
-            line = server.stdout.readline()
-            assert line, "server closed its output early"
-            reply = json.loads(line)
-            by_id[reply.get("id")] = reply
-        server.stdin.close()
-        stderr = server.stderr.read() if server.stderr else ""
-        server.wait(timeout=30)
-    finally:
-        watchdog.cancel()
-        if server.poll() is None:
-            server.kill()
+    answered = stdio_exchange(vault_dir, lines, {2})
+    by_id, stderr = answered.replies, answered.stderr
     assert "result" in by_id[1]
     assert {t["name"] for t in by_id[2]["result"]["tools"]} >= {"remember", "search_memory"}
     assert "Traceback" not in stderr

@@ -4,24 +4,9 @@ not encodable text) gets an answer, so the client never hangs; the server keeps 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import threading
 from pathlib import Path
-from typing import Any
 
-from tests.agent.test_mcp import MEMCTL, _env
-
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"},
-    },
-}
+from tests.mcp_helpers import INIT, INITIALIZED, stdio_exchange
 
 
 def _call(id_: int, name: str, arguments: str) -> str:
@@ -38,39 +23,14 @@ def test_lone_surrogates_get_an_error_answer_and_the_server_keeps_serving(
 ) -> None:
     lines = [
         json.dumps(INIT),
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json.dumps(INITIALIZED),
         _call(2, "remember", '{"text": "note \\ud800 here"}'),
         _call(3, "search_memory", '{"query": "\\udc80x"}'),
         _call(4, "remember", '{"text": "ok", "kind": "decision", "title": "t\\ud800"}'),
         _call(5, "load_memory", '{"what": "today"}'),
     ]
-    server = subprocess.Popen(
-        [MEMCTL, "--vault", str(vault_dir), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **_env()},
-    )
-    watchdog = threading.Timer(60, server.kill)
-    watchdog.start()
-    by_id: dict[Any, Any] = {}
-    try:
-        assert server.stdin is not None and server.stdout is not None
-        server.stdin.write("\n".join(lines) + "\n")
-        server.stdin.flush()
-        while not {2, 3, 4, 5} <= set(by_id):
-            line = server.stdout.readline()
-            assert line, f"server closed its output early; answered {sorted(by_id)}"
-            reply = json.loads(line)
-            by_id[reply.get("id")] = reply
-        server.stdin.close()
-        stderr = server.stderr.read() if server.stderr else ""
-        server.wait(timeout=30)
-    finally:
-        watchdog.cancel()
-        if server.poll() is None:
-            server.kill()
+    answered = stdio_exchange(vault_dir, lines, {2, 3, 4, 5})
+    by_id, stderr = answered.replies, answered.stderr
     for id_ in (2, 3, 4):
         reply = by_id[id_]
         result = reply.get("result")

@@ -75,8 +75,11 @@ def test_watch_maintain_and_adds_at_once_keep_every_memory_once(vault: Vault) ->
             timeout=120,
         )
         assert [p.wait(timeout=120) for p in adders] == [0, 0]
+        # The watcher may already have synced the adders' last writes before `synced` is
+        # read, so wait for a write made after it: one more sync proves it is still live.
         synced = watcher.syncs()
-        assert until(lambda: watcher.syncs() > synced)  # the watcher saw the last writes
+        write(vault, "memory/archive/last-write.md", "# Last write\n\nthe watcher is live\n")
+        assert until(lambda: watcher.syncs() > synced)
     assert watcher.proc.returncode == 0, watcher.stderr
     assert "Traceback" not in watcher.stderr
     assert maintain.returncode == 0, maintain.stderr

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import re
-import signal
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,36 +19,15 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from memctl.agent.tools import call_tool
 from memctl.search import hybrid, warm
 from memctl.vault import Vault
-from tests.processes import MEMCTL, until
+from tests.mcp_helpers import serving_mcp_http
+from tests.processes import MEMCTL
 from tests.resident.conftest import env_for, fresh_copy
 
 
 @contextmanager
 def mcp_http(root: Path, env: dict[str, str], *args: str) -> Iterator[str]:
-    proc = subprocess.Popen(
-        [MEMCTL, "--vault", str(root), "mcp", "--http", "--port", "0", *args],
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stderr or []), daemon=True)
-    reader.start()
-    try:
-        assert until(
-            lambda: any("serving MCP" in line for line in lines) or proc.poll() is not None, 90
-        )
-        found = re.search(r"(http://\S+/mcp)", "".join(lines))
-        assert found and proc.poll() is None, "".join(lines)
-        yield found.group(1)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with serving_mcp_http(root, env, "mcp", "--http", "--port", "0", *args) as server:
+        yield server.url
 
 
 async def _calls(url: str, headers: dict[str, str] | None = None) -> list[dict[str, Any]]:
@@ -133,21 +109,8 @@ def test_the_resident_process_serves_mcp_too(tmp_path: Path, indexed_fixture: Va
     """`memctl serve --mcp-port 0`: one process, one warm state, both doors."""
     root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
     env = env_for()
-    proc = subprocess.Popen(
-        [MEMCTL, "--vault", str(root), "serve", "--mcp-port", "0"],
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-        env=env,
-    )
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(proc.stderr or []), daemon=True)
-    reader.start()
-    try:
-        assert until(lambda: any("serving MCP" in line for line in lines), 90), "".join(lines)
-        found = re.search(r"(http://\S+/mcp)", "".join(lines))
-        assert found
-        results = anyio.run(_calls, found.group(1))
+    with serving_mcp_http(root, env, "serve", "--mcp-port", "0") as server:
+        results = anyio.run(_calls, server.url)
         served = subprocess.run(
             [MEMCTL, "--vault", str(root), "search", "sqlite", "--no-log"],
             capture_output=True,
@@ -155,11 +118,7 @@ def test_the_resident_process_serves_mcp_too(tmp_path: Path, indexed_fixture: Va
             env=env,
             timeout=60,
         )
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=60)
     assert results[0]["ok"] and results[0]["results"][0]["path"] == "memory/decisions.md"
     assert "decisions.md" in served.stdout
-    assert proc.returncode == 0
-    reader.join(5)
-    assert "stopped" in "".join(lines) and "Traceback" not in "".join(lines)
+    assert server.proc.returncode == 0
+    assert "stopped" in server.log and "Traceback" not in server.log

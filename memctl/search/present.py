@@ -1,0 +1,134 @@
+"""What a result shows: its snippet (widened into a running log's neighbouring lines),
+the SearchResult built from it, and, with explain, how it was scored."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from memctl.index.backend import IndexBackend
+from memctl.index.usage import ChunkRecord
+from memctl.search.candidates import LexicalPlan
+from memctl.search.evidence import Judged, Verdict
+from memctl.search.query import Query
+from memctl.search.ranking import CONTEXT_SOURCES
+from memctl.search.results import SearchResult
+from memctl.search.scoring import Weights
+from memctl.search.snippets import Matcher, Snippet, best_snippet
+from memctl.tokens import estimate_tokens
+
+# How far around a chunk the snippet may look for context lines.
+CONTEXT_LINES = 40
+
+
+def matcher_for(parsed: Query, plan: LexicalPlan) -> Matcher:
+    """What a snippet highlights: the query's word forms, typo corrections, identifiers'
+    parts, and word stems as prefixes."""
+    exact = {f for t in parsed.content_terms for f in t.forms()}
+    exact |= set(plan.corrections.values())
+    for ident in parsed.identifiers:
+        exact.update(w.lower() for w in ident.replace(".", " ").replace("_", " ").split())
+    prefixes = tuple(t.stem for t in parsed.content_terms if t.stem)
+    return Matcher(exact=frozenset(exact), prefixes=prefixes)
+
+
+def chunk_snippet(
+    store: IndexBackend, record: ChunkRecord, matcher: Matcher, tokens: int
+) -> Snippet:
+    """The best window of the chunk, widened with neighbouring lines of the same file.
+
+    Only running logs (daily notes, the archive) are widened: their neighbouring lines
+    are the same day's story, while a decision or a core section stands alone.
+    """
+    if record.source not in CONTEXT_SOURCES:
+        lines = record.text.split("\n")
+        return best_snippet(lines, record.line_start, matcher, tokens)
+    lo = max(record.line_start - CONTEXT_LINES, 1)
+    hi = record.line_end + CONTEXT_LINES
+    rows = store.context_rows(record.vault, record.path, lo, hi)
+    first = min(r[0] for r in rows) if rows else record.line_start
+    last = max(r[1] for r in rows) if rows else record.line_end
+    window: list[str | None] = [None] * (last - first + 1)
+    for start, _end, text in rows:
+        for offset, line in enumerate(text.split("\n")):
+            window[start - first + offset] = line
+    # Lines between two chunks of a file are blank (the chunker keeps every other line).
+    filled = ["" if line is None else line for line in window]
+    if not rows:
+        filled = list(record.text.split("\n"))
+    core = (record.line_start - first, record.line_end - first)
+    return best_snippet(filled, first, matcher, tokens, core=core)
+
+
+class Snippets:
+    """Each candidate's snippet, made once per search (diversity, the floor and the
+    results all look at it)."""
+
+    def __init__(
+        self,
+        store: IndexBackend,
+        records: Mapping[int, ChunkRecord],
+        matcher: Matcher,
+        tokens: int,
+    ) -> None:
+        self._store, self._records, self._matcher, self._tokens = store, records, matcher, tokens
+        self._made: dict[int, Snippet] = {}
+
+    def __call__(self, cid: int) -> Snippet:
+        if cid not in self._made:
+            self._made[cid] = chunk_snippet(
+                self._store, self._records[cid], self._matcher, self._tokens
+            )
+        return self._made[cid]
+
+
+def result(
+    record: ChunkRecord, snip: Snippet, score: float, judged: Judged, vault_name: str
+) -> SearchResult:
+    return SearchResult(
+        path=record.path,
+        line_start=snip.line_start,
+        line_end=snip.line_end,
+        heading=record.heading,
+        snippet=snip.text,
+        score=score,
+        tier=record.tier,
+        source=record.source,
+        date=record.date,
+        highlights=snip.highlights,
+        hash=record.hash,
+        vault=record.vault or vault_name,
+        chunk_lines=(record.line_start, record.line_end),
+        evidence=judged.evidence,
+        coverage=judged.coverage,
+        cosine=judged.cosine,
+        cross=judged.cross,
+        tokens=estimate_tokens(snip.text),
+    )
+
+
+def explain(
+    detail: dict[str, Any],
+    record: ChunkRecord,
+    plan: LexicalPlan,
+    weights: Weights,
+    verdict: Verdict,
+    judged: Judged,
+) -> dict[str, Any]:
+    """`--explain`: the scoring detail plus the query's terms, the weights and the floor."""
+    return {
+        **detail,
+        "chunk_lines": [record.line_start, record.line_end],
+        "terms": plan.forms,
+        "prefixes": plan.prefixes,
+        "dropped_common": plan.dropped,
+        "corrections": plan.corrections,
+        "weights": {"fts": weights.fts, "trigram": weights.trigram, "vector": weights.vector},
+        "floor": {
+            "missing": round(verdict.missing, 4),
+            "coverage": round(judged.coverage, 4),
+            "cosine": None if judged.cosine is None else round(judged.cosine, 4),
+            "cross_script": judged.cross,
+            "thresholds": verdict.thresholds.to_dict(),
+        },
+    }

@@ -1,0 +1,158 @@
+"""From fused candidates to the chosen few: composite scores (with explain), settling
+(COLD under WARM, newer facts first) and diversity.
+
+No I/O: the chunk records and a snippet maker are handed in by `Searcher.search`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+from memctl.index.usage import ChunkRecord
+from memctl.search import supersession
+from memctl.search.scoring import (
+    Placed,
+    Policy,
+    Signals,
+    composite,
+    context_boost,
+    jaccard,
+    mmr,
+    word_set,
+)
+from memctl.search.snippets import Snippet
+
+# Running logs: a chunk's neighbouring lines are the same day's story, so neighbours
+# lend each other relevance and a snippet may widen into them. A decision or a core
+# section stands alone.
+CONTEXT_SOURCES = ("daily", "archive")
+
+
+def day_of(value: str | None) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+@dataclass
+class Scored:
+    scores: dict[int, float]  # settled composite score of each candidate with a record
+    relevance: dict[int, float]  # fused relevance after the context boost
+    detail: dict[int, dict[str, Any]] = field(default_factory=dict)  # explain only
+
+
+def score(
+    fused: Mapping[int, Mapping[str, float]],
+    lists: Mapping[str, Mapping[int, float]],
+    records: Mapping[int, ChunkRecord],
+    *,
+    words: list[str],
+    recent: set[str],
+    now: datetime,
+    policy: Policy,
+    context: bool,
+    explain: bool,
+) -> Scored:
+    """Each fused candidate's composite score: relevance (boosted by relevant neighbours
+    when `context`) times recency, importance and usage; then settled."""
+    scored: dict[int, float] = {}
+    detail: dict[int, dict[str, Any]] = {}
+    base = {cid: sum(parts.values()) for cid, parts in fused.items() if cid in records}
+    placed = {
+        cid: Placed(records[cid].path, records[cid].line_start, records[cid].line_end)
+        for cid in base
+        if records[cid].source in CONTEXT_SOURCES and context
+    }
+    boosted = context_boost(base, placed, policy)
+    for cid, parts in fused.items():
+        record = records.get(cid)
+        if record is None:
+            continue
+        relevance = boosted[cid]
+        signals = Signals(
+            source=record.source,
+            day=day_of(record.date),
+            text=record.text,
+            importance=record.importance,
+            access_count=record.access_count,
+            tags=tuple(record.tags),
+            returned_recently=record.hash in recent,
+        )
+        value, factors = composite(relevance, signals, words, now, policy)
+        scored[cid] = value
+        if explain:
+            detail[cid] = {
+                "raw": {name: round(lists[name][cid], 6) for name in lists if cid in lists[name]},
+                "contribution": {name: round(v, 6) for name, v in parts.items()},
+                "relevance": round(relevance, 6),
+                "context": round(relevance - base[cid], 6),
+                "factors": {name: round(v, 6) for name, v in factors.items()},
+                "access_count": record.access_count,
+                "final": round(value, 6),
+            }
+    return Scored(settle(scored, boosted, records, now, detail), boosted, detail)
+
+
+def settle(
+    scored: dict[int, float],
+    relevance: dict[int, float],
+    records: Mapping[int, ChunkRecord],
+    now: datetime,
+    detail: dict[int, dict[str, Any]],
+) -> dict[int, float]:
+    """COLD under an as-relevant WARM, and the newer of two conflicting facts first."""
+    items = {
+        cid: supersession.Item(r.tier, r.source, day_of(r.date), r.text)
+        for cid, r in records.items()
+        if cid in scored
+    }
+    settled = supersession.cold_under_warm(scored, relevance, items)
+    settled, superseded = supersession.newer_first(settled, items, now.date())
+    for cid, by in superseded.items():
+        if cid in detail:
+            detail[cid]["superseded_by"] = f"{records[by].path}:{records[by].line_start}"
+    for cid in detail:
+        detail[cid]["final"] = round(settled[cid], 6)
+    return settled
+
+
+def diversify(
+    scores: dict[int, float],
+    records: Mapping[int, ChunkRecord],
+    snippet: Callable[[int], Snippet],
+    k: int,
+    policy: Policy,
+) -> list[int]:
+    """The k best by MMR over the top 4k: the same lines or chunk shown twice count as
+    identical, otherwise word overlap is the similarity."""
+    ranked = sorted(scores, key=lambda i: (-scores[i], i))
+    pool = ranked[: k * 4]
+    words_of: dict[int, frozenset[str]] = {}
+    pairs: dict[tuple[int, int], float] = {}
+
+    def similarity(a: int, b: int) -> float:
+        key = (a, b) if a < b else (b, a)
+        if key not in pairs:
+            pairs[key] = _similarity(a, b)
+        return pairs[key]
+
+    def _similarity(a: int, b: int) -> float:
+        ra, rb = records[a], records[b]
+        if ra.hash == rb.hash:
+            return 1.0
+        if ra.path == rb.path:
+            sa, sb = snippet(a), snippet(b)
+            if sa.line_start <= sb.line_end and sb.line_start <= sa.line_end:
+                return 1.0  # the same lines shown twice
+        for cid in (a, b):
+            if cid not in words_of:
+                words_of[cid] = word_set(records[cid].text)
+        return jaccard(words_of[a], words_of[b])
+
+    return mmr(pool, scores, similarity, k, policy)
