@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import re
 
-_PIECE = re.compile(r"\w+|[^\w\s]")
+_WORD_RUN = re.compile(r"\w+")
+_MARK = re.compile(r"[^\w\s]")
 
 
 def estimate_tokens(text: str) -> int:
-    total = 0
-    for piece in _PIECE.findall(text):
-        total += (len(piece) + 3) // 4 if piece[0].isalnum() or piece[0] == "_" else 1
-    return total
+    # A run of word characters (str.isalnum() or "_": what \w is) is one piece; each
+    # other non-space character another. Two findall passes beat one loop over pieces.
+    return sum([(len(run) + 3) // 4 for run in _WORD_RUN.findall(text)]) + len(_MARK.findall(text))
 
 
 def truncate_to_tokens(text: str, budget: int) -> tuple[str, bool]:

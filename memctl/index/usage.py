@@ -71,7 +71,7 @@ def _record(row: Sequence[Any]) -> ChunkRecord:
         tier=row[7],
         source=row[8],
         date=row[9],
-        tags=json.loads(row[10]) if row[10] else [],
+        tags=json.loads(row[10]) if row[10] and row[10] != "[]" else [],
         importance=float(row[11]) if row[11] is not None else 0.0,
         embedded=bool(row[12]),
         created_at=row[13],

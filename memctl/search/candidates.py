@@ -90,17 +90,38 @@ class LexicalPlan:
         return " OR ".join(p for p in parts if p)
 
 
+@dataclass
+class IndexCounts:
+    """Counts read from the index by earlier searches. A Searcher keeps them while the
+    index does not change (it empties them whenever a search re-checks freshness): the
+    same words come back query after query, and each count is an FTS5 lookup."""
+
+    rows: int | None = None
+    capped: dict[tuple[str, int], int] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.rows = None
+        self.capped.clear()
+
+
 def ensure_vocab(conn: Any) -> None:
     conn.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} USING fts5vocab(main, chunks_fts, row)"
     )
 
 
-def row_count(conn: Any) -> int:
-    return int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
+def row_count(conn: Any, counts: IndexCounts | None = None) -> int:
+    if counts is not None and counts.rows is not None:
+        return counts.rows
+    rows = int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
+    if counts is not None:
+        counts.rows = rows
+    return rows
 
 
-def doc_freqs(conn: Any, words: Iterable[str], cap: int | None = None) -> dict[str, int]:
+def doc_freqs(
+    conn: Any, words: Iterable[str], cap: int | None = None, counts: IndexCounts | None = None
+) -> dict[str, int]:
     """Rows holding each word. With `cap`, counting stops past it (a value above `cap`
     means "more than cap"): fts5vocab walks a word's whole posting list, ~20 ms for a
     word in most of 1M rows, while an unranked MATCH stops after cap + 1 rows."""
@@ -108,23 +129,33 @@ def doc_freqs(conn: Any, words: Iterable[str], cap: int | None = None) -> dict[s
     if not words:
         return {}
     if cap is not None:
-        return {w: capped_count(conn, quote(w), cap) for w in words}
+        return {w: capped_count(conn, quote(w), cap, counts) for w in words}
     marks = ",".join("?" * len(words))
     rows = conn.execute(f"SELECT term, doc FROM {_VOCAB} WHERE term IN ({marks})", words)
     found = {term: int(n) for term, n in rows}
     return {w: found.get(w, 0) for w in words}
 
 
-def capped_count(conn: Any, expression: str, cap: int) -> int:
+def capped_count(conn: Any, expression: str, cap: int, counts: IndexCounts | None = None) -> int:
     """Rows matching an FTS5 expression, counted up to cap + 1."""
+    if counts is not None and (expression, cap) in counts.capped:
+        return counts.capped[expression, cap]
     row = conn.execute(
         "SELECT count(*) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)",
         (expression, cap + 1),
     ).fetchone()
+    if counts is not None:
+        counts.capped[expression, cap] = int(row[0])
     return int(row[0])
 
 
-def prefix_freq(conn: Any, prefix: str, cap: int, terms: Iterable[str] | None = None) -> int:
+def prefix_freq(
+    conn: Any,
+    prefix: str,
+    cap: int,
+    terms: Iterable[str] | None = None,
+    counts: IndexCounts | None = None,
+) -> int:
     """Documents matching `prefix*`, counted up to `cap` (enough to decide a drop).
 
     `terms` are the vocabulary words starting with `prefix`, when the caller has them
@@ -136,11 +167,11 @@ def prefix_freq(conn: Any, prefix: str, cap: int, terms: Iterable[str] | None = 
             f"SELECT doc FROM {_VOCAB} WHERE term >= ? AND term < ? LIMIT 200",
             (prefix, prefix + "\U0010ffff"),
         )
-        counts: Iterable[int] = (int(n) for (n,) in rows)
+        found: Iterable[int] = (int(n) for (n,) in rows)
     else:
-        counts = (capped_count(conn, quote(t), cap) for t in terms)
+        found = (capped_count(conn, quote(t), cap, counts) for t in terms)
     total = 0
-    for n in counts:
+    for n in found:
         total += n
         if total > cap:
             break
@@ -165,20 +196,22 @@ def plan_lexical(
     common_fraction: float,
     corrector: Callable[[str], str | None] | None = None,
     prefix_terms: Callable[[str], list[str]] | None = None,
+    counts: IndexCounts | None = None,
 ) -> LexicalPlan:
     """Choose the FTS5 forms: drop very common ones (never all), correct unknown words.
 
     `corrector` and `prefix_terms` read a cached vocabulary; without them the
-    vocabulary is read through fts5vocab, which is fine for small indexes only.
+    vocabulary is read through fts5vocab, which is fine for small indexes only; `counts`
+    keeps the counts across searches of an unchanged index.
     """
     ensure_vocab(conn)
-    limit = max(int(row_count(conn) * common_fraction), COMMON_MIN_ROWS)
+    limit = max(int(row_count(conn, counts) * common_fraction), COMMON_MIN_ROWS)
     return build_plan(
         query,
         limit,
-        df=lambda words: doc_freqs(conn, words, cap=limit),
+        df=lambda words: doc_freqs(conn, words, cap=limit, counts=counts),
         stem_df=lambda stem: prefix_freq(
-            conn, stem, limit, prefix_terms(stem) if prefix_terms else None
+            conn, stem, limit, prefix_terms(stem) if prefix_terms else None, counts
         ),
         correct=corrector or (lambda word: correct_typo(conn, word)),
         exact_df=lambda words: doc_freqs(conn, words),
@@ -280,10 +313,22 @@ def trigram_words(query: Query, plan: LexicalPlan) -> list[str]:
     return list(dict.fromkeys(words))
 
 
+# A chunk's text lowercased and its distinct words, as fuzzy_score reads them.
+ChunkWords = tuple[str, list[str]]
+
+
 def trigram_candidates(
-    conn: Any, query: Query, plan: LexicalPlan, filters: Filters, limit: int
+    conn: Any,
+    query: Query,
+    plan: LexicalPlan,
+    filters: Filters,
+    limit: int,
+    words_cache: dict[int, ChunkWords] | None = None,
 ) -> dict[int, float]:
-    """Chunks containing a query word as a substring (or dated as asked), scored by rapidfuzz."""
+    """Chunks containing a query word as a substring (or dated as asked), scored by rapidfuzz.
+
+    `words_cache` (kept by a Searcher while the index does not change) holds the chunks'
+    words from earlier searches, so a chunk's text is read and split once."""
     words = trigram_words(query, plan)
     where, params = filters.sql("c")
     ids: dict[int, None] = {}
@@ -320,18 +365,32 @@ def trigram_candidates(
     if not ids:
         return {}
     targets = [w.lower() for w in words if w not in query.dates]
-    texts = _texts(conn, list(ids))
-    scored = {i: fuzzy_score(targets, texts.get(i, "")) + (1.0 if i in dated else 0.0) for i in ids}
+    cache: dict[int, ChunkWords] = {} if words_cache is None else words_cache
+    unknown = [i for i in ids if i not in cache]
+    for i, text in _texts(conn, unknown).items():
+        cache[i] = chunk_words(text)
+    empty = chunk_words("")
+    scored = {
+        i: _fuzzy_score(targets, cache.get(i, empty)) + (1.0 if i in dated else 0.0) for i in ids
+    }
     best = sorted(scored, key=lambda i: -scored[i])[:limit]
     return {i: scored[i] for i in best if scored[i] > 0}
 
 
 def fuzzy_score(targets: Sequence[str], text: str) -> float:
     """Mean over query words of the best word-to-word similarity (0..1); substrings score 1."""
+    return _fuzzy_score(targets, chunk_words(text))
+
+
+def chunk_words(text: str) -> ChunkWords:
+    lower = text.lower()
+    return lower, list(dict.fromkeys(lower.split()))
+
+
+def _fuzzy_score(targets: Sequence[str], text_words: ChunkWords) -> float:
     if not targets:
         return 0.0
-    lower = text.lower()
-    words = list(dict.fromkeys(lower.split()))
+    lower, words = text_words
     total = 0.0
     for target in targets:
         if target in lower:

@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any
 
 from memctl.search import floor as fl
-from memctl.search.candidates import LexicalPlan, doc_freqs, row_count
+from memctl.search.candidates import IndexCounts, LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import FloorThresholds, WeightedTerm
 from memctl.search.query import Query, quote
 from memctl.search.snippets import Matcher, Snippet
@@ -61,7 +61,7 @@ class Judged:
 
 
 def weighted_terms(
-    conn: Any, query: Query, plan: LexicalPlan
+    conn: Any, query: Query, plan: LexicalPlan, counts: IndexCounts | None = None
 ) -> tuple[list[WeightedTerm], list[bool]]:
     """Each content word of the query with its IDF and a matcher for its forms, and
     whether the vault holds the word at all (a form, its stem, or its typo correction)."""
@@ -70,7 +70,7 @@ def weighted_terms(
         # its plan counted, and no word is judged missing (the gate is not calibrated there).
         rows = max(max(plan.doc_freqs.values(), default=0) * 10, 1000)
     else:
-        rows = max(row_count(conn), 1)
+        rows = max(row_count(conn, counts), 1)
     # One-character words ("x", "0", a Hebrew letter) match almost anything by accident.
     terms = tuple(t for t in query.content_terms if len(t.text) > 1) or query.content_terms
     forms = {
@@ -80,7 +80,7 @@ def weighted_terms(
     missing = [f for fs in forms.values() for f in fs if f not in plan.doc_freqs]
     known = dict(plan.doc_freqs)
     if missing and conn is not None:
-        known.update(doc_freqs(conn, missing, cap=plan.cap or None))
+        known.update(doc_freqs(conn, missing, cap=plan.cap or None, counts=counts))
     out, present = [], []
     for term in terms:
         df = max((known.get(f, 0) for f in forms[term.text]), default=0)
@@ -125,6 +125,13 @@ class Judge:
         self.cosines = cosines
         self.places = places
         self.thresholds = thresholds
+        # Each file's vector candidates (line_start, line_end, cosine): a result looks
+        # only at its own file's, not at every candidate.
+        self._by_path: dict[str, list[tuple[int, int, float]]] = {}
+        for other, value in cosines.items():
+            place = places.get(other)
+            if place:
+                self._by_path.setdefault(place[0], []).append((place[1], place[2], value))
 
     def judge(
         self, cid: int, path: str, line_start: int, line_end: int, text: str, chunk: str = ""
@@ -132,7 +139,8 @@ class Judge:
         """`text`: the snippet (what coverage reads); `chunk`: the text that was embedded,
         whose script sets the cosine's bar (a snippet can be mostly a Latin front matter
         above a Russian paragraph)."""
-        cover = fl.coverage(self.terms, _WORD.findall(text))
+        # Coverage asks only whether each word occurs: each distinct word once.
+        cover = fl.coverage(self.terms, dict.fromkeys(_WORD.findall(text)))
         cosine = self._cosine(cid, path, line_start, line_end)
         cross = fl.cross_script(self.query_script, chunk or text)
         value = fl.evidence(cover, cosine, self.thresholds, self.missing, cross)
@@ -141,9 +149,8 @@ class Judge:
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
         best = self.cosines.get(cid)
-        for other, value in self.cosines.items():
-            place = self.places.get(other)
-            if place and place[0] == path and place[1] <= hi and lo <= place[2]:
+        for start, end, value in self._by_path.get(path, ()):
+            if start <= hi and lo <= end:
                 best = value if best is None else max(best, value)
         return best
 
@@ -175,6 +182,7 @@ def judge_results(
     trusted: bool,
     floor: float | bool | None = True,
     budget: int | None = None,
+    counts: IndexCounts | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
@@ -182,7 +190,7 @@ def judge_results(
     (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
-    terms, present = weighted_terms(conn, query, plan)
+    terms, present = weighted_terms(conn, query, plan, counts)
     missing = fl.missing_share(terms, present)
     judge = Judge(
         terms,

@@ -135,10 +135,14 @@ def coverage(terms: Sequence[WeightedTerm], words: Iterable[str]) -> float:
     if total <= 0:
         return 1.0
     found = [False] * len(terms)
+    left = len(terms)
     for word in words:
         for i, term in enumerate(terms):
             if not found[i] and term.matches(word):
                 found[i] = True
+                left -= 1
+        if not left:
+            break
     return sum(t.weight for t, hit in zip(terms, found, strict=True) if hit) / total
 
 

@@ -36,6 +36,7 @@ _MODE_LISTS = {
     "bm25": ("fts",),
 }
 MAX_BUDGET_RESULTS = 50  # --budget: k is the budget's business, up to this many
+CHUNK_WORDS_KEPT = 50_000  # chunks whose words a kept Searcher remembers (~30 MB at most)
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
 
 
@@ -61,6 +62,10 @@ class Searcher:
         self._embedder: Any = None
         self._vocab: vocab.Vocabulary | None = None
         self._matrix: vectors.VectorMatrix | bool | None = None  # False: not worth it here
+        # Chunks' words read by earlier searches; valid while the index does not change,
+        # so emptied whenever a search re-checks freshness.
+        self._chunk_words: dict[int, cand.ChunkWords] = {}
+        self._counts = cand.IndexCounts()
         self.timings: dict[str, float] = {}
 
     @property
@@ -104,6 +109,9 @@ class Searcher:
         from memctl.index.sync import ensure_fresh
 
         report = ensure_fresh(self.vault, now=now or clock.now())
+        # What earlier searches read from the index may be out of date from here on.
+        self._chunk_words.clear()
+        self._counts.clear()
         return [f"index not refreshed: {report.skipped}"] if report.skipped else []
 
     def search(
@@ -131,6 +139,10 @@ class Searcher:
         now = now or clock.now()
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
+        if len(self._chunk_words) > CHUNK_WORDS_KEPT:
+            self._chunk_words.clear()
+        if len(self._counts.capped) > CHUNK_WORDS_KEPT:
+            self._counts.clear()
         parsed = parse_query(query)
         pending = self.store.pending_count()
         if pending and self.fresh and mode in ("hybrid", "vector"):
@@ -164,7 +176,9 @@ class Searcher:
         snippet = present.Snippets(
             self.store, records, present.matcher_for(parsed, plan), self.settings.snippet_tokens
         )
-        chosen = ranking.diversify(scored.scores, records, snippet, k, self.policy)
+        chosen = ranking.diversify(
+            scored.scores, records, snippet, k, self.policy, self.settings.snippet_tokens
+        )
         verdict = judge_results(
             self.store.conn if self.store.backend == "sqlite" else None,  # type: ignore[attr-defined]
             parsed,
@@ -177,6 +191,7 @@ class Searcher:
             trusted="vector" in lists and weights.vector >= self.policy.weights.vector,
             floor=(True if min_score is None else min_score) if use_floor else None,
             budget=budget,
+            counts=self._counts,
         )
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
         response.matched, response.missing = verdict.matched, verdict.missing
@@ -240,13 +255,16 @@ class Searcher:
             self.settings.common_term_fraction,
             corrector=self._correct,
             prefix_terms=self._prefix_terms,
+            counts=self._counts,
         )
         lists: dict[str, dict[int, float]] = {}
         started = time.perf_counter()
         if "fts" in wanted:
             lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
         if "trigram" in wanted:
-            lists["trigram"] = cand.trigram_candidates(conn, parsed, plan, filters, limit)
+            lists["trigram"] = cand.trigram_candidates(
+                conn, parsed, plan, filters, limit, self._chunk_words
+            )
         if "vector" in wanted and self.has_vectors():
             qvec = vector if vector is not None else self.embed_query(query)
             lists["vector"] = self._vector_candidates(qvec, filters, limit)

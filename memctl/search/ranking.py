@@ -128,9 +128,13 @@ def diversify(
     snippet: Callable[[int], Snippet],
     k: int,
     policy: Policy,
+    snippet_tokens: int | None = None,
 ) -> list[int]:
     """The k best by MMR over the top 4k: the same lines or chunk shown twice count as
-    identical, otherwise word overlap is the similarity."""
+    identical, otherwise word overlap is the similarity.
+
+    With `snippet_tokens` (the snippets' budget), two chunks of a file too far apart for
+    their snippets to meet are compared by words without making their snippets."""
     ranked = sorted(scores, key=lambda i: (-scores[i], i))
     pool = ranked[: k * 4]
     words_of: dict[int, frozenset[str]] = {}
@@ -146,7 +150,7 @@ def diversify(
         ra, rb = records[a], records[b]
         if ra.hash == rb.hash:
             return 1.0
-        if ra.path == rb.path:
+        if ra.path == rb.path and _may_meet(ra, rb, snippet_tokens):
             sa, sb = snippet(a), snippet(b)
             if sa.line_start <= sb.line_end and sb.line_start <= sa.line_end:
                 return 1.0  # the same lines shown twice
@@ -156,3 +160,23 @@ def diversify(
         return jaccard(words_of[a], words_of[b])
 
     return mmr(pool, scores, similarity, k, policy)
+
+
+def reach(record: ChunkRecord, snippet_tokens: int) -> tuple[int, int]:
+    """Lines a snippet of this chunk can show (present.chunk_snippet, snippets.best_snippet).
+
+    A snippet is a window inside the chunk, or the whole chunk widened into a running
+    log's neighbouring lines while it fits the budget; every line costs at least one
+    token, so the widening adds at most the budget less the chunk's own lines."""
+    last = max(record.line_end, record.line_start + record.text.count("\n"))
+    if record.source not in CONTEXT_SOURCES:
+        return record.line_start, last
+    extra = max(snippet_tokens - (record.line_end - record.line_start + 1), 0)
+    return record.line_start - extra, last + extra
+
+
+def _may_meet(a: ChunkRecord, b: ChunkRecord, snippet_tokens: int | None) -> bool:
+    if snippet_tokens is None:
+        return True
+    (a_lo, a_hi), (b_lo, b_hi) = reach(a, snippet_tokens), reach(b, snippet_tokens)
+    return a_lo <= b_hi and b_lo <= a_hi

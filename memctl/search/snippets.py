@@ -18,6 +18,7 @@ from memctl.tokens import estimate_tokens
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 ELLIPSIS = "…"
+_HEBREW_PREFIX_SET = frozenset(HEBREW_PREFIXES)
 
 
 @dataclass(frozen=True)
@@ -43,23 +44,34 @@ class Matcher:
         if lw in self.exact:
             return lw
         # Hebrew glues one or two prefix letters onto a word: בבית is בית.
-        for cut in (1, 2):
-            stripped = lw[cut:]
-            prefixed = all(c in HEBREW_PREFIXES for c in lw[:cut])
-            if prefixed and len(stripped) >= 2 and stripped in self.exact:
-                return stripped
-        for prefix in self.prefixes:
-            if lw.startswith(prefix):
-                return prefix
+        if lw[:1] in _HEBREW_PREFIX_SET:
+            for cut in (1, 2):
+                stripped = lw[cut:]
+                prefixed = all(c in _HEBREW_PREFIX_SET for c in lw[:cut])
+                if prefixed and len(stripped) >= 2 and stripped in self.exact:
+                    return stripped
+        if self.prefixes and lw.startswith(self.prefixes):
+            for prefix in self.prefixes:
+                if lw.startswith(prefix):
+                    return prefix
         return None
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        return [(m.start(), m.end()) for m in _WORD.finditer(text) if self.matches(m.group(0))]
+        known, matches = self._known, self.matches
+        out = []
+        for m in _WORD.finditer(text):
+            word = m.group(0)
+            form = known[word] if word in known else matches(word)
+            if form:
+                out.append(m.span())
+        return out
 
     def distinct(self, text: str) -> set[str]:
+        # The hot loop of every snippet: the cache is read inline, not through matches().
+        known, matches = self._known, self.matches
         found = set()
-        for m in _WORD.finditer(text):
-            form = self.matches(m.group(0))
+        for word in _WORD.findall(text):
+            form = known[word] if word in known else matches(word)
             if form:
                 found.add(form)
         return found

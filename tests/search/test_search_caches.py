@@ -1,0 +1,116 @@
+"""What a kept Searcher remembers between searches (counts, chunks' words) and the bound
+that lets diversity skip snippets: none of it may change a result."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from memctl.index.store import Store
+from memctl.index.sync import sync
+from memctl.index.usage import ChunkRecord
+from memctl.search import candidates as cand
+from memctl.search.hybrid import Searcher
+from memctl.search.present import chunk_snippet, matcher_for
+from memctl.search.query import parse_query
+from memctl.search.ranking import diversify, reach
+from memctl.search.scoring import Policy
+from memctl.search.snippets import Snippet
+from memctl.vault import Vault
+
+NOW = datetime(2026, 11, 22, 9, 30)
+
+
+def test_counts_are_kept_until_cleared(vault: Vault) -> None:
+    (vault.root / "memory/daily/2026-11-20.md").write_text(
+        "# 2026-11-20\n\n- 10:00 backup every night\n- 11:00 backup moved\n", encoding="utf-8"
+    )
+    sync(vault, embed=False, now=NOW)
+    counts = cand.IndexCounts()
+    with Store.open(vault) as store:
+        assert cand.doc_freqs(store.conn, ["backup"], cap=10, counts=counts) == {"backup": 1}
+        rows = cand.row_count(store.conn, counts)
+        assert counts.capped == {('"backup"', 10): 1} and counts.rows == rows
+        counts.capped['"backup"', 10] = 7  # what is kept is what is answered
+        assert cand.doc_freqs(store.conn, ["backup"], cap=10, counts=counts) == {"backup": 7}
+        counts.clear()
+        assert cand.doc_freqs(store.conn, ["backup"], cap=10, counts=counts) == {"backup": 1}
+
+
+def test_a_refresh_forgets_what_searches_read_from_the_index(fixture_copy: Vault) -> None:
+    note = fixture_copy.root / "memory" / "daily" / "2026-11-22.md"
+    with Searcher(fixture_copy, fresh=False) as searcher:
+        before = searcher.search("zanzibar", k=3, log=False, now=NOW, mode="lexical", explain=True)
+        assert all("zanzibar" not in (r.explain or {}).get("terms", []) for r in before.results)
+        note.write_text("# 2026-11-22\n\n- 08:00 zanzibar gateway timeout\n", encoding="utf-8")
+        searcher.refresh(NOW)
+        after = searcher.search("zanzibar", k=3, log=False, now=NOW, mode="lexical", explain=True)
+    assert after.results[0].path == "memory/daily/2026-11-22.md"
+    # The word's count was read again: the lexical plan asks FTS5 for it.
+    assert after.results[0].explain is not None
+    assert "zanzibar" in after.results[0].explain["terms"]
+
+
+def _long_log(vault: Vault) -> None:
+    lines = ["# 2026-11-20", ""]
+    for i in range(120):
+        word = "backup" if i % 7 == 0 else "deploy"
+        lines.append(f"- {i:02d}:00 {word} step {i} " + "detail " * (i % 5))
+        if i % 3 == 2:
+            lines.append("")
+    (vault.root / "memory/daily/2026-11-20.md").write_text("\n".join(lines), encoding="utf-8")
+    (vault.root / "memory/decisions.md").write_text(
+        "# Decisions\n\n## Backups\n\nbackup nightly\nkept for 30 days\n\n## Deploys\n\ndeploy "
+        "on Tuesdays\n",
+        encoding="utf-8",
+    )
+    sync(vault, embed=False, now=NOW)
+
+
+@pytest.mark.parametrize("budget", [10, 25, 60, 200])
+@pytest.mark.parametrize("query", ["backup", "deploy step", "detail 7", "nothing here"])
+def test_a_snippet_stays_within_its_chunks_reach(vault: Vault, budget: int, query: str) -> None:
+    _long_log(vault)
+    parsed = parse_query(query)
+    with Store.open(vault) as store:
+        ids = store.chunk_ids()
+        records = store.chunks_by_ids(ids)
+        plan = cand.plan_lexical(store.conn, parsed, 0.5)
+        matcher = matcher_for(parsed, plan)
+        assert len(records) > 10
+        for record in records:
+            snip = chunk_snippet(store, record, matcher, budget)
+            lo, hi = reach(record, budget)
+            assert lo <= snip.line_start <= snip.line_end <= hi, (record.line_start, snip)
+
+
+def _record(cid: int, text: str, lines: tuple[int, int]) -> ChunkRecord:
+    return ChunkRecord(
+        id=cid, path="memory/daily/a.md", line_start=lines[0], line_end=lines[1], heading="",
+        text=text, hash=f"h{cid}", tier="warm", source="daily", date=None, tags=[],
+        importance=0.5, embedded=False, created_at=None, last_referenced_at=None, access_count=0,
+    )  # fmt: skip
+
+
+def test_diversify_makes_no_snippet_for_chunks_too_far_apart_to_meet() -> None:
+    records = {
+        1: _record(1, "backup every night", (3, 3)),
+        2: _record(2, "backup moved to four", (5, 5)),
+        3: _record(3, "backup checked weekly", (400, 400)),
+    }
+    made: list[int] = []
+
+    def snippet(cid: int) -> Snippet:
+        made.append(cid)
+        r = records[cid]
+        return Snippet(r.text, r.line_start - 2, r.line_end + 2, (), False)
+
+    scores = {1: 0.9, 2: 0.8, 3: 0.7}
+    unbounded = diversify(scores, records, snippet, 3, Policy())
+    assert set(made) == {1, 2, 3}
+    made.clear()
+    bounded: Any = diversify(scores, records, snippet, 3, Policy(), snippet_tokens=50)
+    assert bounded == unbounded == [1, 3]  # 1 and 2 show the same lines
+    assert 3 not in made and set(made) == {1, 2}
