@@ -299,13 +299,14 @@ class _Arrays:
         )
 
 
-def _cross_bar(data: _Arrays, max_own_lost: float) -> float | None:
+def _cross_bar(data: _Arrays, max_own_lost: float, min_gold: int) -> float | None:
     """The highest cosine bar for results in another script than the question that keeps
     every group's losses among them within the target (they share no word with it, so
-    only the cosine can carry them); None when no such result has a gold item."""
+    only the cosine can carry them); None (the same bar as within a script) when fewer
+    than `min_gold` such results have a gold item: too few to choose a bar from."""
     import numpy as np
 
-    if not (data.gold & data.cross).any():
+    if int((data.gold & data.cross).sum()) < min_gold:
         return None
     for bar in sorted(COSINE_GRID, reverse=True):
         keep = ~(data.cross & (data.cosine < bar - 1e-9))
@@ -320,6 +321,7 @@ def calibrate(
     max_own_lost: float = 0.03,
     use_cosine: bool = True,
     guarded: Collection[str] = (),
+    min_cross_gold: int = 50,
 ) -> tuple[FloorThresholds, dict[str, FloorOutcome]]:
     """The thresholds that leave the most foreign questions with at most one result in
     the worst group (data set), then on average, while no group loses a gold result for
@@ -335,7 +337,7 @@ def calibrate(
     aimed = np.array([name not in guarded for name in data.names])
     if not aimed.any():
         aimed[:] = True
-    cross_bar = _cross_bar(data, max_own_lost) if use_cosine else None
+    cross_bar = _cross_bar(data, max_own_lost, min_cross_gold) if use_cosine else None
     best: tuple[tuple[float, float, float], FloorThresholds] | None = None
     cosines: Sequence[float | None] = COSINE_GRID if use_cosine else (None,)
     for gate in MISSING_GRID:

@@ -150,7 +150,7 @@ MONO = [
 
 def test_calibrate_keeps_cross_lingual_answers_in_a_guarded_set() -> None:
     groups = {"mono": MONO, "cross": CROSS}
-    chosen, results = fl.calibrate(groups, max_own_lost=0.0, guarded=("cross",))
+    chosen, results = fl.calibrate(groups, max_own_lost=0.0, guarded=("cross",), min_cross_gold=2)
     assert results["cross"].own_lost == 0.0 and results["mono"].own_lost == 0.0
     # The within-language bar stays high enough to reject the foreign question there,
     # while the cross bar drops to the lowest cross-lingual gold cosine.
@@ -171,3 +171,10 @@ def test_calibrate_finds_the_coverage_weight() -> None:
     chosen, results = fl.calibrate({"set": [own, foreign, other]}, max_own_lost=0.0)
     assert results["set"].foreign_rejected == 1.0 and results["set"].own_lost == 0.0
     assert chosen.coverage_weight > 0
+
+
+def test_a_few_cross_script_gold_results_set_no_cross_bar() -> None:
+    # Without a cross-lingual set, a handful of incidental cross-script results is too
+    # few to choose a bar from: they get the within-script one.
+    chosen, _ = fl.calibrate({"mono": MONO, "cross": CROSS}, max_own_lost=1.0, guarded=("cross",))
+    assert chosen.min_cosine_cross is None
