@@ -10,7 +10,7 @@ from typing import Any
 from rapidfuzz import fuzz, process
 
 from memctl.agent.capture_rules import SUPERSEDED, MemoryItem, memory_items
-from memctl.vault import STATE_DIR, Vault, source_of
+from memctl.vault import Vault, source_of
 
 NEIGHBOURS = 5
 FULL_COMPARE_LIMIT = 400  # memories embedded one by one per capture, at most
@@ -113,16 +113,15 @@ class Neighbourhood:
 
     def _index_pool(self, query: Any) -> set[int]:
         """Items overlapping the index's nearest chunks to `query` (empty without an index)."""
-        if not (self.vault.root / STATE_DIR / "index.db").exists():
+        from memctl.index.backend import has_index, open_store
+
+        if not has_index(self.vault):
             return set()
         try:
-            from memctl.index.store import Store
-            from memctl.search.candidates import Filters, vec0_candidates
-
-            with Store.open(self.vault) as store:
+            with open_store(self.vault) as store:
                 if store.model_id != self._embedder.model_id:
                     return set()
-                hits = vec0_candidates(store.conn, query, Filters(), _POOL)
+                hits = store.nearest(query, _POOL)
                 chunks = store.chunks_by_ids(list(hits))
         except Exception as exc:  # the lexical pool still stands
             self.notices.append(f"index not used for similar memories ({exc})")

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 ENV_DATABASE_URL = "MEMCTL_DATABASE_URL"
 # Reference-log evidence for promotion: hash -> (count, first ts, last ts), hash -> queries.
 Window = dict[str, tuple[int, str | None, str | None]]
+# (vault, path, first line, last line): the lines around a chunk a snippet may widen into.
+ContextWindow = tuple[str, str, int, int]
 
 
 @runtime_checkable
@@ -79,7 +81,11 @@ class IndexBackend(Protocol):
     def context_rows(
         self, vault: str, path: str, lo: int, hi: int
     ) -> list[tuple[int, int, str]]: ...
+    def context_windows(
+        self, windows: Sequence[ContextWindow]
+    ) -> list[list[tuple[int, int, str]]]: ...
     def has_vectors(self) -> bool: ...
+    def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]: ...
     def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]: ...
     def meta(self, key: str) -> str | None: ...
 

@@ -400,6 +400,12 @@ class Store:
             (path, lo, hi),
         ).fetchall()
 
+    def context_windows(
+        self, windows: Sequence[tuple[str, str, int, int]]
+    ) -> list[list[tuple[int, int, str]]]:
+        """`context_rows` of each (vault, path, lo, hi) window; in-process, one query each."""
+        return [self.context_rows(v, path, lo, hi) for v, path, lo, hi in windows]
+
     def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]:
         """(path, line_start, tier, text, vector) of every chunk that has its vector."""
         import numpy as np
@@ -409,6 +415,12 @@ class Store:
             "JOIN chunks_vec AS v ON v.rowid = c.id WHERE c.embedded = 1"
         ).fetchall()
         return [(p, s, t, x, np.frombuffer(v, dtype=np.float32)) for p, s, t, x, v in rows]
+
+    def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]:
+        """id -> cosine of the `limit` chunks nearest to a unit vector (sqlite-vec, exact)."""
+        from memctl.search.candidates import Filters, vec0_candidates
+
+        return vec0_candidates(self.conn, vector, Filters(), limit)
 
     def has_vectors(self) -> bool:
         # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.

@@ -174,7 +174,15 @@ class Searcher:
             explain=explain,
         )
         snippet = present.Snippets(
-            self.store, records, present.matcher_for(parsed, plan), self.settings.snippet_tokens
+            self.store,
+            records,
+            present.matcher_for(parsed, plan),
+            self.settings.snippet_tokens,
+            # A server's round trips are worth saving: the pool's context in one statement.
+            # In-process SQLite makes only the snippets diversity and the results need.
+            likely=ranking.diversity_pool(scored.scores, k)
+            if self.store.backend != "sqlite"
+            else (),
         )
         chosen = ranking.diversify(
             scored.scores, records, snippet, k, self.policy, self.settings.snippet_tokens

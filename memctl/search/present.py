@@ -3,10 +3,10 @@ the SearchResult built from it, and, with explain, how it was scored."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from memctl.index.backend import IndexBackend
+from memctl.index.backend import ContextWindow, IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import LexicalPlan
 from memctl.search.evidence import Judged, Verdict
@@ -32,10 +32,21 @@ def matcher_for(parsed: Query, plan: LexicalPlan) -> Matcher:
     return Matcher(exact=frozenset(exact), prefixes=prefixes)
 
 
+def context_window(record: ChunkRecord) -> ContextWindow:
+    """The lines around a chunk its snippet may widen into."""
+    lo = max(record.line_start - CONTEXT_LINES, 1)
+    return (record.vault, record.path, lo, record.line_end + CONTEXT_LINES)
+
+
 def chunk_snippet(
-    store: IndexBackend, record: ChunkRecord, matcher: Matcher, tokens: int
+    store: IndexBackend,
+    record: ChunkRecord,
+    matcher: Matcher,
+    tokens: int,
+    context: Mapping[ContextWindow, list[tuple[int, int, str]]] | None = None,
 ) -> Snippet:
-    """The best window of the chunk, widened with neighbouring lines of the same file.
+    """The best window of the chunk, widened with neighbouring lines of the same file
+    (from `context` when fetched already).
 
     Only running logs (daily notes, the archive) are widened: their neighbouring lines
     are the same day's story, while a decision or a core section stands alone.
@@ -43,9 +54,10 @@ def chunk_snippet(
     if record.source not in CONTEXT_SOURCES:
         lines = record.text.split("\n")
         return best_snippet(lines, record.line_start, matcher, tokens)
-    lo = max(record.line_start - CONTEXT_LINES, 1)
-    hi = record.line_end + CONTEXT_LINES
-    rows = store.context_rows(record.vault, record.path, lo, hi)
+    window = context_window(record)
+    rows = (context or {}).get(window)
+    if rows is None:
+        rows = store.context_rows(*window)
     first = min(r[0] for r in rows) if rows else record.line_start
     last = max(r[1] for r in rows) if rows else record.line_end
     window: list[str | None] = [None] * (last - first + 1)
@@ -70,14 +82,25 @@ class Snippets:
         records: Mapping[int, ChunkRecord],
         matcher: Matcher,
         tokens: int,
+        likely: Sequence[int] = (),
     ) -> None:
         self._store, self._records, self._matcher, self._tokens = store, records, matcher, tokens
         self._made: dict[int, Snippet] = {}
+        # The neighbouring chunks of every running-log candidate likely to be shown, fetched
+        # at once: one round trip on PostgreSQL instead of one per snippet.
+        windows = list(
+            dict.fromkeys(
+                context_window(records[cid])
+                for cid in likely
+                if cid in records and records[cid].source in CONTEXT_SOURCES
+            )
+        )
+        self._context = dict(zip(windows, store.context_windows(windows), strict=True))
 
     def __call__(self, cid: int) -> Snippet:
         if cid not in self._made:
             self._made[cid] = chunk_snippet(
-                self._store, self._records[cid], self._matcher, self._tokens
+                self._store, self._records[cid], self._matcher, self._tokens, self._context
             )
         return self._made[cid]
 

@@ -122,6 +122,11 @@ def settle(
     return settled
 
 
+def diversity_pool(scores: Mapping[int, float], k: int) -> list[int]:
+    """The candidates diversity chooses k among (whose snippets may be looked at)."""
+    return sorted(scores, key=lambda i: (-scores[i], i))[: k * 4]
+
+
 def diversify(
     scores: dict[int, float],
     records: Mapping[int, ChunkRecord],
@@ -135,8 +140,7 @@ def diversify(
 
     With `snippet_tokens` (the snippets' budget), two chunks of a file too far apart for
     their snippets to meet are compared by words without making their snippets."""
-    ranked = sorted(scores, key=lambda i: (-scores[i], i))
-    pool = ranked[: k * 4]
+    pool = diversity_pool(scores, k)
     words_of: dict[int, frozenset[str]] = {}
     pairs: dict[tuple[int, int], float] = {}
 

@@ -106,6 +106,35 @@ def test_namespaces_own_by_default_team_on_request(
     assert out.exit_code == 2 and "no vault named carol" in out.output
 
 
+def test_snippet_context_of_many_windows_in_one_statement(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """context_windows answers each (vault, path, lines) window as context_rows does."""
+    alice = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    bob = fixture_on_pg(tmp_path, "bob", pg_url, monkeypatch)
+    (bob.root / "memory" / "daily" / "2026-11-20.md").write_text(
+        "# 2026-11-20\n\n- Bob's own day.\n", encoding="utf-8"
+    )
+    sync(alice, embed=False, now=NOW)
+    sync(bob, embed=False, now=NOW)
+    day = "memory/daily/2026-11-20.md"
+    windows = [
+        ("alice", day, 1, 60),
+        ("bob", day, 1, 60),  # another vault's file of the same name
+        ("", day, 2, 3),  # "": the store's own vault
+        ("alice", day, 900, 990),  # past the end of the file
+        ("alice", "memory/daily/nothing.md", 1, 40),
+        ("alice", day, 1, 60),  # asked twice
+    ]
+    with open_store(alice) as store:
+        batched = store.context_windows(windows)
+        one_by_one = [store.context_rows(*w) for w in windows]
+    assert batched == [list(map(tuple, rows)) for rows in one_by_one]
+    assert batched[0] and batched[1] and batched[0] != batched[1]
+    assert batched[2] and not batched[3] and not batched[4]
+    assert any("Bob's own day" in text for _, _, text in batched[1])
+
+
 def test_resync_edit_and_remove_keep_every_chunk_exactly_once(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

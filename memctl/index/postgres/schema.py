@@ -101,6 +101,7 @@ SEARCH_INDEXES = {
     "USING hnsw (embedding vector_cosine_ops)",
 }
 _INDEX_LOCK = _MIGRATION_LOCK + 1
+BUILD_MEMORY = 1 << 30  # bytes of maintenance_work_mem the index builds take at least
 
 
 def missing_search_indexes(conn: psycopg.Connection[Any]) -> list[str]:
@@ -127,11 +128,18 @@ def build_search_indexes(conn: psycopg.Connection[Any]) -> list[str]:
         return []
     try:
         missing = missing_search_indexes(conn)
-        conn.execute("SET maintenance_work_mem = '1GB'")
+        # At least 1 GB (an HNSW graph that outgrows it is finished on disk, several times
+        # slower: ~2 GB per million 384-d rows); more if the server or database says so.
+        raised = conn.execute(
+            "SELECT pg_size_bytes(current_setting('maintenance_work_mem')) < %s", (BUILD_MEMORY,)
+        ).fetchone()[0]
+        if raised:
+            conn.execute(f"SET maintenance_work_mem = {BUILD_MEMORY // 1024}")  # in kB
         for name in missing:
             conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
             conn.execute(SEARCH_INDEXES[name])
-        conn.execute("RESET maintenance_work_mem")
+        if raised:
+            conn.execute("RESET maintenance_work_mem")
         # Word frequencies for the search planner (and memctl's common-word pruning)
         # now, not whenever autovacuum gets to the freshly loaded table.
         conn.execute("ANALYZE chunks")

@@ -1,0 +1,250 @@
+"""The reader's half of `PgStore`: records, snippet context, statistics, usage (see store.py)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+
+from memctl import clock
+from memctl.index.backend import Window
+from memctl.index.postgres import search
+from memctl.index.usage import REFERENCE_KINDS, ChunkRecord, _record
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_RECORD = (
+    "SELECT c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.hash, c.tier, "
+    "c.source, c.date, c.tags, c.importance, c.embedded, "
+    "u.created_at, u.last_referenced_at, coalesce(u.access_count, 0), c.vault "
+    "FROM chunks AS c LEFT JOIN usage AS u ON u.vault = %s AND u.hash = c.hash "
+)
+
+
+class PgReads:
+    """Everything a search, the lifecycle and the agent read; usage is per vault."""
+
+    conn: psycopg.Connection[Any]
+    vault_name: str
+    _has_vectors: bool
+    _common: tuple[float, dict[str, float]] | None
+    _stats: tuple[float, int, float] | None
+
+    if TYPE_CHECKING:
+
+        def transaction(self) -> AbstractContextManager[None]: ...
+        def _meta(self, key: str) -> str | None: ...
+        def pending_count(self) -> int: ...
+
+    def counts(self) -> dict[str, Any]:
+        me = self.vault_name
+        by_tier = dict(
+            self.conn.execute(
+                "SELECT tier, count(*) FROM chunks WHERE vault = %s GROUP BY tier", (me,)
+            ).fetchall()
+        )
+        files = self.conn.execute("SELECT count(*) FROM files WHERE vault = %s", (me,)).fetchone()
+        return {
+            "chunks": sum(by_tier.values()),
+            "chunks_by_tier": {tier: by_tier.get(tier, 0) for tier in ("hot", "warm", "cold")},
+            "files": int(files[0]),
+            "pending_embeddings": self.pending_count(),
+        }
+
+    # -- readers ----------------------------------------------------------------------------
+
+    def chunks_by_ids(self, ids: Sequence[int]) -> list[ChunkRecord]:
+        unique = list(dict.fromkeys(int(i) for i in ids))
+        if not unique:
+            return []
+        found = {
+            row[0]: _with_vault(row)
+            for row in self.conn.execute(
+                _RECORD + "WHERE c.id = ANY(%s)", (self.vault_name, unique)
+            ).fetchall()
+        }
+        return [found[i] for i in unique if i in found]
+
+    def chunk_ids(self) -> list[int]:
+        rows = self.conn.execute(
+            "SELECT id FROM chunks WHERE vault = %s ORDER BY id", (self.vault_name,)
+        )
+        return [r[0] for r in rows]
+
+    def chunks_in_paths(self, paths: Sequence[str]) -> list[tuple[str, str, int, int]]:
+        return self.conn.execute(
+            "SELECT hash, path, line_start, line_end FROM chunks WHERE vault = %s "
+            "AND path = ANY(%s)",
+            (self.vault_name, list(paths)),
+        ).fetchall()
+
+    def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
+        return self.conn.execute(
+            "SELECT line_start, line_end, text FROM chunks WHERE vault = %s AND path = %s "
+            "AND line_end >= %s AND line_start <= %s ORDER BY line_start",
+            (vault or self.vault_name, path, lo, hi),
+        ).fetchall()
+
+    def context_windows(
+        self, windows: Sequence[tuple[str, str, int, int]]
+    ) -> list[list[tuple[int, int, str]]]:
+        """`context_rows` of every (vault, path, lo, hi) window in one round trip."""
+        if not windows:
+            return []
+        found: list[list[tuple[int, int, str]]] = [[] for _ in windows]
+        rows = self.conn.execute(
+            "SELECT w.i, c.line_start, c.line_end, c.text FROM unnest(%s::text[], %s::text[], "
+            "%s::integer[], %s::integer[]) WITH ORDINALITY AS w(vault, path, lo, hi, i) "
+            "JOIN chunks AS c ON c.vault = w.vault AND c.path = w.path "
+            "AND c.line_end >= w.lo AND c.line_start <= w.hi ORDER BY w.i, c.line_start",
+            (
+                [v or self.vault_name for v, _, _, _ in windows],
+                [w[1] for w in windows],
+                [w[2] for w in windows],
+                [w[3] for w in windows],
+            ),
+        ).fetchall()
+        for i, start, end, text in rows:
+            found[i - 1].append((start, end, text))
+        return found
+
+    def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]:
+        import numpy as np
+
+        rows = self.conn.execute(
+            "SELECT path, line_start, tier, text, embedding FROM chunks "
+            "WHERE vault = %s AND embedded",
+            (self.vault_name,),
+        ).fetchall()
+        return [(p, s, t, x, np.asarray(v, dtype=np.float32)) for p, s, t, x, v in rows]
+
+    def meta(self, key: str) -> str | None:
+        if key == "last_sync":
+            row = self.conn.execute(
+                "SELECT last_sync FROM vault_stats WHERE vault = %s", (self.vault_name,)
+            ).fetchone()
+            return row[0] if row else None
+        return self._meta(key)
+
+    def has_vectors(self, vaults: Sequence[str] | None = None) -> bool:
+        if not self._has_vectors:
+            row = self.conn.execute(
+                "SELECT 1 FROM chunks WHERE embedded AND (%s::text[] IS NULL OR vault = ANY(%s)) "
+                "LIMIT 1",
+                (vaults, vaults),
+            ).fetchone()
+            self._has_vectors = row is not None
+        return self._has_vectors
+
+    def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]:
+        """id -> cosine of this vault's `limit` chunks nearest to a unit vector (HNSW)."""
+        import numpy as np
+
+        qvec = np.asarray(vector, dtype=np.float32)
+        rows = self.conn.execute(
+            "SELECT id, 1 - (embedding <=> %s) FROM chunks WHERE vault = %s "
+            "AND embedding IS NOT NULL ORDER BY embedding <=> %s LIMIT %s",
+            (qvec, self.vault_name, qvec, limit),
+        ).fetchall()
+        return {int(cid): float(cosine) for cid, cosine in rows}
+
+    def stats(self, vaults: Sequence[str] | None) -> tuple[int, float]:
+        """(rows, mean row length in tokens) of the vaults searched, for BM25; cached 60 s."""
+        if self._stats is None or time.monotonic() - self._stats[0] > 60:
+            row = self.conn.execute(
+                "SELECT coalesce(sum(chunks), 0), coalesce(sum(tokens), 0) FROM vault_stats "
+                "WHERE %s::text[] IS NULL OR vault = ANY(%s)",
+                (vaults, vaults),
+            ).fetchone()
+            rows, tokens = int(row[0]), int(row[1])
+            self._stats = (time.monotonic(), rows, tokens / rows if rows else 1.0)
+        return self._stats[1], self._stats[2]
+
+    def common_words(self) -> dict[str, float]:
+        """lexeme -> fraction of rows holding it, for the commonest words (PostgreSQL's own
+        statistics of the tsvector column; refreshed by ANALYZE). Cached 10 minutes."""
+        if self._common is None or time.monotonic() - self._common[0] > 600:
+            row = self.conn.execute(
+                "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+                "WHERE tablename = 'chunks' AND attname = 'words'"
+            ).fetchone()
+            freqs: dict[str, float] = {}
+            if row and row[0]:
+                freqs = dict(zip(row[0], row[1], strict=False))
+            self._common = (time.monotonic(), freqs)
+        return self._common[1]
+
+    def vaults(self) -> list[str]:
+        return [r[0] for r in self.conn.execute("SELECT vault FROM vault_stats ORDER BY vault")]
+
+    def candidate_lists(self, *args: Any) -> tuple[Any, dict[str, dict[int, float]]]:
+        return search.candidate_lists(self, *args)
+
+    # -- usage (this vault's) ---------------------------------------------------------------
+
+    def record_references(
+        self,
+        hashes_and_paths: Iterable[tuple[str, str]],
+        kind: str,
+        query: str | None,
+        now: datetime,
+    ) -> None:
+        if kind not in REFERENCE_KINDS:
+            raise ValueError(f"reference kind must be one of {REFERENCE_KINDS}, not {kind!r}")
+        stamp = clock.iso(now)
+        items = list(dict.fromkeys((h, p) for h, p in hashes_and_paths))
+        if not items:
+            return
+        me = self.vault_name
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO reference_log(vault, hash, path, ts, kind, query) "
+                "SELECT %s, h, p, %s, %s, %s FROM unnest(%s::text[], %s::text[]) AS x(h, p)",
+                (me, stamp, kind, query, [h for h, _ in items], [p for _, p in items]),
+            )
+            self.conn.execute(
+                "INSERT INTO usage(vault, hash, created_at, last_referenced_at, access_count) "
+                "SELECT %s, h, %s, %s, 1 FROM unnest(%s::text[]) AS h ORDER BY 1 "
+                "ON CONFLICT (vault, hash) DO UPDATE SET access_count = usage.access_count + 1, "
+                "last_referenced_at = greatest(coalesce(usage.last_referenced_at, ''), "
+                "excluded.last_referenced_at)",
+                (me, stamp, stamp, sorted({h for h, _ in items})),
+            )
+
+    def reference_counts(self, since: datetime) -> dict[str, int]:
+        rows = self.conn.execute(
+            "SELECT hash, count(*) FROM reference_log WHERE vault = %s AND ts >= %s GROUP BY hash",
+            (self.vault_name, clock.iso(since)),
+        )
+        return {digest: int(count) for digest, count in rows}
+
+    def reference_window(
+        self, since: datetime, until: datetime
+    ) -> tuple[Window, dict[str, list[str]]]:
+        me, lo, hi = self.vault_name, clock.iso(since), clock.iso(until)
+        window = {
+            digest: (int(count), first, last)
+            for digest, count, first, last in self.conn.execute(
+                "SELECT hash, count(*), min(ts), max(ts) FROM reference_log WHERE vault = %s "
+                "AND ts >= %s AND ts <= %s AND kind != 'context' GROUP BY hash",
+                (me, lo, hi),
+            )
+        }
+        asked: dict[str, list[str]] = {}
+        for digest, query in self.conn.execute(
+            "SELECT DISTINCT hash, query FROM reference_log WHERE vault = %s AND ts >= %s "
+            "AND ts <= %s AND kind = 'search' AND query IS NOT NULL",
+            (me, lo, hi),
+        ):
+            asked.setdefault(digest, []).append(query)
+        return window, asked
+
+
+def _with_vault(row: Sequence[Any]) -> ChunkRecord:
+    return replace(_record(row), vault=row[16])

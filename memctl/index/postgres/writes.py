@@ -1,0 +1,275 @@
+"""The writer's half of `PgStore`: files, chunks and their vectors (see store.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+
+from memctl import clock
+from memctl.index.backend import iter_batches
+from memctl.index.chunker import Chunk
+from memctl.index.postgres import words
+from memctl.vault import Vault
+
+if TYPE_CHECKING:
+    import numpy as np
+
+STATE_FILE = "state.db"
+
+
+class PgWrites:
+    """A file's chunks swapped under a (vault, path) lock; vectors from the local cache."""
+
+    conn: psycopg.Connection[Any]
+    vault: Vault
+    vault_name: str
+    model_id: str
+    dim: int
+    _cache: Any
+    _has_vectors: bool
+    _delta: list[int]
+    _new_words: set[str]
+    _new_hashes: dict[str, str]
+
+    if TYPE_CHECKING:
+
+        def transaction(self) -> AbstractContextManager[None]: ...
+
+    # -- files and chunks ----------------------------------------------------------------
+
+    def file_states(self) -> dict[str, tuple[int, int, str]]:
+        rows = self.conn.execute(
+            "SELECT path, size, mtime_ns, hash FROM files WHERE vault = %s", (self.vault_name,)
+        )
+        return {path: (size, mtime_ns, digest) for path, size, mtime_ns, digest in rows}
+
+    def forget_file_stats(self) -> None:
+        """Make the next sync re-read and re-chunk every file (a full rebuild in place)."""
+        self.conn.execute(
+            "UPDATE files SET size = -1, hash = '' WHERE vault = %s", (self.vault_name,)
+        )
+
+    def touch_file(self, path: str, size: int, mtime_ns: int) -> None:
+        self.conn.execute(
+            "UPDATE files SET size = %s, mtime_ns = %s WHERE vault = %s AND path = %s",
+            (size, mtime_ns, self.vault_name, path),
+        )
+
+    def _lock_file(self, path: str) -> None:
+        self.conn.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+            (f"{len(self.vault_name)}:{self.vault_name}/{path}",),
+        )
+
+    def replace_file(
+        self,
+        path: str,
+        *,
+        size: int,
+        mtime_ns: int,
+        digest: str,
+        chunks: Sequence[Chunk],
+        now: datetime,
+    ) -> int:
+        """Swap a file's chunks in one transaction (the caller's, if open); returns cache hits."""
+        with self.transaction():
+            return self._replace_file(path, size, mtime_ns, digest, chunks, now)
+
+    def _replace_file(
+        self,
+        path: str,
+        size: int,
+        mtime_ns: int,
+        digest: str,
+        chunks: Sequence[Chunk],
+        now: datetime,
+    ) -> int:
+        me = self.vault_name
+        self._lock_file(path)
+        keys = [(c.line_start, c.hash) for c in chunks]
+        gone = self.conn.execute(
+            "DELETE FROM chunks WHERE vault = %s AND path = %s AND (line_start, hash) NOT IN "
+            "(SELECT * FROM unnest(%s::integer[], %s::text[])) RETURNING ntokens",
+            (me, path, [k[0] for k in keys], [k[1] for k in keys]),
+        ).fetchall()
+        # Vectors go in with the row: setting them afterwards would write every row twice
+        # (and its GIN entries with it, since an indexed column changes).
+        cached = self._cached_vectors([c.hash for c in chunks])
+        rows = []
+        vocabulary: set[str] = set()
+        for chunk in chunks:
+            tokens = words.tokens(f"{chunk.heading} {chunk.text}")
+            vocabulary.update(t for t in tokens if len(t.encode("utf-8")) < 512)
+            literal, count = words.tsvector(tokens)
+            rows.append(
+                (
+                    me,
+                    path,
+                    *chunk.columns(),
+                    count,
+                    literal,
+                    cached.get(chunk.hash),
+                    chunk.hash in cached,
+                )
+            )
+        hits = 0
+        added = 0
+        added_tokens = 0
+        with self.conn.cursor() as cur:
+            if rows:
+                cur.executemany(
+                    "INSERT INTO chunks(vault, path, line_start, line_end, heading, text, hash, "
+                    "tier, source, date, tags, importance, ntokens, words, embedding, embedded) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, "
+                    "%s, %s) ON CONFLICT (vault, path, line_start, hash) DO UPDATE SET "
+                    "line_end = excluded.line_end, heading = excluded.heading, "
+                    "tier = excluded.tier, source = excluded.source, date = excluded.date, "
+                    "tags = excluded.tags, importance = excluded.importance "
+                    "WHERE (chunks.line_end, chunks.heading, chunks.tier, chunks.source, "
+                    "chunks.date, chunks.tags, chunks.importance) IS DISTINCT FROM "
+                    "(excluded.line_end, excluded.heading, excluded.tier, excluded.source, "
+                    "excluded.date, excluded.tags, excluded.importance) "
+                    "RETURNING (xmax = 0), ntokens, embedded",
+                    rows,
+                    returning=True,
+                )
+                while True:
+                    for inserted, ntokens, embedded in cur.fetchall():
+                        if inserted:
+                            added += 1
+                            added_tokens += ntokens
+                            hits += bool(embedded)
+                    if not cur.nextset():
+                        break
+        self._new_words |= vocabulary
+        stamp = clock.iso(now)
+        for chunk in chunks:
+            self._new_hashes.setdefault(chunk.hash, stamp)
+        self.conn.execute(
+            "INSERT INTO files(vault, path, size, mtime_ns, hash, indexed_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (vault, path) DO UPDATE SET "
+            "size = excluded.size, mtime_ns = excluded.mtime_ns, hash = excluded.hash, "
+            "indexed_at = excluded.indexed_at",
+            (me, path, size, mtime_ns, digest, stamp),
+        )
+        self._count(added - len(gone), added_tokens - sum(n for (n,) in gone))
+        if hits:
+            self._has_vectors = True
+        return hits
+
+    def remove_file(self, path: str) -> int:
+        with self.transaction():
+            return self._remove_file(path)
+
+    def _remove_file(self, path: str) -> int:
+        self._lock_file(path)
+        gone = self.conn.execute(
+            "DELETE FROM chunks WHERE vault = %s AND path = %s RETURNING ntokens",
+            (self.vault_name, path),
+        ).fetchall()
+        self.conn.execute(
+            "DELETE FROM files WHERE vault = %s AND path = %s", (self.vault_name, path)
+        )
+        self._count(-len(gone), -sum(n for (n,) in gone))
+        return len(gone)
+
+    def _count(self, chunks: int, tokens: int) -> None:
+        """The vault's row count and total length (BM25's N and mean length), applied
+        when the transaction ends."""
+        self._delta[0] += chunks
+        self._delta[1] += tokens
+
+    # -- embeddings -------------------------------------------------------------------------
+
+    def _local_cache(self) -> Any:
+        if self._cache is None:
+            from memctl.sqlite import connect
+
+            self._cache = connect(self.vault.state_dir / STATE_FILE, load_vec=False)
+            self._cache.execute(
+                "CREATE TABLE IF NOT EXISTS embed_cache("
+                "model TEXT, hash TEXT, vector BLOB, PRIMARY KEY (model, hash))"
+            )
+        return self._cache
+
+    def _cached_vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
+        """hash -> the cached vector of that text under the index's model (when it has one)."""
+        if not hashes:
+            return {}
+        model, dim = self.model_id, self.dim
+        if not model:
+            return {}
+        import numpy as np
+
+        found: dict[str, Any] = {}
+        for part in iter_batches(sorted(set(hashes)), 500):
+            marks = ",".join("?" * len(part))
+            for digest, blob in self._local_cache().execute(
+                f"SELECT hash, vector FROM embed_cache WHERE model = ? AND hash IN ({marks})",
+                [model, *part],
+            ):
+                if len(blob) == dim * 4:
+                    found[digest] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def _fill_from_cache(self, rows: Sequence[tuple[int, str]]) -> int:
+        """Give these chunks the cached vector of their text under the current model."""
+        found = self._cached_vectors([h for _, h in rows])
+        updates = [(found[h], cid) for cid, h in rows if h in found]
+        if updates:
+            with self.conn.cursor() as cur:
+                cur.executemany(
+                    "UPDATE chunks SET embedding = %s, embedded = true WHERE id = %s", updates
+                )
+            self._has_vectors = True
+        return len(updates)
+
+    def pending_after(self, last_id: int, limit: int) -> list[tuple[int, str]]:
+        return self.conn.execute(
+            "SELECT id, hash FROM chunks WHERE vault = %s AND NOT embedded AND id > %s "
+            "ORDER BY id LIMIT %s",
+            (self.vault_name, last_id, limit),
+        ).fetchall()
+
+    def still_pending(self, ids: Sequence[int]) -> list[tuple[str, str]]:
+        if not ids:
+            return []
+        return self.conn.execute(
+            "SELECT hash, text FROM chunks WHERE NOT embedded AND id = ANY(%s)", (list(ids),)
+        ).fetchall()
+
+    def pending_count(self) -> int:
+        row = self.conn.execute(
+            "SELECT count(*) FROM chunks WHERE vault = %s AND NOT embedded", (self.vault_name,)
+        ).fetchone()
+        return int(row[0])
+
+    def cache_vectors(self, model_id: str, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        import numpy as np
+
+        cache = self._local_cache()
+        cache.execute("BEGIN")
+        try:
+            cache.executemany(
+                "INSERT OR REPLACE INTO embed_cache(model, hash, vector) VALUES (?, ?, ?)",
+                [
+                    (model_id, digest, np.asarray(vector, dtype=np.float32).tobytes())
+                    for digest, vector in items
+                ],
+            )
+        except BaseException:
+            cache.execute("ROLLBACK")
+            raise
+        cache.execute("COMMIT")
+
+    def fill_pending_from_cache(self, ids: Sequence[int]) -> int:
+        if not ids:
+            return 0
+        rows = self.conn.execute(
+            "SELECT id, hash FROM chunks WHERE NOT embedded AND id = ANY(%s)", (list(ids),)
+        ).fetchall()
+        return self._fill_from_cache(rows)
