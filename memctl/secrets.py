@@ -67,6 +67,24 @@ _PLACEHOLDER = re.compile(
 )
 
 
+# Every pattern above needs one of these (casefolded) in its line: a line without any
+# cannot hold a secret. Plain substrings, casefolded once, are ~15x faster to look for than
+# the patterns, which keeps a scan of a large archive (lint, every night) cheap.
+_ANCHORS = (
+    "sk-", "sk_live_", "rk_live_", "akia", "asia", "aws_secret", "ghp_", "gho_", "ghu_",
+    "ghs_", "ghr_", "github_pat_", "glpat-", "npm_", "xox", "aiza", "-----begin", "eyj",
+    "://", "mysql", "mariadb", "pass", "pwd", "secret", "key", "token", "пароль", "секрет",
+    "токен", "סיסמ",
+)  # fmt: skip
+
+
+def _anchored(text: str) -> re.Pattern[str] | None:
+    """A matcher for the anchors `text` holds (None: it holds no secret at all)."""
+    folded = text.casefold()
+    present = [a for a in _ANCHORS if a in folded]
+    return re.compile("|".join(map(re.escape, present))) if present else None
+
+
 def _looks_secret(value: str) -> bool:
     """A prose value is a secret only if it is not a plain word: a digit, a symbol, or
     mixed case after the first letter ("the password is stored" is not a leak)."""
@@ -114,9 +132,12 @@ def _spans(line: str) -> list[tuple[int, int, str]]:
 
 def find_secrets(text: str) -> list[SecretHit]:
     """One hit per line that holds a secret (the first one), redacted."""
-    hits = []
+    hits: list[SecretHit] = []
+    anchors = _anchored(text)
+    if anchors is None:
+        return hits
     for number, line in enumerate(text.splitlines(), start=1):
-        spans = _spans(line)
+        spans = _spans(line) if anchors.search(line.casefold()) else []
         if spans:
             start, end, kind = spans[0]
             hits.append(SecretHit(number, kind, redact(line[start:end])))
@@ -125,11 +146,13 @@ def find_secrets(text: str) -> list[SecretHit]:
 
 def redact_text(text: str) -> str:
     """`text` with every secret replaced by its first four characters and `…[redacted]`."""
-    if not text:
+    anchors = _anchored(text) if text else None
+    if anchors is None:
         return text
     out = []
     for line in text.split("\n"):
-        for start, end, _kind in reversed(_spans(line)):
+        spans = _spans(line) if anchors.search(line.casefold()) else []
+        for start, end, _kind in reversed(spans):
             line = line[:start] + redact(line[start:end]) + "[redacted]" + line[end:]
         out.append(line)
     return "\n".join(out)

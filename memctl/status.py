@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,31 +11,91 @@ from memctl.memory import load_decisions
 from memctl.vault import Vault
 
 
-def vault_status(vault: Vault) -> dict[str, Any]:
-    """Tier metrics read from the markdown alone (no index needed)."""
-    settings = vault.settings
-    core_lines = len((vault.read_memory(vault.core_path) or "").splitlines())
+@dataclass(frozen=True)
+class HotMetrics:
+    path: str
+    lines: int
+    cap: int
+
+    @property
+    def over_cap(self) -> bool:
+        return self.lines > self.cap
+
+
+@dataclass(frozen=True)
+class WarmMetrics:
+    daily_files: int
+    latest_daily: str | None
+    today_exists: bool
+    decisions: int
+    dated_decisions: int
+    decisions_file: bool
+
+    @property
+    def files(self) -> int:
+        return self.daily_files + (1 if self.decisions_file else 0)
+
+
+@dataclass(frozen=True)
+class ColdMetrics:
+    files: int
+    chunks: int | None  # None without an index
+
+
+@dataclass(frozen=True)
+class TierMetrics:
+    """What each tier holds: the one shape `status --json` and `maintain --json` print."""
+
+    hot: HotMetrics
+    warm: WarmMetrics
+    cold: ColdMetrics
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hot": {**asdict(self.hot), "over_cap": self.hot.over_cap},
+            "warm": {**asdict(self.warm), "files": self.warm.files},
+            "cold": asdict(self.cold),
+        }
+
+    def flat(self) -> dict[str, Any]:
+        """maintain's `tiers` keys as docs/lifecycle.md first documented them."""
+        return {
+            "hot_lines": self.hot.lines,
+            "hot_cap": self.hot.cap,
+            "warm_files": self.warm.files,
+            "cold_files": self.cold.files,
+            "cold_chunks": self.cold.chunks,
+        }
+
+
+def tier_metrics(
+    vault: Vault, *, core_text: str | None = None, cold_chunks: int | None = None
+) -> TierMetrics:
+    """Per-tier metrics from the markdown; `core_text` when the caller already read core.md,
+    `cold_chunks` from the index when the caller has it open."""
+    if core_text is None:
+        core_text = vault.read_memory(vault.core_path) or ""
     daily = vault.daily_notes()
     decisions = load_decisions(vault)
-    archive_files = sorted(vault.archive_dir.rglob("*.md")) if vault.archive_dir.is_dir() else []
+    archive = vault.archive_dir
     today = clock.today()
-    return {
-        "vault": str(vault.root),
-        "hot": {
-            "path": vault.rel(vault.core_path),
-            "lines": core_lines,
-            "cap": settings.hot.cap_lines,
-            "over_cap": core_lines > settings.hot.cap_lines,
-        },
-        "warm": {
-            "daily_files": len(daily),
-            "latest_daily": daily[-1][0].isoformat() if daily else None,
-            "today_exists": any(day == today for day, _ in daily),
-            "decisions": len(decisions),
-            "dated_decisions": sum(1 for d in decisions if d.date is not None),
-        },
-        "cold": {"files": len(archive_files)},
-    }
+    return TierMetrics(
+        hot=HotMetrics(
+            vault.rel(vault.core_path), len(core_text.splitlines()), vault.settings.hot.cap_lines
+        ),
+        warm=WarmMetrics(
+            daily_files=len(daily),
+            latest_daily=daily[-1][0].isoformat() if daily else None,
+            today_exists=any(day == today for day, _ in daily),
+            decisions=len(decisions),
+            dated_decisions=sum(1 for d in decisions if d.date is not None),
+            decisions_file=vault.decisions_path.exists(),
+        ),
+        cold=ColdMetrics(
+            files=sum(1 for _ in archive.rglob("*.md")) if archive.is_dir() else 0,
+            chunks=cold_chunks,
+        ),
+    )
 
 
 def full_status(vault: Vault) -> dict[str, Any]:
@@ -43,8 +104,10 @@ def full_status(vault: Vault) -> dict[str, Any]:
     from memctl.index.status import index_status
     from memctl.resident.presence import resident_status
 
-    report = vault_status(vault)
-    report["index"] = index_status(vault)
+    index = index_status(vault)
+    cold_chunks = index["chunks_by_tier"]["cold"] if index.get("exists") else None
+    report = {"vault": str(vault.root), **tier_metrics(vault, cold_chunks=cold_chunks).to_dict()}
+    report["index"] = index
     report["index"]["action"] = index_action(report["index"])
     report["resident"] = resident_status(vault)
     return report

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from memctl import clock
 from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
 from memctl.cli.app import app
 from memctl.errors import MemctlError
-from memctl.lifecycle import evidence
-from memctl.lifecycle.lint import lint as lint_vault
+from memctl.lifecycle.maintain import lint_vault
 from memctl.lifecycle.maintain import maintain as run_maintain
-from memctl.lifecycle.promote import archivable_suggestions
 from memctl.llm import NO_KEY_NOTICE, get_llm
 
 
@@ -28,9 +25,7 @@ def lint(
     try:
         vault = get_vault(ctx)
         llm = get_llm(vault.settings)
-        now = clock.now()
-        suggestions = archivable_suggestions(vault, evidence.load_chunk_uses(vault, now), now)
-        report = lint_vault(vault, llm=llm, suggestions=suggestions)
+        report = lint_vault(vault, llm=llm)
     except MemctlError as exc:
         raise MemctlError(f"lint cannot run: {exc}", exit_code=2) from None
     if llm is None:

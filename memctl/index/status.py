@@ -6,20 +6,18 @@ from typing import Any
 
 from memctl.vault import Vault, tier_of
 
-INDEX_FILE = "index.db"
-
 
 def index_status(vault: Vault) -> dict[str, Any]:
     """Keys: exists, path, chunks, chunks_by_tier {hot, warm, cold}, files, stale_files
     (files added, changed or removed since the last sync, by a stat walk: nothing is read),
     pending_embeddings, model, last_sync (ISO or None)."""
-    from memctl.index.backend import backend_of, database_url, open_store, redact
+    from memctl.index.backend import backend_of, database_url, has_index, open_store, redact
+    from memctl.index.store import index_path
 
-    path = vault.root / ".memctl" / INDEX_FILE
-    shared = backend_of(vault) == "postgres"
-    if not shared and not path.exists():
+    if not has_index(vault):
         return {"exists": False}
-    where = redact(database_url(vault)) if shared else vault.rel(path)
+    shared = backend_of(vault) == "postgres"
+    where = redact(database_url(vault)) if shared else vault.rel(index_path(vault))
     with open_store(vault) as store:
         known = store.file_states()
         report: dict[str, Any] = {"exists": True, "path": where}

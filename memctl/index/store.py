@@ -1,6 +1,7 @@
 """The SQLite store: `index.db` (derived, rebuildable) with `state.db` attached as `state`.
 
-The schema is the contract in docs/internals.md; search reads these tables with its own
+The schema is the contract in docs/internals.md, built and changed only by the numbered
+migrations of `memctl.index.migrations` (run on open); search reads these tables with its own
 SQL, so a change here is a change there. Triggers keep both FTS5 tables and the vector
 table in step with `chunks`, so no code path can leave a stale FTS or vector row behind.
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memctl import clock
-from memctl.index import usage
+from memctl.index import migrations, neighbours, usage
 from memctl.index.chunker import Chunk
 from memctl.index.damage import (
     REBUILD_HINT,
@@ -24,7 +25,8 @@ from memctl.index.damage import (
     set_state_aside,
 )
 from memctl.index.embed.registry import canonical
-from memctl.index.usage import ChunkRecord
+from memctl.index.neighbours import NeighbourPair
+from memctl.index.usage import ChunkRecord, ChunkSpan, ChunkUsage, ContextRow, IndexCounts
 from memctl.sqlite import connect
 from memctl.vault import Vault
 
@@ -34,56 +36,9 @@ if TYPE_CHECKING:
     from memctl.index.backend import ReferenceKind
     from memctl.sqlite import Connection
 
-SCHEMA_VERSION = "1"
 INDEX_FILE = "index.db"
 STATE_FILE = "state.db"
 DEFAULT_DIM = 384
-
-_INDEX_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS files(
-  path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, hash TEXT, indexed_at TEXT);
-CREATE TABLE IF NOT EXISTS chunks(
-  id INTEGER PRIMARY KEY, path TEXT, line_start INTEGER, line_end INTEGER,
-  heading TEXT, text TEXT, hash TEXT,
-  tier TEXT, source TEXT, date TEXT, tags TEXT,
-  importance REAL, embedded INTEGER DEFAULT 0);
-CREATE INDEX IF NOT EXISTS chunks_path ON chunks(path);
-CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);
-CREATE INDEX IF NOT EXISTS chunks_pending ON chunks(embedded) WHERE embedded = 0;
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-  heading, text, content='chunks', content_rowid='id',
-  tokenize='unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_trigram USING fts5(
-  text, content='chunks', content_rowid='id', tokenize='trigram');
-CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-  INSERT INTO chunks_fts(rowid, heading, text) VALUES (new.id, new.heading, new.text);
-  INSERT INTO chunks_trigram(rowid, text) VALUES (new.id, new.text);
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-  INSERT INTO chunks_fts(chunks_fts, rowid, heading, text)
-    VALUES ('delete', old.id, old.heading, old.text);
-  INSERT INTO chunks_trigram(chunks_trigram, rowid, text) VALUES ('delete', old.id, old.text);
-  DELETE FROM chunks_vec WHERE rowid = old.id;
-END;
-CREATE TRIGGER IF NOT EXISTS chunks_au AFTER UPDATE OF heading, text ON chunks BEGIN
-  INSERT INTO chunks_fts(chunks_fts, rowid, heading, text)
-    VALUES ('delete', old.id, old.heading, old.text);
-  INSERT INTO chunks_trigram(chunks_trigram, rowid, text) VALUES ('delete', old.id, old.text);
-  INSERT INTO chunks_fts(rowid, heading, text) VALUES (new.id, new.heading, new.text);
-  INSERT INTO chunks_trigram(rowid, text) VALUES (new.id, new.text);
-END;
-"""
-
-_STATE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS state.embed_cache(
-  model TEXT, hash TEXT, vector BLOB, PRIMARY KEY (model, hash));
-CREATE TABLE IF NOT EXISTS state.usage(
-  hash TEXT PRIMARY KEY, created_at TEXT, last_referenced_at TEXT, access_count INTEGER);
-CREATE TABLE IF NOT EXISTS state.reference_log(
-  id INTEGER PRIMARY KEY, hash TEXT, path TEXT, ts TEXT, kind TEXT, query TEXT);
-CREATE INDEX IF NOT EXISTS state.reference_log_ts ON reference_log(ts);
-"""
 
 
 def index_path(vault: Vault) -> Path:
@@ -163,30 +118,7 @@ class Store:
         raise AssertionError("unreachable")
 
     def _ensure_schema(self, model_id: str, dim: int) -> None:
-        exists = self.conn.execute(
-            "SELECT 1 FROM main.sqlite_master WHERE name = 'chunks_vec'"
-        ).fetchone()
-        state_ready = self.conn.execute(
-            "SELECT 1 FROM state.sqlite_master WHERE name = 'reference_log'"
-        ).fetchone()
-        if exists and state_ready:
-            return
-        with self.transaction():
-            for statement in _split_sql(_STATE_SCHEMA):
-                self.conn.execute(statement)
-            if self.conn.execute(
-                "SELECT 1 FROM main.sqlite_master WHERE name = 'chunks_vec'"
-            ).fetchone():
-                return
-            self.conn.execute(
-                f"CREATE VIRTUAL TABLE chunks_vec USING vec0("
-                f"embedding float[{int(dim)}] distance_metric=cosine)"
-            )
-            for statement in _split_sql(_INDEX_SCHEMA):
-                self.conn.execute(statement)
-            self._set_meta("schema_version", SCHEMA_VERSION)
-            self._set_meta("model_id", model_id)
-            self._set_meta("dim", str(int(dim)))
+        migrations.migrate(self.conn, migrations.Seed(model_id, dim), str(self.path.parent))
 
     def close(self) -> None:
         self.conn.close()
@@ -236,10 +168,7 @@ class Store:
             return False
         with self.transaction():
             self.conn.execute("DROP TABLE IF EXISTS chunks_vec")
-            self.conn.execute(
-                f"CREATE VIRTUAL TABLE chunks_vec USING vec0("
-                f"embedding float[{int(dim)}] distance_metric=cosine)"
-            )
+            migrations.create_vectors(self.conn, dim)
             self.conn.execute("UPDATE chunks SET embedded = 0")
             self._set_meta("model_id", model_id)
             self._set_meta("dim", str(int(dim)))
@@ -371,6 +300,10 @@ class Store:
     def chunks_by_ids(self, ids: Sequence[int]) -> list[ChunkRecord]:
         return usage.chunks_by_ids(self.conn, ids)
 
+    def chunk_usage(self) -> Iterator[ChunkUsage]:
+        """Every chunk with its last reference, in id order, streamed (the lifecycle rules)."""
+        return usage.chunk_usage(self.conn)
+
     def record_references(
         self,
         hashes_and_paths: Iterable[tuple[str, str]],
@@ -387,37 +320,36 @@ class Store:
     def chunk_ids(self) -> list[int]:
         return [row[0] for row in self.conn.execute("SELECT id FROM chunks ORDER BY id")]
 
-    def chunks_in_paths(self, paths: Sequence[str]) -> list[tuple[str, str, int, int]]:
+    def chunks_in_paths(self, paths: Sequence[str]) -> list[ChunkSpan]:
         """(hash, path, line_start, line_end) of every chunk of these files."""
         marks = ",".join("?" * len(paths))
-        return self.conn.execute(
+        rows = self.conn.execute(
             f"SELECT hash, path, line_start, line_end FROM chunks WHERE path IN ({marks})",
             list(paths),
         ).fetchall()
+        return [ChunkSpan(*row) for row in rows]
 
-    def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
+    def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[ContextRow]:
         """(line_start, line_end, text) of a file's chunks overlapping lines lo..hi."""
-        return self.conn.execute(
+        rows = self.conn.execute(
             "SELECT line_start, line_end, text FROM chunks WHERE path = ? AND line_end >= ? "
             "AND line_start <= ? ORDER BY line_start",
             (path, lo, hi),
         ).fetchall()
+        return [ContextRow(*row) for row in rows]
 
     def context_windows(
         self, windows: Sequence[tuple[str, str, int, int]]
-    ) -> list[list[tuple[int, int, str]]]:
+    ) -> list[list[ContextRow]]:
         """`context_rows` of each (vault, path, lo, hi) window; in-process, one query each."""
         return [self.context_rows(v, path, lo, hi) for v, path, lo, hi in windows]
 
-    def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]:
-        """(path, line_start, tier, text, vector) of every chunk that has its vector."""
-        import numpy as np
-
-        rows = self.conn.execute(
-            "SELECT c.path, c.line_start, c.tier, c.text, v.embedding FROM chunks AS c "
-            "JOIN chunks_vec AS v ON v.rowid = c.id WHERE c.embedded = 1"
-        ).fetchall()
-        return [(p, s, t, x, np.frombuffer(v, dtype=np.float32)) for p, s, t, x, v in rows]
+    def near_pairs(
+        self, min_cosine: float, k: int, blocks: neighbours.BlockSource | None = None
+    ) -> list[NeighbourPair]:
+        """Each HOT and WARM chunk's `k` nearest chunks of another tier, cosine >= `min_cosine`
+        (`blocks`: a faster copy of the vectors than vec0, when the caller has one)."""
+        return neighbours.near_pairs(self.conn, min_cosine=min_cosine, k=k, blocks=blocks)
 
     def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]:
         """id -> cosine of the `limit` chunks nearest to a unit vector (sqlite-vec, exact)."""
@@ -434,7 +366,7 @@ class Store:
     ) -> tuple[dict[str, tuple[int, str | None, str | None]], dict[str, list[str]]]:
         return usage.reference_window(self.conn, since, until)
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> IndexCounts:
         by_tier = dict(self.conn.execute("SELECT tier, count(*) FROM chunks GROUP BY tier"))
         return {
             "chunks": sum(by_tier.values()),
@@ -442,16 +374,3 @@ class Store:
             "files": self.conn.execute("SELECT count(*) FROM files").fetchone()[0],
             "pending_embeddings": self.pending_count(),
         }
-
-
-def _split_sql(script: str) -> list[str]:
-    """Statements of a schema script; trigger bodies keep their inner semicolons."""
-    statements, current = [], []
-    for line in script.strip().splitlines():
-        current.append(line)
-        joined = "\n".join(current).strip()
-        in_trigger = joined.upper().startswith("CREATE TRIGGER")
-        if joined.endswith(";") and (not in_trigger or joined.upper().endswith("END;")):
-            statements.append(joined)
-            current = []
-    return statements

@@ -28,9 +28,7 @@ from memctl import clock
 from memctl.errors import LockBusy
 from memctl.index.backend import IndexBackend, backend_of, open_store
 from memctl.index.chunker import Chunk, chunk_markdown, needs_fallback_date
-from memctl.index.damage import file_damage, is_damage, set_state_aside
 from memctl.index.dates import FallbackDates
-from memctl.index.store import INDEX_FILE, STATE_FILE, Store, index_path
 from memctl.leftovers import notice as leftover_notice
 from memctl.leftovers import remove_rebuild_files, remove_stale_temp_files
 from memctl.vault import Vault, tier_of
@@ -81,33 +79,53 @@ def sync(
     progress: Progress | None = None,
     wait: float = LOCK_WAIT_SECONDS,
     now: datetime | None = None,
+    store: IndexBackend | None = None,
 ) -> SyncReport:
-    """Bring the index up to date with the vault (see the module docstring)."""
+    """Bring the index up to date with the vault (see the module docstring).
+
+    `store`: an index the caller holds open (maintain's run), used for every phase
+    instead of opening one per phase; not closed here.
+    """
     started = time.perf_counter()
     report = SyncReport(full=full)
     now = now or clock.now()
-    with vault.lock("index", timeout=wait):
-        # What a killed run left: a rebuild file only this lock's holder could be writing;
-        # on --full, also the atomic-write copies under memory/ (if the vault lock is free).
-        leftovers = remove_rebuild_files(vault) + (remove_stale_temp_files(vault) if full else [])
-        if leftovers:
-            report.warnings.append(leftover_notice(leftovers))
-        if full and backend_of(vault) == "sqlite":
-            _rebuild(vault, report, progress, now, embed=embed)
-            report.seconds = round(time.perf_counter() - started, 3)
-            return report
-        with open_store(vault) as store:
+    with contextlib.ExitStack() as stack:
+
+        def opened() -> IndexBackend:
+            nonlocal store
+            if store is None:
+                store = stack.enter_context(open_store(vault))
+            return store
+
+        with vault.lock("index", timeout=wait):
+            # What a killed run left: a rebuild file only this lock's holder could be
+            # writing; on --full, also the atomic-write copies under memory/ (if the vault
+            # lock is free).
+            leftovers = remove_rebuild_files(vault) + (
+                remove_stale_temp_files(vault) if full else []
+            )
+            if leftovers:
+                report.warnings.append(leftover_notice(leftovers))
+            if full and backend_of(vault) == "sqlite":
+                from memctl.index.rebuild import rebuild_beside
+
+                def build(fresh: IndexBackend) -> None:
+                    _sync_lexical(vault, fresh, report, progress, now)
+                    if embed:
+                        _embed_pending(vault, fresh, report, progress, private=True)
+
+                rebuild_beside(vault, build, report)
+                report.seconds = round(time.perf_counter() - started, 3)
+                return report
             if full:
                 # A shared index is rebuilt in place: every file is re-read and its
                 # chunks replaced batch by batch, so the team never searches an empty one.
-                store.forget_file_stats()  # type: ignore[attr-defined]
-            _sync_lexical(vault, store, report, progress, now)
-    if embed:
-        with open_store(vault) as store:
-            _embed_pending(vault, store, report, progress)
-    with open_store(vault) as store:
-        report.pending_embeddings = store.pending_count()
-        report.model = store.model_id
+                opened().forget_file_stats()  # type: ignore[attr-defined]
+            _sync_lexical(vault, opened(), report, progress, now)
+        if embed:
+            _embed_pending(vault, opened(), report, progress)
+        report.pending_embeddings = opened().pending_count()
+        report.model = opened().model_id
     report.seconds = round(time.perf_counter() - started, 3)
     return report
 
@@ -348,74 +366,3 @@ def _embed_pending(
             done += len(rows)
             if progress:
                 progress("embedding", min(done, total), max(total, done))
-
-
-# -- full rebuild -----------------------------------------------------------------------
-
-
-def _rebuild(
-    vault: Vault,
-    report: SyncReport,
-    progress: Progress | None,
-    now: datetime,
-    *,
-    embed: bool,
-) -> None:
-    """Build a fresh index file beside the live one, then swap its content in.
-
-    The swap copies the finished file into the live one with SQLite's backup API in one
-    write transaction, rather than renaming a file over it: a long-lived reader (an MCP
-    server, a search in progress) keeps its connection and sees either the old index
-    or the new one, and no connection is ever left pointing at a deleted file whose WAL
-    now belongs to another. state.db (cache, usage) is shared, so unchanged texts get
-    their vectors back from the cache.
-    """
-    from memctl.index.embed import model_identity
-
-    live = index_path(vault)
-    fresh = live.with_name(INDEX_FILE + ".rebuild")
-    _remove_db(fresh)
-    # --full is the repair: read every page of state.db (set aside if damaged) first.
-    set_state_aside(vault, vault.state_dir / STATE_FILE, thorough=True)
-    model_id, dim = model_identity(vault.settings)
-    try:
-        with Store.open(vault, path=fresh, model_id=model_id, dim=dim or 384) as store:
-            _sync_lexical(vault, store, report, progress, now)
-            if embed:
-                _embed_pending(vault, store, report, progress, private=True)
-            report.pending_embeddings = store.pending_count()
-            report.model = store.model_id
-            store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        if file_damage(live) is None:
-            try:
-                _copy_into(fresh, live)
-                return
-            except Exception as exc:
-                if not is_damage(exc):
-                    raise
-        # The live file is no database (garbage, truncated, another format): its readers
-        # cannot use it anyway, so the finished rebuild simply replaces it.
-        _remove_db(live)
-        os.replace(fresh, live)
-    finally:
-        _remove_db(fresh)
-
-
-def _copy_into(fresh: Path, live: Path) -> None:
-    from memctl.sqlite import connect
-
-    source = connect(fresh, load_vec=False)
-    try:
-        target = connect(live, load_vec=False)
-        try:
-            source.backup(target)
-        finally:
-            target.close()
-    finally:
-        source.close()
-
-
-def _remove_db(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            path.with_name(path.name + suffix).unlink()

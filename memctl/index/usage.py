@@ -7,10 +7,10 @@ or moved to another tier.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from memctl import clock
 from memctl.index.backend import REFERENCE_KINDS as REFERENCE_KINDS
@@ -18,6 +18,28 @@ from memctl.index.backend import ReferenceKind, select_in
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
+
+
+class ChunkSpan(NamedTuple):
+    """Where a chunk is, and its text's hash (the usage key)."""
+
+    hash: str
+    path: str
+    line_start: int
+    line_end: int
+
+
+class ContextRow(NamedTuple):
+    line_start: int
+    line_end: int
+    text: str
+
+
+class IndexCounts(TypedDict):
+    chunks: int
+    chunks_by_tier: dict[str, int]  # hot, warm, cold
+    files: int
+    pending_embeddings: int
 
 
 @dataclass(frozen=True)
@@ -56,6 +78,30 @@ def chunks_by_ids(conn: Connection, ids: Sequence[int]) -> list[ChunkRecord]:
     for row in select_in(conn, _SELECT + "WHERE c.id IN ({marks})", unique):
         found[row[0]] = _record(row)
     return [found[i] for i in unique if i in found]
+
+
+class ChunkUsage(NamedTuple):
+    """What the lifecycle rules read of every chunk (no heading, tags or counters)."""
+
+    hash: str
+    path: str
+    line_start: int
+    line_end: int
+    text: str
+    tier: str
+    source: str
+    date: str | None
+    last_referenced_at: str | None
+
+
+def chunk_usage(conn: Any) -> Iterator[ChunkUsage]:
+    """Every chunk in id order, streamed from one scan (a million rows never sit in a list)."""
+    for row in conn.execute(
+        "SELECT c.hash, c.path, c.line_start, c.line_end, c.text, c.tier, c.source, c.date, "
+        "u.last_referenced_at FROM chunks AS c LEFT JOIN state.usage AS u ON u.hash = c.hash "
+        "ORDER BY c.id"
+    ):
+        yield ChunkUsage(*row)
 
 
 def _record(row: Sequence[Any]) -> ChunkRecord:

@@ -137,11 +137,15 @@ def propose_hot_archive(
 
 
 def hot_archive_proposals(
-    vault: Vault, uses: list[ChunkUse], now: datetime, state: evidence.LifecycleState
+    vault: Vault,
+    uses: list[ChunkUse],
+    now: datetime,
+    state: evidence.LifecycleState,
+    core_text: str | None = None,
 ) -> list[Proposal]:
     """core.md lines unreferenced for the HOT age; carries `state`'s line history forward
     (the caller saves it)."""
-    lines = evidence.observe_core(vault, uses, now, state)
+    lines = evidence.observe_core(vault, uses, now, state, core_text)
     days = vault.settings.lifecycle.hot_unreferenced_days
     return [
         Proposal.new(

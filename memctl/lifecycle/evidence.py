@@ -12,15 +12,19 @@ import hashlib
 import json
 from bisect import bisect_right
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl import clock
+from memctl.index.backend import has_index as has_index  # re-exported for workflows
 from memctl.lifecycle.hot import content_lines
 from memctl.lifecycle.rules import ChunkUse, CoreLine, DailyFacts
 from memctl.notes import parse_iso_date
 from memctl.vault import CORE, Vault, atomic_write_text, read_exact
+
+if TYPE_CHECKING:
+    from memctl.index.backend import IndexBackend
 
 STATE_FILE = "lifecycle.json"
 
@@ -36,25 +40,26 @@ def line_key(text: str) -> str:
     return hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:16]
 
 
-def has_index(vault: Vault) -> bool:
-    from memctl.index.backend import has_index as index_exists
+def load_chunk_uses(
+    vault: Vault, now: datetime, store: IndexBackend | None = None
+) -> list[ChunkUse]:
+    """Every indexed chunk with its references; empty when there is no index yet.
+    `store`: an index the caller holds open (else it is opened here, if it exists)."""
+    if store is None:
+        if not has_index(vault):
+            return []
+        from memctl.index.backend import open_store
 
-    return index_exists(vault)
-
-
-def load_chunk_uses(vault: Vault, now: datetime) -> list[ChunkUse]:
-    """Every indexed chunk with its references; empty when there is no index yet."""
-    if not has_index(vault):
-        return []
-    from memctl.index.backend import open_store
-
+        with open_store(vault) as opened:
+            return load_chunk_uses(vault, now, opened)
     since = now - timedelta(days=vault.settings.lifecycle.promote_window_days)
-    with open_store(vault) as store:
-        records = store.chunks_by_ids(store.chunk_ids())
-        window, asked = store.reference_window(since, now)
+    window, asked = store.reference_window(since, now)
     uses = []
-    for r in records:
+    days: dict[str, date | None] = {}  # a million chunks share a few thousand dates
+    for r in store.chunk_usage():
         count, first, last = window.get(r.hash, (0, None, None))
+        if r.date and r.date not in days:
+            days[r.date] = parse_iso_date(r.date)
         uses.append(
             ChunkUse(
                 hash=r.hash,
@@ -64,7 +69,7 @@ def load_chunk_uses(vault: Vault, now: datetime) -> list[ChunkUse]:
                 text=r.text,
                 tier=r.tier,
                 source=r.source,
-                date=parse_iso_date(r.date) if r.date else None,
+                date=days[r.date] if r.date else None,
                 last_referenced=_dt(r.last_referenced_at),
                 window_references=int(count),
                 first_in_window=_dt(first),
@@ -138,10 +143,15 @@ class LifecycleState:
 
 
 def observe_core(
-    vault: Vault, uses: list[ChunkUse], now: datetime, state: LifecycleState
+    vault: Vault,
+    uses: list[ChunkUse],
+    now: datetime,
+    state: LifecycleState,
+    core_text: str | None = None,
 ) -> list[CoreLine]:
-    """core.md content lines with first-seen and last-referenced stamps, carried forward."""
-    text = vault.read_memory(vault.core_path) or ""
+    """core.md content lines with first-seen and last-referenced stamps, carried forward
+    (`core_text`: core.md as the caller already read it)."""
+    text = (vault.read_memory(vault.core_path) or "") if core_text is None else core_text
     ranges = last_reference_by_range(uses, CORE)
     seen_now: dict[str, dict[str, Any]] = {}
     lines = []

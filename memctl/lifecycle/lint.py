@@ -10,30 +10,39 @@ believes); COLD is history, where a changed mind is expected.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from rapidfuzz import fuzz, process
 
 from memctl import statements
+from memctl.index.backend import has_index, open_store
+from memctl.lifecycle.duplicates import (
+    Neighbourhood,
+    line_duplicates,
+    vector_duplicates,
+)
 from memctl.lifecycle.hot import content_lines, line_count, missing_sections
+from memctl.lifecycle.proposals import ProposalBook
 from memctl.lifecycle.rules import unmatched_supersedes
+from memctl.lifecycle.units import Unit, normalise, units_of
 from memctl.llm import LLM, LLMError
 from memctl.notes import daily_note_date, parse_decisions
 from memctl.secrets import find_secrets, redact_text
 from memctl.vault import CORE, DECISIONS, Vault, tier_of
 
+if TYPE_CHECKING:
+    from memctl.index.backend import IndexBackend
+
 QUOTE_CHARS = 60  # how much of a line a finding quotes
+MAX_JUDGED = 20  # LLM judge calls per lint run
 
 
 def quote(line: str) -> str:
     """A line as a finding quotes it: secrets redacted first, then cut (a cut token would
     no longer match its pattern and leak in part)."""
     return redact_text(line.strip())[:QUOTE_CHARS]
-
-
-MIN_UNIT_CHARS = 20  # shorter lines ("- ok", "## Notes") make meaningless duplicates
-MAX_JUDGED = 20  # LLM judge calls per lint run
 
 
 Severity = Literal["error", "warning"]
@@ -71,28 +80,6 @@ class LintReport:
             "findings": [f.to_dict() for f in self.findings],
             "notes": self.notes,
         }
-
-
-@dataclass(frozen=True)
-class Unit:
-    path: str
-    line: int
-    tier: str
-    text: str  # the line as written
-    norm: str  # casefolded, bullet and time stamp stripped
-
-
-normalise = statements.normalise_line
-
-
-def units_of(path: str, text: str) -> list[Unit]:
-    tier = tier_of(path) or ""
-    result = []
-    for c in content_lines(text):
-        norm = normalise(c.text)
-        if len(norm) >= MIN_UNIT_CHARS:
-            result.append(Unit(path, c.number, tier, c.text.strip(), norm))
-    return result
 
 
 # -- pure checks ------------------------------------------------------------------------------
@@ -196,29 +183,6 @@ def check_secrets(path: str, text: str) -> list[Finding]:
     ]
 
 
-def near_duplicates(units: list[Unit], ratio: float) -> list[tuple[Unit, Unit, float]]:
-    """Pairs of lines in different tiers whose normalised text is at least `ratio` similar."""
-    import numpy as np  # lazily: keeps CLI start-up fast
-
-    pairs = []
-    by_tier = {t: [u for u in units if u.tier == t] for t in ("hot", "warm", "cold")}
-    for a_tier, b_tier in (("hot", "warm"), ("hot", "cold"), ("warm", "cold")):
-        a, b = by_tier[a_tier], by_tier[b_tier]
-        if not a or not b:
-            continue
-        scores = process.cdist(
-            [u.norm for u in a],
-            [u.norm for u in b],
-            scorer=fuzz.ratio,
-            score_cutoff=ratio,
-            dtype=np.uint8,
-            workers=1,
-        )
-        for i, j in zip(*np.nonzero(scores), strict=True):
-            pairs.append((a[i], b[j], float(scores[i, j])))
-    return pairs
-
-
 def likely_contradictions(units: list[Unit]) -> list[tuple[Unit, Unit, str]]:
     """Same statement with opposite polarity, or with a different number (HOT and WARM only).
 
@@ -266,19 +230,31 @@ JUDGE_SCHEMA = {
 # -- the lint run -----------------------------------------------------------------------------
 
 
+def memory_texts(vault: Vault) -> dict[str, str]:
+    """Every memory file's text by vault-relative path; a link leaving the vault is skipped
+    with a notice."""
+    texts: dict[str, str] = {}
+    for path in vault.memory_files():
+        text = vault.read_memory(path)
+        if text is not None:
+            texts[vault.rel(path)] = text
+    return texts
+
+
 def lint(
     vault: Vault,
     *,
     llm: LLM | None = None,
     suggestions: list[tuple[int, str]] | None = None,
+    texts: dict[str, str] | None = None,
+    book: ProposalBook | None = None,
+    store: IndexBackend | None = None,
 ) -> LintReport:
+    """Check the vault. `texts`, `book` and `store` are what a caller (maintain's run)
+    already loaded or opened; each is read or opened here when not given."""
     settings = vault.settings
     report = LintReport()
-    texts: dict[str, str] = {}
-    for path in vault.memory_files():
-        text = vault.read_memory(path)  # a link leaving the vault is skipped with a notice
-        if text is not None:
-            texts[vault.rel(path)] = text
+    texts = memory_texts(vault) if texts is None else texts
     if CORE not in texts:
         from memctl.errors import MemctlError
 
@@ -290,24 +266,18 @@ def lint(
         report.findings += check_decisions(texts[DECISIONS])
     daily_files = [p for p in texts if p.startswith(("memory/daily/", "memory/archive/daily/"))]
     report.findings += check_daily_names(daily_files)
-    for rel, text in texts.items():
-        report.findings += check_secrets(rel, text)
-    units = [u for path, text in texts.items() for u in units_of(path, text)]
-    promoted = _promoted_from(vault)
-    for a, b, score in near_duplicates(units, settings.lifecycle.duplicate_ratio):
-        if (a.norm, b.path) in promoted:
-            continue  # a promotion copies into HOT on purpose; the WARM original is its record
-        report.findings.append(
-            Finding(
-                "warning",
-                "near-duplicate",
-                a.path,
-                a.line,
-                f"{score:.0f}% like {b.path}:{b.line} ({quote(b.text)})",
-            )
-        )
-    report.findings += _vector_duplicates(vault, settings.lifecycle.duplicate_cosine, report)
+    for path, text in texts.items():
+        report.findings += check_secrets(path, text)
+    with contextlib.ExitStack() as stack:
+        if store is None and has_index(vault):
+            store = stack.enter_context(open_store(vault))
+        hood = Neighbourhood.of(store, vault.state_dir) if store is not None else None
+        _duplicates(vault, texts, hood, book or ProposalBook(vault), report)
+    units = [
+        u for path, text in texts.items() if tier_of(path) != "cold" for u in units_of(path, text)
+    ]
     contradictions = likely_contradictions(units)
+
     judged = 0
     for a, b, why in contradictions:
         message = f"may contradict {b.path}:{b.line} ({quote(b.text)}): {why}"
@@ -336,52 +306,51 @@ def lint(
     return report
 
 
-def _promoted_from(vault: Vault) -> set[tuple[str, str]]:
-    """(normalised core line, source path) of every applied promotion."""
-    from memctl.lifecycle.proposals import ProposalBook
+def _duplicates(
+    vault: Vault,
+    texts: dict[str, str],
+    hood: Neighbourhood | None,
+    book: ProposalBook,
+    report: LintReport,
+) -> None:
+    """Near-duplicate lines (rapidfuzz) and chunks (cosine) across tiers (duplicates.py)."""
+    settings = vault.settings.lifecycle
+    units = [
+        u for path, text in texts.items() if tier_of(path) != "cold" for u in units_of(path, text)
+    ]
+    promoted = _promoted_from(book)
+    for a, b, score in line_duplicates(units, texts, hood, settings.duplicate_ratio):
+        if (a.norm, b.path) in promoted:
+            continue  # a promotion copies into HOT on purpose; the WARM original is its record
+        report.findings.append(
+            Finding(
+                "warning",
+                "near-duplicate",
+                a.path,
+                a.line,
+                f"{score:.0f}% like {b.path}:{b.line} ({quote(b.text)})",
+            )
+        )
+    if hood is None:
+        if not has_index(vault):
+            report.notes.append("no index: vector near-duplicates skipped (run `memctl index`)")
+        return
+    for x, y, cosine in vector_duplicates(hood, settings.duplicate_cosine):
+        report.findings.append(
+            Finding(
+                "warning",
+                "near-duplicate",
+                x.path,
+                x.line_start,
+                f"cosine {cosine:.2f} with {y.path}:{y.line_start} ({quote(y.text.splitlines()[0])})",
+            )
+        )
 
+
+def _promoted_from(book: ProposalBook) -> set[tuple[str, str]]:
+    """(normalised core line, source path) of every applied promotion."""
     pairs = set()
-    for p in ProposalBook(vault).of_kind("promote", ("applied",)):
+    for p in book.of_kind("promote", ("applied",)):
         for line in (p.line or "").splitlines():
             pairs.add((normalise(line), p.path))
     return pairs
-
-
-def _vector_duplicates(vault: Vault, threshold: float, report: LintReport) -> list[Finding]:
-    """Chunks in different tiers with cosine >= threshold, when the index holds vectors."""
-    import numpy as np  # lazily: keeps CLI start-up fast
-
-    from memctl.lifecycle.evidence import has_index
-
-    if not has_index(vault):
-        report.notes.append("no index: vector near-duplicates skipped (run `memctl index`)")
-        return []
-    from memctl.index.backend import open_store
-    from memctl.index.embed.registry import calibrated_cosine
-
-    with open_store(vault) as store:
-        rows = store.embedded_chunks()
-        model_id = store.model_id
-    if len(rows) < 2:
-        return []
-    vectors = np.stack([r[4] for r in rows])
-    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-    tiers = np.array([r[2] for r in rows])
-    findings = []
-    for a_tier, b_tier in (("hot", "warm"), ("hot", "cold"), ("warm", "cold")):
-        ia, ib = np.nonzero(tiers == a_tier)[0], np.nonzero(tiers == b_tier)[0]
-        if not len(ia) or not len(ib):
-            continue
-        sims = calibrated_cosine(vectors[ia] @ vectors[ib].T, model_id)
-        for i, j in zip(*np.nonzero(sims >= threshold), strict=True):
-            a, b = rows[ia[i]], rows[ib[j]]
-            findings.append(
-                Finding(
-                    "warning",
-                    "near-duplicate",
-                    a[0],
-                    a[1],
-                    f"cosine {sims[i, j]:.2f} with {b[0]}:{b[1]} ({quote(b[3].splitlines()[0])})",
-                )
-            )
-    return findings

@@ -17,7 +17,6 @@ from typing import Any
 from memctl import clock
 from memctl.leftovers import notice as leftover_notice
 from memctl.leftovers import remove_temp_files
-from memctl.lifecycle import evidence
 from memctl.lifecycle.commit import Change, commit_changes, require_git
 from memctl.lifecycle.demote import (
     ARCHIVE_DECISIONS_HEADER,
@@ -26,7 +25,6 @@ from memctl.lifecycle.demote import (
     plan_demotions,
     prune_proposals,
 )
-from memctl.lifecycle.hot import line_count
 from memctl.lifecycle.lint import LintReport, lint
 from memctl.lifecycle.moves import Journal, finish_pending_moves
 from memctl.lifecycle.promote import (
@@ -35,9 +33,11 @@ from memctl.lifecycle.promote import (
     record_reviews,
     review_open,
 )
-from memctl.lifecycle.proposals import Kind, Proposal, ProposalBook
+from memctl.lifecycle.proposals import Kind, Proposal
+from memctl.lifecycle.run import LifecycleRun
 from memctl.llm import LLM, NO_KEY_NOTICE
 from memctl.secrets import redact_text
+from memctl.status import TierMetrics
 from memctl.vault import Vault
 
 
@@ -53,13 +53,24 @@ class MaintainReport:
     hot_archive: list[dict[str, Any]] = field(default_factory=list)
     prunes: list[dict[str, Any]] = field(default_factory=list)
     lint: LintReport = field(default_factory=LintReport)
-    tiers: dict[str, Any] = field(default_factory=dict)
+    metrics: TierMetrics | None = None
     notices: list[str] = field(default_factory=list)
     commit: str | None = None
+    loads: dict[str, int] = field(default_factory=dict)  # what the run read, how often
+
+    @property
+    def tiers(self) -> dict[str, Any]:
+        """The flat per-tier keys docs/lifecycle.md promised before `hot`/`warm`/`cold`."""
+        flat = self.metrics.flat() if self.metrics else {}
+        return {
+            **flat,
+            "moves_made": len(self.moves),
+            "proposals_waiting": len(self.promotions) + len(self.hot_archive) + len(self.prunes),
+        }
 
     @property
     def hot_over_cap(self) -> bool:
-        return int(self.tiers.get("hot_lines", 0)) > int(self.tiers.get("hot_cap", 0))
+        return self.metrics is not None and self.metrics.hot.over_cap
 
     @property
     def exit_code(self) -> int:
@@ -77,9 +88,15 @@ class MaintainReport:
             "hot_archive": self.hot_archive,
             "prunes": self.prunes,
             "lint": self.lint.to_dict(),
+            **(
+                self.metrics.to_dict()
+                if self.metrics
+                else {"hot": None, "warm": None, "cold": None}
+            ),
             "tiers": self.tiers,
             "notices": self.notices,
             "commit": self.commit,
+            "loads": self.loads,
             "exit_code": self.exit_code,
         }
 
@@ -110,6 +127,14 @@ def maintain(
     commit: bool = False,
 ) -> MaintainReport:
     now = now or clock.now()
+    with LifecycleRun.open(vault, now, create_index=sync_index) as run:
+        return _maintain(run, llm=llm, sync_index=sync_index, embed=embed, commit=commit)
+
+
+def _maintain(
+    run: LifecycleRun, *, llm: LLM | None, sync_index: bool, embed: bool, commit: bool
+) -> MaintainReport:
+    vault, now = run.vault, run.now
     report = MaintainReport(now=clock.iso(now))
     if llm is None:
         report.notices.append(NO_KEY_NOTICE)
@@ -127,12 +152,11 @@ def maintain(
         leftovers = remove_temp_files(vault)
     if leftovers:
         report.notices.append(leftover_notice(leftovers))
-    _sync(vault, report, sync_index, False, now)
-    uses = evidence.load_chunk_uses(vault, now)
-    if not uses:
+    _sync(run, report, sync_index, False)
+    if not run.uses():
         report.notices.append("the index is empty or missing: usage-based rules had no data")
     with vault.lock():
-        applied = apply_demotions(vault, plan_demotions(vault, uses, now))
+        applied = apply_demotions(vault, plan_demotions(vault, run.uses(), now))
         report.moves = [m.to_dict() for m in applied.done]
         report.skipped_moves = [f"{m.source}: {why}" for m, why in applied.skipped]
         if commit:
@@ -159,17 +183,18 @@ def maintain(
             report.commit = commit_changes(
                 vault, changes, _commit_message(report), _record_message(report)
             )
-    if applied.done and sync_index:
-        _sync(vault, report, True, False, now)
-        uses = evidence.load_chunk_uses(vault, now)
-    state = evidence.LifecycleState.load(vault)
+    if applied.done:
+        run.moved()
+        if sync_index:
+            _sync(run, report, True, False)
+    uses, state, core = run.uses(), run.state(), run.core_text()
     fresh: dict[Kind, list[Proposal]] = {
         "promote": promotion_proposals(vault, uses, now),
-        "archive": hot_archive_proposals(vault, uses, now, state),
+        "archive": hot_archive_proposals(vault, uses, now, state, core),
         "prune": prune_proposals(vault, uses, now),
     }
     with vault.lock():
-        book = ProposalBook(vault)
+        book = run.book()
         for kind, proposals in fresh.items():
             book.refresh(kind, proposals)
         book.save()
@@ -177,52 +202,47 @@ def maintain(
         to_review = book.of_kind("promote", ("proposed",))
     if sync_index and embed:
         # Moved text keeps its hash, so its vectors come from the embedding cache.
-        _sync(vault, report, True, True, now)
+        _sync(run, report, True, True)
     if llm is not None and to_review:
         verdicts = review_open(vault, to_review, llm)
         with vault.lock():
-            book = ProposalBook(vault)
+            book = run.book()
             report.reviewed = len(record_reviews(book, verdicts, now))
             book.save()
     report.promotions = [_brief(p) for p in book.of_kind("promote", ("proposed", "approved"))]
     report.hot_archive = [_brief(p) for p in book.of_kind("archive", ("proposed", "approved"))]
     report.prunes = [_brief(p) for p in book.of_kind("prune", ("proposed", "approved"))]
-    report.lint = lint(vault, llm=llm, suggestions=archivable_suggestions(vault, uses, now))
-    report.tiers = tier_counts(vault)
-    report.tiers["moves_made"] = len(report.moves)
-    report.tiers["proposals_waiting"] = (
-        len(report.promotions) + len(report.hot_archive) + len(report.prunes)
+    report.lint = lint(
+        vault,
+        llm=llm,
+        suggestions=archivable_suggestions(vault, uses, now, state, core),
+        texts=run.texts(),
+        book=book,
+        store=run.store,
     )
+    report.metrics = run.metrics()
+    report.loads = dict(run.loads)
     return report
 
 
-def _sync(vault: Vault, report: MaintainReport, enabled: bool, embed: bool, now: datetime) -> None:
+def _sync(run: LifecycleRun, report: MaintainReport, enabled: bool, embed: bool) -> None:
     if not enabled:
         return
     from memctl.index.sync import sync
 
-    result = sync(vault, embed=embed, now=now)
+    result = sync(run.vault, embed=embed, now=run.now, store=run.store)
     report.sync = result.to_dict()
     if result.skipped:
         report.notices.append(f"index sync skipped: {result.skipped}")
 
 
-def tier_counts(vault: Vault) -> dict[str, Any]:
-    counts: dict[str, Any] = {
-        "hot_lines": line_count(vault.read_memory(vault.core_path) or ""),
-        "hot_cap": vault.settings.hot.cap_lines,
-        "warm_files": len(vault.daily_notes()) + (1 if vault.decisions_path.exists() else 0),
-        "cold_files": sum(1 for _ in vault.archive_dir.rglob("*.md"))
-        if vault.archive_dir.exists()
-        else 0,
-        "cold_chunks": None,
-    }
-    if evidence.has_index(vault):
-        from memctl.index.backend import open_store
-
-        with open_store(vault) as store:
-            counts["cold_chunks"] = store.counts()["chunks_by_tier"]["cold"]
-    return counts
+def lint_vault(vault: Vault, *, llm: LLM | None = None, now: datetime | None = None) -> LintReport:
+    """`memctl lint`: the checks of a maintain run, over one open index and one read of
+    each file (core.md lines to cut are suggested from usage, as maintain does)."""
+    now = now or clock.now()
+    with LifecycleRun.open(vault, now, create_index=False) as run:
+        suggestions = archivable_suggestions(vault, run.uses(), now, run.state(), run.core_text())
+        return lint(vault, llm=llm, suggestions=suggestions, texts=run.texts(), store=run.store)
 
 
 _HEADERS = {"decision": ARCHIVE_DECISIONS_HEADER}

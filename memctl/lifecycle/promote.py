@@ -113,11 +113,21 @@ class ApplyResult:
 
 
 def archivable_suggestions(
-    vault: Vault, uses: list[ChunkUse], now: datetime
+    vault: Vault,
+    uses: list[ChunkUse],
+    now: datetime,
+    state: evidence.LifecycleState | None = None,
+    core_text: str | None = None,
 ) -> list[tuple[int, str]]:
-    """core.md lines to archive instead: unreferenced for the HOT window, oldest reference first."""
-    state = evidence.LifecycleState.load(vault)
-    lines = evidence.observe_core(vault, uses, now, state)
+    """core.md lines to archive instead: unreferenced for the HOT window, oldest reference first.
+
+    `state` and `core_text`: what the caller already loaded (a copy of the line history is
+    read, never saved: suggesting changes nothing)."""
+    if state is None:
+        state = evidence.LifecycleState.load(vault)
+    else:
+        state = evidence.LifecycleState(state.path, dict(state.core_lines))
+    lines = evidence.observe_core(vault, uses, now, state, core_text)
     stale = hot_archive_candidates(lines, now, vault.settings.lifecycle)
     pool = stale or lines
     pool = sorted(pool, key=lambda c: (c.last_referenced or datetime.min, c.number))

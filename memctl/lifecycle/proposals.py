@@ -105,6 +105,19 @@ class ProposalBook:
                 self._check(vault, proposal)
             self.items = {p.id: p for p in loaded}
         self._saved = self._text()
+        self._seen = self._signature()
+
+    def _signature(self) -> tuple[int, int, int] | None:
+        try:
+            st = self.path.stat()
+        except FileNotFoundError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def current(self, vault: Vault) -> ProposalBook:
+        """This book if the file is as it was loaded or saved, else the file read afresh
+        (another memctl process decided on a proposal meanwhile)."""
+        return self if self._signature() == self._seen else ProposalBook(vault)
 
     def _check(self, vault: Vault, p: Proposal) -> None:
         """Refuse a proposal memctl could not have written; its path is confined to memory/."""
@@ -138,6 +151,7 @@ class ProposalBook:
             return False
         atomic_write_text(self.path, text)
         self._saved = text
+        self._seen = self._signature()
         return True
 
     def of_kind(self, kind: Kind, statuses: tuple[Status, ...] | None = None) -> list[Proposal]:

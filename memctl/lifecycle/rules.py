@@ -34,7 +34,7 @@ from memctl.notes import Decision
 # -- facts the rules read ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChunkUse:
     """A chunk as the index knows it, with its reference history."""
 

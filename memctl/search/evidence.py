@@ -34,7 +34,13 @@ def load_table() -> dict[str, FloorThresholds]:
     text = (resources.files("memctl.search") / TABLE_FILE).read_text(encoding="utf-8")
     data = json.loads(text)["models"]
     return {
-        model: FloorThresholds(float(v["min_coverage"]), v.get("min_cosine"), v.get("max_missing"))
+        model: FloorThresholds(
+            float(v["min_coverage"]),
+            v.get("min_cosine"),
+            v.get("max_missing"),
+            v.get("min_cosine_cross"),
+            float(v.get("coverage_weight") or 0.0),
+        )
         for model, v in data.items()
     }
 
@@ -54,6 +60,7 @@ class Judged:
     coverage: float
     cosine: float | None
     evidence: float
+    cross: bool = False  # the chunk is in another script than the query
 
 
 def weighted_terms(
@@ -118,8 +125,10 @@ class Judge:
         places: Mapping[int, tuple[str, int, int]],
         thresholds: FloorThresholds,
         missing: float = 0.0,
+        query_script: str | None = None,
     ) -> None:
         self.missing = missing
+        self.query_script = query_script
         self.terms = terms
         self.cosines = cosines
         self.places = places
@@ -132,11 +141,18 @@ class Judge:
             if place:
                 self._by_path.setdefault(place[0], []).append((place[1], place[2], value))
 
-    def judge(self, cid: int, path: str, line_start: int, line_end: int, text: str) -> Judged:
+    def judge(
+        self, cid: int, path: str, line_start: int, line_end: int, text: str, chunk: str = ""
+    ) -> Judged:
+        """`text`: the snippet (what coverage reads); `chunk`: the text that was embedded,
+        whose script sets the cosine's bar (a snippet can be mostly a Latin front matter
+        above a Russian paragraph)."""
         # Coverage asks only whether each word occurs: each distinct word once.
         cover = fl.coverage(self.terms, dict.fromkeys(_WORD.findall(text)))
         cosine = self._cosine(cid, path, line_start, line_end)
-        return Judged(cover, cosine, fl.evidence(cover, cosine, self.thresholds, self.missing))
+        cross = fl.cross_script(self.query_script, chunk or text)
+        value = fl.evidence(cover, cosine, self.thresholds, self.missing, cross)
+        return Judged(cover, cosine, value, cross)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -190,11 +206,15 @@ def judge_results(
         {cid: (r.path, r.line_start, r.line_end) for cid, r in records.items()},
         thresholds,
         missing,
+        fl.script_of(query.raw),
     )
     judged = {}
     for cid in chosen:
         snip = snippet(cid)
-        judged[cid] = judge.judge(cid, records[cid].path, snip.line_start, snip.line_end, snip.text)
+        record = records[cid]
+        judged[cid] = judge.judge(
+            cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
+        )
     value = thresholds.min_coverage if floor is True else floor
     if floor is True and trusted and model_id not in table():
         # A model with vectors but no calibration: its cosines' scale is unknown and the

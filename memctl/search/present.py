@@ -43,7 +43,7 @@ def chunk_snippet(
     record: ChunkRecord,
     matcher: Matcher,
     tokens: int,
-    context: Mapping[ContextWindow, list[tuple[int, int, str]]] | None = None,
+    context: Mapping[ContextWindow, Sequence[tuple[int, int, str]]] | None = None,
 ) -> Snippet:
     """The best window of the chunk, widened with neighbouring lines of the same file
     (from `context` when fetched already).
@@ -125,6 +125,7 @@ def result(
         evidence=judged.evidence,
         coverage=judged.coverage,
         cosine=judged.cosine,
+        cross=judged.cross,
         tokens=estimate_tokens(snip.text),
     )
 
@@ -150,6 +151,7 @@ def explain(
             "missing": round(verdict.missing, 4),
             "coverage": round(judged.coverage, 4),
             "cosine": None if judged.cosine is None else round(judged.cosine, 4),
+            "cross_script": judged.cross,
             "thresholds": verdict.thresholds.to_dict(),
         },
     }

@@ -25,6 +25,7 @@ class SearchResult:
     evidence: float = 1.0  # what the relevance floor compares (memctl.search.floor)
     coverage: float = 1.0  # its parts, kept for the floor's calibration (not in the JSON)
     cosine: float | None = None
+    cross: bool = False  # written in another script than the query (its own cosine bar)
     tokens: int = 0  # the snippet's cost (memctl.tokens estimate)
 
     def to_dict(self) -> dict[str, Any]:

@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -168,29 +169,81 @@ def load(
     return build(conn, state_dir, sig)
 
 
+def cached_blocks(
+    conn: Connection, state_dir: Path, rows: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]] | None:
+    """The cached matrix in blocks of `rows` (ids, vectors), read from the file rather than
+    mapped, so a full pass holds one block in memory; None unless the cache is current
+    (building it would hold every vector at once: callers fall back to vec0)."""
+    with contextlib.suppress(OSError, ValueError, KeyError):
+        current = json.loads((state_dir / _POINTER).read_text(encoding="utf-8"))
+        if current["signature"] == signature(conn):
+            ids = np.load(state_dir / current["ids"])
+            return _file_blocks(ids, state_dir / current["matrix"], rows)
+    return None
+
+
+def _file_blocks(ids: np.ndarray, path: Path, rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    with path.open("rb") as handle:
+        version = np.lib.format.read_magic(handle)
+        read_header = (
+            np.lib.format.read_array_header_1_0
+            if version == (1, 0)
+            else np.lib.format.read_array_header_2_0
+        )
+        shape, _fortran, dtype = read_header(handle)
+        dim = shape[1]
+        for start in range(0, shape[0], rows):
+            count = min(rows, shape[0] - start)
+            block = np.fromfile(handle, dtype=dtype, count=count * dim).reshape(count, dim)
+            yield ids[start : start + count], block
+
+
+_BUILD_BLOCK = 16384  # rows of vec0 read (and sketched) at a time: ~50 MB
+
+
 def build(conn: Connection, state_dir: Path, sig: str) -> VectorMatrix:
+    """Write the cache files from vec0, one block of rows at a time: memory stays at a
+    block (a million vectors are 1.5 GB; the lifecycle builds this too, within 2 GB)."""
     dim = int(conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0])
-    rows = conn.execute("SELECT rowid, embedding FROM chunks_vec").fetchall()
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), dim)
-    del rows
-    mean = (
-        matrix.mean(axis=0, dtype=np.float64).astype(np.float32)
-        if len(ids)
-        else np.zeros(dim, np.float32)
-    )
+    names = {part: f"search-vectors-{sig}.{part}.npy" for part in _PARTS}
+    temp = {part: state_dir / f".{names[part]}.{os.getpid()}.tmp" for part in _PARTS}
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN")  # one snapshot: the count and the rows agree
+    try:
+        count = int(conn.execute("SELECT count(*) FROM chunks_vec_rowids").fetchone()[0])
+        ids = np.empty(count, dtype=np.int64)
+        total = np.zeros(dim, dtype=np.float64)
+        done = 0
+        with temp["matrix"].open("wb") as handle:
+            header = {"descr": "<f4", "fortran_order": False, "shape": (count, dim)}
+            np.lib.format.write_array_header_1_0(handle, header)
+            cursor = conn.execute("SELECT rowid, embedding FROM chunks_vec")
+            while rows := cursor.fetchmany(_BUILD_BLOCK):
+                block = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+                block = block.reshape(len(rows), dim)
+                ids[done : done + len(rows)] = [r[0] for r in rows]
+                total += block.sum(axis=0, dtype=np.float64)
+                handle.write(block.tobytes())
+                done += len(rows)
+    finally:
+        if own:
+            conn.execute("COMMIT")
+    if done != count:
+        raise RuntimeError(f"vec0 returned {done} vectors where it counted {count}")
+    mean = (total / max(count, 1)).astype(np.float32)
+    # Sketched from the file a block at a time (a mapping would keep every page resident).
     bits = np.concatenate(
-        [sketch(matrix[i : i + 65536], mean) for i in range(0, len(ids), 65536)]
+        [sketch(block, mean) for _, block in _file_blocks(ids, temp["matrix"], _BUILD_BLOCK)]
         or [sketch(mean, mean)[:, :0]],
         axis=1,
     )
-    arrays = {"ids": ids, "matrix": matrix, "mean": mean, "bits": bits}
-    names = {part: f"search-vectors-{sig}.{part}.npy" for part in _PARTS}
+    for part, array in (("ids", ids), ("mean", mean), ("bits", bits)):
+        with temp[part].open("wb") as handle:
+            np.save(handle, array)
     for part in _PARTS:
-        tmp = state_dir / f".{names[part]}.{os.getpid()}.tmp"
-        with tmp.open("wb") as handle:
-            np.save(handle, arrays[part])
-        os.replace(tmp, state_dir / names[part])
+        os.replace(temp[part], state_dir / names[part])
     # The pointer moves last, so a reader never sees a half-written set.
     tmp = state_dir / f".{_POINTER}.{os.getpid()}.tmp"
     tmp.write_text(json.dumps({"signature": sig, **names}), encoding="utf-8")

@@ -8,13 +8,13 @@ import pytest
 from typer.testing import CliRunner
 
 from memctl.cli import app
+from memctl.lifecycle.duplicates import near_duplicates
 from memctl.lifecycle.lint import (
     check_core,
     check_daily_names,
     check_decisions,
     likely_contradictions,
     lint,
-    near_duplicates,
     units_of,
 )
 from memctl.llm import get_llm
@@ -245,3 +245,120 @@ def test_vector_near_duplicates_when_vectors_exist(vault: Vault) -> None:
         "cosine 0.9" in found[0].message
         and "memory/archive/daily/2026-09-01.md" in found[0].message
     )
+
+
+def test_vector_near_duplicates_from_neighbours_match_all_pairs(vault: Vault) -> None:
+    """The neighbour lists find exactly the cross-tier pairs an all-pairs product finds
+    (fewer than NEIGHBOURS duplicates per chunk), and nothing within one tier."""
+    import numpy as np
+
+    from memctl.index.embed.registry import calibrated_cosine
+    from memctl.index.store import Store
+    from memctl.index.sync import sync
+
+    words = ["деплой", "פריסה", "deploy", "база", "גיבוי", "backup", "ключ", "מפתח"]
+    for day in range(1, 9):
+        bullets = "".join(f"- 1{i}:00 {words[(day + i) % 8]} note {day}.{i}\n\n" for i in range(3))
+        write(vault, f"memory/daily/2026-11-{day:02d}.md", f"# 2026-11-{day:02d}\n\n{bullets}")
+        write(
+            vault, f"memory/archive/daily/2026-08-{day:02d}.md", f"# 2026-08-{day:02d}\n\n{bullets}"
+        )
+    sync(vault, embed=False)
+    rng = np.random.default_rng(7)
+    centres = rng.standard_normal((6, 384)).astype(np.float32)
+    with Store.open(vault) as store, store.transaction():
+        rows = store.conn.execute("SELECT id, path, line_start, tier FROM chunks").fetchall()
+        for chunk_id, *_ in rows:
+            vector = centres[chunk_id % 6] + 0.15 * rng.standard_normal(384).astype(np.float32)
+            store.conn.execute(
+                "INSERT OR REPLACE INTO chunks_vec(rowid, embedding) VALUES (?, ?)",
+                (chunk_id, (vector / np.linalg.norm(vector)).tobytes()),
+            )
+            store.conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
+        vectors = {
+            i: np.frombuffer(v, dtype=np.float32)
+            for i, v in store.conn.execute("SELECT rowid, embedding FROM chunks_vec")
+        }
+        model_id = store.model_id
+    rank = {"hot": 0, "warm": 1, "cold": 2}
+    by_id = {r[0]: r for r in rows}
+    expected = {
+        (by_id[a][1], by_id[a][2], by_id[b][1], by_id[b][2])
+        for a in vectors
+        for b in vectors
+        if rank[by_id[a][3]] < rank[by_id[b][3]]
+        and calibrated_cosine(float(vectors[a] @ vectors[b]), model_id) >= 0.5
+    }
+    assert 0 < len(expected) < 200
+    (vault.root / ".memctl.toml").write_text("[lifecycle]\nduplicate_cosine = 0.5\n")
+    found = [f for f in lint(Vault(vault.root)).findings if f.message.startswith("cosine")]
+    got = set()
+    for f in found:
+        other = f.message.split(" with ", 1)[1].split(" (", 1)[0]
+        path, line = other.rsplit(":", 1)
+        got.add((f.path, f.line, path, int(line)))
+    assert got == expected
+    # Search's cached matrix, read from its file block by block, gives the same neighbours.
+    from memctl.lifecycle.duplicates import Neighbourhood
+    from memctl.search import vectors as search_vectors
+
+    with Store.open(vault) as store:
+        from_vec0 = Neighbourhood.of(store, None)
+        assert search_vectors.cached_blocks(store.conn, vault.state_dir, 7) is None  # none yet
+        search_vectors.load(store.conn, vault.state_dir, min_vectors=0)
+        assert search_vectors.cached_blocks(store.conn, vault.state_dir, 7) is not None
+        from_cache = Neighbourhood.of(store, vault.state_dir)
+    assert from_vec0 is not None and from_cache is not None
+    assert [(p.source, p.neighbour) for p in from_cache.pairs] == [
+        (p.source, p.neighbour) for p in from_vec0.pairs
+    ]
+    assert [round(p.cosine, 5) for p in from_cache.pairs] == [
+        round(p.cosine, 5) for p in from_vec0.pairs
+    ]
+
+
+def test_line_duplicates_against_cold_from_neighbours_match_all_pairs(vault: Vault) -> None:
+    """With vectors, a WARM line is compared with the lines of its chunk's nearest COLD
+    chunks only; on a vault whose copies are each other's neighbours the findings are
+    those of the all-pairs comparison made without vectors."""
+    import numpy as np
+
+    from memctl.index.store import Store
+    from memctl.index.sync import sync
+
+    lines = [
+        "Деплой только после ревью кода и зелёного CI",
+        "הפריסה רק אחרי סקירת קוד ובדיקות ירוקות",
+        "deploy only after code review and a green CI run",
+    ]
+    for n, line in enumerate(lines):
+        write(vault, f"memory/daily/2026-11-2{n}.md", f"# 2026-11-2{n}\n\n- 10:00 {line}\n")
+        write(
+            vault,
+            f"memory/archive/daily/2026-08-2{n}.md",
+            f"# 2026-08-2{n}\n\n- 11:00 {line}!\n\n## other\n\n- 12:00 nothing like it at all {n}\n",
+        )
+    sync(vault, embed=False)
+
+    def lexical() -> set[str]:
+        return {
+            f"{f.path}:{f.line} {f.message}"
+            for f in lint(Vault(vault.root)).findings
+            if f.code == "near-duplicate" and "% like" in f.message
+        }
+
+    without_vectors = lexical()
+    assert len(without_vectors) == 3
+    rng = np.random.default_rng(3)
+    with Store.open(vault) as store, store.transaction():
+        for chunk_id, text in store.conn.execute("SELECT id, text FROM chunks"):
+            topic = next((i for i, line in enumerate(lines) if line in text), None)
+            noise = rng.standard_normal(384)
+            seed = noise if topic is None else np.eye(384)[topic] + 0.01 * noise  # copies: close
+            vector = (seed / np.linalg.norm(seed)).astype(np.float32)
+            store.conn.execute(
+                "INSERT OR REPLACE INTO chunks_vec(rowid, embedding) VALUES (?, ?)",
+                (chunk_id, vector.tobytes()),
+            )
+            store.conn.execute("UPDATE chunks SET embedded = 1 WHERE id = ?", (chunk_id,))
+    assert lexical() == without_vectors

@@ -89,3 +89,92 @@ def test_calibrate_holds_the_loss_target_in_every_group() -> None:
     chosen, results = fl.calibrate({"easy": easy, "hard": hard}, max_own_lost=0.0, use_cosine=False)
     # A floor above 0.4 would serve "easy" perfectly but lose "hard"'s own gold result.
     assert chosen.min_coverage <= 0.4 and results["hard"].own_lost == 0.0
+
+
+def test_script_of_counts_letters() -> None:
+    assert fl.script_of("deploy the release") == "latin"
+    assert fl.script_of("מתכון לעוגת שוקולד") == "hebrew"
+    assert fl.script_of("рецепт борща со сметаной") == "cyrillic"
+    assert fl.script_of("Сервис k8s на Kubernetes переехал") == "cyrillic"  # most letters
+    assert fl.script_of("2026-11-01 12:00") is None
+
+
+def test_cross_script() -> None:
+    assert fl.cross_script("cyrillic", "The Panthers' defense gave up 308 points")
+    assert not fl.cross_script("latin", "The Panthers' defense")
+    assert not fl.cross_script(None, "anything")  # a query of digits and signs
+    assert not fl.cross_script("hebrew", "12:00 — 13:30")  # a result without letters
+
+
+def test_a_result_in_another_script_has_its_own_cosine_bar() -> None:
+    t = FloorThresholds(min_coverage=0.4, min_cosine=0.8, min_cosine_cross=0.7)
+    assert fl.evidence(0.0, 0.75, t) < 0.4  # same script: 0.75 is under 0.8
+    assert fl.evidence(0.0, 0.75, t, cross=True) >= 0.4  # across scripts: over 0.7
+    assert fl.evidence(0.0, 0.65, t, cross=True) < 0.4
+    plain = FloorThresholds(min_coverage=0.4, min_cosine=0.8)  # no cross bar: the same bar
+    assert fl.evidence(0.0, 0.75, plain, cross=True) == fl.evidence(0.0, 0.75, plain)
+    untrusted = fl.thresholds_for("m", {fl.LEXICAL_ONLY: t, "m": t}, vectors_trusted=False)
+    assert untrusted.min_cosine is None and untrusted.min_cosine_cross is None
+
+
+def test_coverage_lowers_the_cosine_bar() -> None:
+    t = FloorThresholds(min_coverage=0.4, min_cosine=0.8, coverage_weight=0.1)
+    assert fl.evidence(0.0, 0.79, t) < 0.4
+    assert fl.evidence(0.2, 0.79, t) >= 0.4  # 0.79 + 0.1 × 0.2 clears 0.8
+    # Words the vault never mentions are no evidence, not even towards the cosine.
+    gate = FloorThresholds(0.4, 0.8, max_missing=0.5, coverage_weight=0.1)
+    assert fl.evidence(0.2, 0.79, gate, missing=0.6) < 0.4
+
+
+def test_table_entries_read_back_with_defaults() -> None:
+    from memctl.search import evidence as ev
+
+    table = ev.load_table()
+    for thresholds in table.values():
+        assert FloorThresholds(**thresholds.to_dict()) == thresholds
+    assert table[fl.LEXICAL_ONLY].min_cosine is None
+
+
+CROSS = [
+    # Own cross-lingual questions: no shared word, a cosine lower than within a language.
+    Question(True, (Observed(0.0, 0.74, gold=True, cross=True), Observed(0.0, 0.70, cross=True))),
+    Question(True, (Observed(0.0, 0.78, gold=True, cross=True), Observed(0.0, 0.72, cross=True))),
+    Question(False, (Observed(0.0, 0.73, cross=True), Observed(0.0, 0.72, cross=True))),
+]
+MONO = [
+    Question(True, (Observed(0.6, 0.86, gold=True), Observed(0.1, 0.80))),
+    Question(True, (Observed(0.1, 0.84, gold=True), Observed(0.0, 0.79))),
+    Question(False, (Observed(0.2, 0.81), Observed(0.1, 0.80), Observed(0.0, 0.79))),
+]
+
+
+def test_calibrate_keeps_cross_lingual_answers_in_a_guarded_set() -> None:
+    groups = {"mono": MONO, "cross": CROSS}
+    chosen, results = fl.calibrate(groups, max_own_lost=0.0, guarded=("cross",), min_cross_gold=2)
+    assert results["cross"].own_lost == 0.0 and results["mono"].own_lost == 0.0
+    # The within-language bar stays high enough to reject the foreign question there,
+    # while the cross bar drops to the lowest cross-lingual gold cosine.
+    assert results["mono"].foreign_rejected == 1.0
+    assert chosen.min_cosine_cross == pytest.approx(0.74)
+    assert chosen.min_cosine is not None and chosen.min_cosine > 0.8
+    assert results == {name: fl.outcome(qs, chosen) for name, qs in groups.items()}
+
+
+def test_calibrate_finds_the_coverage_weight() -> None:
+    # The own gold result shows a few words and has a middling cosine; a foreign
+    # question has results with more words (but weak cosines) and some with a slightly
+    # better cosine but no word: neither words nor the cosine alone keep the one and
+    # reject the other, a cosine bar lowered by coverage does.
+    own = Question(True, (Observed(0.25, 0.82, gold=True),))
+    foreign = Question(False, (Observed(0.3, 0.7),) * 2 + (Observed(0.0, 0.825),) * 2)
+    other = Question(True, (Observed(0.0, 0.9, gold=True),))
+    chosen, results = fl.calibrate({"set": [own, foreign, other]}, max_own_lost=0.0)
+    assert results["set"].foreign_rejected == 1.0 and results["set"].own_lost == 0.0
+    assert chosen.coverage_weight > 0
+
+
+def test_a_few_cross_script_gold_results_set_no_cross_bar() -> None:
+    # Without a cross-lingual set, a handful of incidental cross-script results is too
+    # few to choose a bar from: they get the within-script one.
+    chosen, _ = fl.calibrate({"mono": MONO, "cross": CROSS}, max_own_lost=1.0, guarded=("cross",))
+    assert chosen.min_cosine_cross is None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime
@@ -14,11 +14,20 @@ import psycopg
 from memctl import clock
 from memctl.index.backend import Window
 from memctl.index.postgres import schema, search
-from memctl.index.usage import REFERENCE_KINDS, ChunkRecord, _record
+from memctl.index.usage import (
+    REFERENCE_KINDS,
+    ChunkRecord,
+    ChunkSpan,
+    ChunkUsage,
+    ContextRow,
+    IndexCounts,
+    _record,
+)
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from memctl.index.neighbours import BlockSource, NeighbourPair
     from memctl.index.postgres.store import PgStore
 
 _RECORD = (
@@ -44,7 +53,7 @@ class PgReads:
         def _meta(self, key: str) -> str | None: ...
         def pending_count(self) -> int: ...
 
-    def counts(self) -> dict[str, Any]:
+    def counts(self) -> IndexCounts:
         me = self.vault_name
         by_tier = dict(
             self.conn.execute(
@@ -81,27 +90,29 @@ class PgReads:
         )
         return [r[0] for r in rows]
 
-    def chunks_in_paths(self, paths: Sequence[str]) -> list[tuple[str, str, int, int]]:
-        return self.conn.execute(
+    def chunks_in_paths(self, paths: Sequence[str]) -> list[ChunkSpan]:
+        rows = self.conn.execute(
             "SELECT hash, path, line_start, line_end FROM chunks WHERE vault = %s "
             "AND path = ANY(%s)",
             (self.vault_name, list(paths)),
         ).fetchall()
+        return [ChunkSpan(*row) for row in rows]
 
-    def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[tuple[int, int, str]]:
-        return self.conn.execute(
+    def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[ContextRow]:
+        rows = self.conn.execute(
             "SELECT line_start, line_end, text FROM chunks WHERE vault = %s AND path = %s "
             "AND line_end >= %s AND line_start <= %s ORDER BY line_start",
             (vault or self.vault_name, path, lo, hi),
         ).fetchall()
+        return [ContextRow(*row) for row in rows]
 
     def context_windows(
         self, windows: Sequence[tuple[str, str, int, int]]
-    ) -> list[list[tuple[int, int, str]]]:
+    ) -> list[list[ContextRow]]:
         """`context_rows` of every (vault, path, lo, hi) window in one round trip."""
         if not windows:
             return []
-        found: list[list[tuple[int, int, str]]] = [[] for _ in windows]
+        found: list[list[ContextRow]] = [[] for _ in windows]
         rows = self.conn.execute(
             "SELECT w.i, c.line_start, c.line_end, c.text FROM unnest(%s::text[], %s::text[], "
             "%s::integer[], %s::integer[]) WITH ORDINALITY AS w(vault, path, lo, hi, i) "
@@ -115,18 +126,40 @@ class PgReads:
             ),
         ).fetchall()
         for i, start, end, text in rows:
-            found[i - 1].append((start, end, text))
+            found[i - 1].append(ContextRow(start, end, text))
         return found
 
-    def embedded_chunks(self) -> list[tuple[str, int, str, str, np.ndarray]]:
-        import numpy as np
+    def chunk_usage(self) -> Iterator[ChunkUsage]:
+        for row in self.conn.execute(
+            "SELECT c.hash, c.path, c.line_start, c.line_end, c.text, c.tier, c.source, c.date, "
+            "u.last_referenced_at FROM chunks AS c LEFT JOIN usage AS u "
+            "ON u.vault = c.vault AND u.hash = c.hash WHERE c.vault = %s ORDER BY c.id",
+            (self.vault_name,),
+        ):
+            yield ChunkUsage(*row)
 
-        rows = self.conn.execute(
-            "SELECT path, line_start, tier, text, embedding FROM chunks "
-            "WHERE vault = %s AND embedded",
+    def near_pairs(
+        self, min_cosine: float, k: int, blocks: BlockSource | None = None
+    ) -> list[NeighbourPair]:
+        """Each HOT and WARM chunk's `k` nearest chunks of another tier, by the HNSW index
+        (`blocks`, a SQLite matrix copy, does not apply)."""
+        from memctl.index.neighbours import NeighbourPair
+
+        askers = self.conn.execute(
+            "SELECT id, tier, embedding FROM chunks WHERE vault = %s AND embedded "
+            "AND tier IN ('hot', 'warm')",
             (self.vault_name,),
         ).fetchall()
-        return [(p, s, t, x, np.asarray(v, dtype=np.float32)) for p, s, t, x, v in rows]
+        pairs = []
+        for source, tier, vector in askers:
+            for other, cosine in self.conn.execute(
+                "SELECT id, 1 - (embedding <=> %s) FROM chunks WHERE vault = %s AND embedded "
+                "AND tier <> %s ORDER BY embedding <=> %s LIMIT %s",
+                (vector, self.vault_name, tier, vector, k),
+            ):
+                if cosine >= min_cosine:
+                    pairs.append(NeighbourPair(source, int(other), float(cosine)))
+        return pairs
 
     def meta(self, key: str) -> str | None:
         if key == "last_sync":

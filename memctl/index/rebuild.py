@@ -1,0 +1,78 @@
+"""`memctl index --full` on SQLite: build a fresh index file beside the live one, then
+swap its content in.
+
+The swap copies the finished file into the live one with SQLite's backup API in one
+write transaction, rather than renaming a file over it: a long-lived reader (an MCP
+server, a search in progress) keeps its connection and sees either the old index or the
+new one, and no connection is ever left pointing at a deleted file whose WAL now belongs
+to another. state.db (cache, usage) is shared, so unchanged texts get their vectors back
+from the cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memctl.index.damage import file_damage, is_damage, set_state_aside
+from memctl.index.store import INDEX_FILE, STATE_FILE, Store, index_path
+from memctl.vault import Vault
+
+if TYPE_CHECKING:
+    from memctl.index.sync import SyncReport
+
+REBUILD_SUFFIX = ".rebuild"
+
+
+def rebuild_beside(vault: Vault, build: Callable[[Store], None], report: SyncReport) -> None:
+    """Run `build` (the sync phases) on a fresh file, then make it the live index."""
+    from memctl.index.embed import model_identity
+
+    live = index_path(vault)
+    fresh = live.with_name(INDEX_FILE + REBUILD_SUFFIX)
+    remove_db(fresh)
+    # --full is the repair: read every page of state.db (set aside if damaged) first.
+    set_state_aside(vault, vault.state_dir / STATE_FILE, thorough=True)
+    model_id, dim = model_identity(vault.settings)
+    try:
+        with Store.open(vault, path=fresh, model_id=model_id, dim=dim or 384) as store:
+            build(store)
+            report.pending_embeddings = store.pending_count()
+            report.model = store.model_id
+            store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if file_damage(live) is None:
+            try:
+                _copy_into(fresh, live)
+                return
+            except Exception as exc:
+                if not is_damage(exc):
+                    raise
+        # The live file is no database (garbage, truncated, another format): its readers
+        # cannot use it anyway, so the finished rebuild simply replaces it.
+        remove_db(live)
+        os.replace(fresh, live)
+    finally:
+        remove_db(fresh)
+
+
+def _copy_into(fresh: Path, live: Path) -> None:
+    from memctl.sqlite import connect
+
+    source = connect(fresh, load_vec=False)
+    try:
+        target = connect(live, load_vec=False)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+    finally:
+        source.close()
+
+
+def remove_db(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            path.with_name(path.name + suffix).unlink()
