@@ -347,12 +347,14 @@ def calibrate(
             by_words = data.exists & (words >= cov - 1e-9)
             for cos in cosines:
                 weights = WEIGHT_GRID if cos is not None else (0.0,)
-                # cos is None only when cosines are off (cross_bar None too): as before.
-                own_bar = cos if cross_bar is None else cross_bar
-                bar = np.where(data.cross, own_bar, cos or 0.0)  # type: ignore[arg-type]
+                # A chunk in another script than the query meets the cross bar, when there
+                # is one; cos is None only when cosines are off, and words alone decide.
+                bar = None
+                if cos is not None:
+                    bar = np.where(data.cross, cos if cross_bar is None else cross_bar, cos)
                 for weight in weights:
                     keep = by_words
-                    if cos is not None:
+                    if bar is not None:
                         lifted = data.cosine + weight * words
                         keep = keep | (data.exists & (lifted >= bar - 1e-9))
                     rejected, lost = data.rates(keep)
