@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.index import migrations, neighbours, usage
+from memctl.index.backend import iter_batches, select_in
 from memctl.index.chunker import Chunk
 from memctl.index.damage import (
     REBUILD_HINT,
@@ -263,12 +264,13 @@ class Store:
 
     def still_pending(self, ids: Sequence[int]) -> list[tuple[str, str]]:
         """(hash, text) of those chunks that still exist and still lack a vector."""
-        if not ids:
-            return []
-        marks = ",".join("?" * len(ids))
-        return self.conn.execute(
-            f"SELECT hash, text FROM chunks WHERE embedded = 0 AND id IN ({marks})", list(ids)
-        ).fetchall()
+        return list(
+            select_in(
+                self.conn,
+                "SELECT hash, text FROM chunks WHERE embedded = 0 AND id IN ({marks})",
+                ids,
+            )
+        )
 
     def pending_count(self) -> int:
         return int(
@@ -288,12 +290,13 @@ class Store:
 
     def fill_pending_from_cache(self, ids: Sequence[int]) -> int:
         """Vectors for these chunks from the cache, if they still exist unchanged."""
-        if not ids:
-            return 0
-        marks = ",".join("?" * len(ids))
-        return self._fill_from_cache(
-            f"SELECT id, hash FROM chunks WHERE embedded = 0 AND id IN ({marks})", list(ids)
-        )
+        filled = 0
+        for part in iter_batches(ids):
+            marks = ",".join("?" * len(part))
+            filled += self._fill_from_cache(
+                f"SELECT id, hash FROM chunks WHERE embedded = 0 AND id IN ({marks})", part
+            )
+        return filled
 
     # -- reading and usage (search, lifecycle, agent) -------------------------------------
 
@@ -322,11 +325,11 @@ class Store:
 
     def chunks_in_paths(self, paths: Sequence[str]) -> list[ChunkSpan]:
         """(hash, path, line_start, line_end) of every chunk of these files."""
-        marks = ",".join("?" * len(paths))
-        rows = self.conn.execute(
-            f"SELECT hash, path, line_start, line_end FROM chunks WHERE path IN ({marks})",
-            list(paths),
-        ).fetchall()
+        rows = select_in(
+            self.conn,
+            "SELECT hash, path, line_start, line_end FROM chunks WHERE path IN ({marks})",
+            paths,
+        )
         return [ChunkSpan(*row) for row in rows]
 
     def context_rows(self, vault: str, path: str, lo: int, hi: int) -> list[ContextRow]:

@@ -68,3 +68,16 @@ def test_usage_follows_the_text_through_rechunking_and_rebuild(notes_vault: Vaul
         [record] = store.chunks_by_ids([new_id])
     assert new_digest == digest and record.access_count == 1
     assert record.created_at == "2026-11-20T09:00:00"  # first seen, not re-indexed
+
+
+def test_id_and_path_lists_longer_than_one_batch_are_read_in_batches(notes_vault: Vault) -> None:
+    sync(notes_vault, embed=False, now=T0)
+    with Store.open(notes_vault) as store:
+        rows = store.conn.execute("SELECT id, hash, text, path FROM chunks ORDER BY id").fetchall()
+        # The real ids sit past the first batch of 500, among ids that do not exist.
+        ids = [*range(10_000, 11_200), *(r[0] for r in rows)]
+        assert sorted(store.still_pending(ids)) == sorted((h, t) for _, h, t, _ in rows)
+        assert store.fill_pending_from_cache(ids) == 0  # nothing cached, nothing filled
+        paths = [f"memory/none-{i}.md" for i in range(1200)] + sorted({r[3] for r in rows})
+        assert {s.hash for s in store.chunks_in_paths(paths)} == {r[1] for r in rows}
+        assert store.still_pending([]) == [] and store.chunks_in_paths([]) == []
