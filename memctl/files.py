@@ -37,16 +37,23 @@ def current_umask() -> int:
     return mask
 
 
+def read_bytes(path: Path, shown: str | None = None) -> bytes:
+    """A file's bytes; a missing, folder or unreadable file is a one-line error naming
+    `shown` (the path as the user wrote it), else `path`."""
+    name = shown if shown is not None else path
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{name} does not exist") from None
+    except IsADirectoryError:
+        raise UsageError(f"{name} is a folder, not a file") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror}") from None
+
+
 def read_text(path: Path) -> str:
     """A vault file as text; unreadable or non-UTF-8 files are a one-line error."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"{path} does not exist") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a folder, not a file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    data = read_bytes(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -57,14 +64,7 @@ def read_exact(path: Path) -> str:
     """A file as text that round-trips every byte: bytes that are not UTF-8 become lone
     surrogates (surrogateescape) and are written back unchanged by `atomic_write_text`.
     For read-modify-write and block moves, which must not fail or corrupt on a bad byte."""
-    try:
-        return path.read_bytes().decode("utf-8", errors="surrogateescape")
-    except FileNotFoundError:
-        raise UsageError(f"{path} does not exist") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a folder, not a file") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    return read_bytes(path).decode("utf-8", errors="surrogateescape")
 
 
 _KEPT_BYTE = re.compile("[\udc80-\udcff]")

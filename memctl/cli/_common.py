@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from memctl.errors import UsageError
+from memctl.files import read_bytes
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -121,17 +122,7 @@ def parse_date(value: str | None, option: str) -> date | None:
 
 def read_source(source: str) -> str:
     """FILE's text, or standard input's when `source` is `-`, as UTF-8; else a usage error."""
-    if source == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        try:
-            data = Path(source).read_bytes()
-        except FileNotFoundError:
-            raise UsageError(f"{source} does not exist") from None
-        except IsADirectoryError:
-            raise UsageError(f"{source} is a folder, not a file") from None
-        except OSError as exc:
-            raise UsageError(f"cannot read {source}: {exc.strerror}") from None
+    data = sys.stdin.buffer.read() if source == "-" else read_bytes(Path(source), shown=source)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
