@@ -107,8 +107,6 @@ def _items(tier_texts: list[memory.TierText]) -> list[dict[str, Any]]:
 
 
 def _load(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    from memctl.agent.references import record_loaded
-
     what = args["what"]
     today = ctx.moment.date()
     result: dict[str, Any] = {"what": what}
@@ -134,21 +132,23 @@ def _load(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         if not note:
             result["notices"] = [f"no daily note for {day.isoformat()}"]
     result["items"] = _items(items)
-    note_ = record_loaded(
-        ctx.vault,
-        [(t.path, t.line_start, t.line_end) for t in items],
-        kind="tool",
-        query=f"load_memory:{what}",
-        now=ctx.moment,
-    )
-    if note_:
-        result.setdefault("notices", []).append(note_)
+    _log_loaded(ctx, result, [(t.path, t.line_start, t.line_end) for t in items], what)
     return result
+
+
+def _log_loaded(
+    ctx: ToolContext, result: dict[str, Any], spans: list[tuple[str, int, int]], what: str
+) -> None:
+    """Log what load_memory showed in the reference log; its notice, if any, joins the result's."""
+    from memctl.agent.references import record_loaded
+
+    note = record_loaded(ctx.vault, spans, kind="tool", query=f"load_memory:{what}", now=ctx.moment)
+    if note:
+        result.setdefault("notices", []).append(note)
 
 
 def _load_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     """A section or line range of one memory file, cut to the tool-result budget."""
-    from memctl.agent.references import record_loaded
     from memctl.excerpt import read_excerpt
 
     if not args.get("path"):
@@ -172,15 +172,7 @@ def _load_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             f"shown lines {piece.line_start}-{piece.line_end} of {piece.total_lines}; "
             f"ask for line_start {piece.line_end + 1} to read on"
         ]
-    note_ = record_loaded(
-        ctx.vault,
-        [(piece.path, piece.line_start, piece.line_end)],
-        kind="tool",
-        query=f"load_memory:file:{piece.path}",
-        now=ctx.moment,
-    )
-    if note_:
-        result.setdefault("notices", []).append(note_)
+    _log_loaded(ctx, result, [(piece.path, piece.line_start, piece.line_end)], f"file:{piece.path}")
     return result
 
 
