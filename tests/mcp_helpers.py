@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator
@@ -16,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.processes import MEMCTL, until
+from tests.processes import MEMCTL, stop, until
 
 NOW = "2026-11-22T09:30:00"
 
@@ -119,10 +118,5 @@ def serving_mcp_http(root: Path, env: dict[str, str], *args: str) -> Iterator[Ht
         server.url = found.group(1)
         yield server
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         reader.join(5)

@@ -25,6 +25,16 @@ def until(check: Callable[[], bool], timeout: float = 60.0) -> bool:
     return False
 
 
+def stop(proc: subprocess.Popen[str], timeout: float = 60.0) -> None:
+    """SIGTERM, as a service manager stops a server; killed if it is not gone in `timeout`."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @dataclass
 class Watcher:
     proc: subprocess.Popen[str]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memctl.resident import address
-from tests.processes import MEMCTL, until
+from tests.processes import MEMCTL, stop, until
 from tests.search.conftest import NOW, fixture_copy, indexed_fixture  # noqa: F401  (shared fixtures)
 
 _TERMINAL_ENV = ("FORCE_COLOR", "NO_COLOR", "COLUMNS", "LINES", "TTY_COMPATIBLE")
@@ -73,9 +73,4 @@ def serving(root: Path, env: dict[str, str], *extra: str) -> Iterator[Served]:
         yield served
     finally:
         if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
