@@ -335,11 +335,13 @@ def trigram_candidates(
     filters: Filters,
     limit: int,
     words_cache: dict[int, ChunkWords] | None = None,
+    looked_up: dict[tuple[Any, ...], list[int]] | None = None,
 ) -> dict[int, float]:
     """Chunks containing a query word as a substring (or dated as asked), scored by rapidfuzz.
 
-    `words_cache` (kept by a Searcher while the index does not change) holds the chunks'
-    words from earlier searches, so a chunk's text is read and split once."""
+    `words_cache` and `looked_up` (kept by a Searcher while the index does not change) hold
+    the chunks' words and each substring lookup's rows from earlier searches, so a
+    chunk's text is read and split once and a word looked up once."""
     words = trigram_words(query, plan)
     where, params = filters.sql("c")
     ids: dict[int, None] = {}
@@ -359,12 +361,18 @@ def trigram_candidates(
         if singles_from and n == singles_from and len(ids) >= limit:
             break
         # Unranked substring lookups stay cheap at 1M rows; ranking them does not.
-        rows = conn.execute(
-            "SELECT t.rowid FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
-            f"WHERE chunks_trigram MATCH ? AND {where} LIMIT ?",
-            (expression, *params, per_word),
-        )
-        ids.update((int(r), None) for (r,) in rows)
+        key = (expression, where, *params, per_word)
+        found = looked_up.get(key) if looked_up is not None else None
+        if found is None:
+            rows = conn.execute(
+                "SELECT t.rowid FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
+                f"WHERE chunks_trigram MATCH ? AND {where} LIMIT ?",
+                (expression, *params, per_word),
+            )
+            found = [int(r) for (r,) in rows]
+            if looked_up is not None:
+                looked_up[key] = found
+        ids.update(dict.fromkeys(found))
     dated: set[int] = set()
     for day in query.dates:
         rows = conn.execute(

@@ -19,10 +19,12 @@ from memctl.errors import UsageError
 from memctl.index.backend import IndexBackend, open_store
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
+from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
 from memctl.search import present, ranking, vectors, vocab
 from memctl.search.candidates import Filters
 from memctl.search.evidence import judge_results
+from memctl.search.kept import IndexMemory
 from memctl.search.query import Query, parse_query
 from memctl.search.results import SearchResponse, SearchResult
 from memctl.search.scoring import Policy, Weights, fuse, weights_for
@@ -36,7 +38,6 @@ _MODE_LISTS = {
     "bm25": ("fts",),
 }
 MAX_BUDGET_RESULTS = 50  # --budget: k is the budget's business, up to this many
-CHUNK_WORDS_KEPT = 50_000  # chunks whose words a kept Searcher remembers (~30 MB at most)
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
 
 
@@ -62,10 +63,9 @@ class Searcher:
         self._embedder: Any = None
         self._vocab: vocab.Vocabulary | None = None
         self._matrix: vectors.VectorMatrix | Literal[False] | None = None  # False: not worth it
-        # Chunks' words read by earlier searches; valid while the index does not change,
-        # so emptied whenever a search re-checks freshness.
-        self._chunk_words: dict[int, cand.ChunkWords] = {}
-        self._counts = cand.IndexCounts()
+        # What earlier searches read from the index (memctl.search.kept): valid while the
+        # index does not change, so emptied whenever a search re-checks freshness.
+        self._kept = IndexMemory()
         self.timings: dict[str, float] = {}
 
     @property
@@ -110,8 +110,7 @@ class Searcher:
 
         report = ensure_fresh(self.vault, now=now or clock.now())
         # What earlier searches read from the index may be out of date from here on.
-        self._chunk_words.clear()
-        self._counts.clear()
+        self._kept.clear()
         return [f"index not refreshed: {report.skipped}"] if report.skipped else []
 
     def search(
@@ -139,10 +138,8 @@ class Searcher:
         now = now or clock.now()
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
-        if len(self._chunk_words) > CHUNK_WORDS_KEPT:
-            self._chunk_words.clear()
-        if len(self._counts.capped) > CHUNK_WORDS_KEPT:
-            self._counts.clear()
+        kept = self._kept if self.store.backend == "sqlite" else None
+        self._kept.check(self.store.conn if kept else None)  # type: ignore[attr-defined]
         parsed = parse_query(query)
         pending = self.store.pending_count()
         if pending and self.fresh and mode in ("hybrid", "vector"):
@@ -160,7 +157,7 @@ class Searcher:
             notices.append(pending_notice(pending, "vector" in lists))
         weights = weights_for(self.policy.weights, query, self.store.model_id)
         fused = fuse(lists, self.policy, weights)
-        records = {r.id: r for r in self.store.chunks_by_ids(list(fused))}
+        records = self._records(list(fused))
         scored = ranking.score(
             fused,
             lists,
@@ -183,9 +180,18 @@ class Searcher:
             likely=ranking.diversity_pool(scored.scores, k)
             if self.store.backend != "sqlite"
             else (),
+            context=kept.context if kept else None,
+            line_costs=self._kept.line_costs,
         )
         chosen = ranking.diversify(
-            scored.scores, records, snippet, k, self.policy, self.settings.snippet_tokens
+            scored.scores,
+            records,
+            snippet,
+            k,
+            self.policy,
+            self.settings.snippet_tokens,
+            reach_of=snippet.reach,
+            words_of=kept.word_sets if kept else None,
         )
         verdict = judge_results(
             self.store.conn if self.store.backend == "sqlite" else None,  # type: ignore[attr-defined]
@@ -199,7 +205,7 @@ class Searcher:
             trusted="vector" in lists and weights.vector >= self.policy.weights.vector,
             floor=(True if min_score is None else min_score) if use_floor else None,
             budget=budget,
-            counts=self._counts,
+            counts=self._kept.counts,
         )
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
         response.matched, response.missing = verdict.matched, verdict.missing
@@ -219,7 +225,14 @@ class Searcher:
             self.store.record_references(
                 [(r.hash, r.path) for r in response.results], "search", query, now
             )
+            self._kept.forget_usage(verdict.kept)
         return response
+
+    def _records(self, ids: list[int]) -> dict[int, ChunkRecord]:
+        """The candidates' chunk records (kept between searches of an unchanged SQLite index)."""
+        if self.store.backend != "sqlite":
+            return {r.id: r for r in self.store.chunks_by_ids(ids)}
+        return self._kept.chunk_records(ids, self.store.chunks_by_ids)
 
     def _lists_wanted(self, mode: str, notices: list[str]) -> tuple[str, ...]:
         wanted = _MODE_LISTS[mode]
@@ -263,7 +276,7 @@ class Searcher:
             self.settings.common_term_fraction,
             corrector=self._correct,
             prefix_terms=self._prefix_terms,
-            counts=self._counts,
+            counts=self._kept.counts,
         )
         lists: dict[str, dict[int, float]] = {}
         started = time.perf_counter()
@@ -271,7 +284,7 @@ class Searcher:
             lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
         if "trigram" in wanted:
             lists["trigram"] = cand.trigram_candidates(
-                conn, parsed, plan, filters, limit, self._chunk_words
+                conn, parsed, plan, filters, limit, self._kept.chunk_words, self._kept.lookups
             )
         if "vector" in wanted and self.has_vectors():
             qvec = vector if vector is not None else self.embed_query(query)

@@ -14,7 +14,7 @@ from memctl.search.query import Query
 from memctl.search.ranking import CONTEXT_SOURCES
 from memctl.search.results import SearchResult
 from memctl.search.scoring import Weights
-from memctl.search.snippets import Matcher, Snippet, best_snippet
+from memctl.search.snippets import Matcher, Snippet, best_snippet, core_cost
 from memctl.tokens import estimate_tokens
 
 # How far around a chunk the snippet may look for context lines.
@@ -44,6 +44,7 @@ def chunk_snippet(
     matcher: Matcher,
     tokens: int,
     context: Mapping[ContextWindow, Sequence[tuple[int, int, str]]] | None = None,
+    line_costs: dict[str, int] | None = None,
 ) -> Snippet:
     """The best window of the chunk, widened with neighbouring lines of the same file
     (from `context` when fetched already).
@@ -51,13 +52,28 @@ def chunk_snippet(
     Only running logs (daily notes, the archive) are widened: their neighbouring lines
     are the same day's story, while a decision or a core section stands alone.
     """
+    lines, first, core = snippet_lines(store, record, context)
+    return best_snippet(lines, first, matcher, tokens, core=core, line_costs=line_costs)
+
+
+SnippetLines = tuple[list[str], int, tuple[int, int] | None]
+
+
+def snippet_lines(
+    store: IndexBackend,
+    record: ChunkRecord,
+    context: Mapping[ContextWindow, Sequence[tuple[int, int, str]]] | None = None,
+) -> SnippetLines:
+    """What chunk_snippet chooses among: lines, the first one's number, the chunk's own
+    lines among them (None: all of them)."""
     if record.source not in CONTEXT_SOURCES:
-        lines = record.text.split("\n")
-        return best_snippet(lines, record.line_start, matcher, tokens)
+        return record.text.split("\n"), record.line_start, None
     window = context_window(record)
     rows = (context or {}).get(window)
     if rows is None:
         rows = store.context_rows(*window)
+        if isinstance(context, dict):
+            context[window] = rows
     first = min(r[0] for r in rows) if rows else record.line_start
     last = max(r[1] for r in rows) if rows else record.line_end
     slots: list[str | None] = [None] * (last - first + 1)
@@ -68,8 +84,7 @@ def chunk_snippet(
     filled = ["" if line is None else line for line in slots]
     if not rows:
         filled = list(record.text.split("\n"))
-    core = (record.line_start - first, record.line_end - first)
-    return best_snippet(filled, first, matcher, tokens, core=core)
+    return filled, first, (record.line_start - first, record.line_end - first)
 
 
 class Snippets:
@@ -83,9 +98,15 @@ class Snippets:
         matcher: Matcher,
         tokens: int,
         likely: Sequence[int] = (),
+        context: dict[ContextWindow, Sequence[tuple[int, int, str]]] | None = None,
+        line_costs: dict[str, int] | None = None,
     ) -> None:
+        """`context` and `line_costs`: windows and line prices kept from earlier searches
+        (memctl.search.kept), filled in as this one reads more."""
         self._store, self._records, self._matcher, self._tokens = store, records, matcher, tokens
         self._made: dict[int, Snippet] = {}
+        self._lines: dict[int, SnippetLines] = {}
+        self._costs: dict[str, int] = {} if line_costs is None else line_costs
         # The neighbouring chunks of every running-log candidate likely to be shown, fetched
         # at once: one round trip on PostgreSQL instead of one per snippet.
         windows = list(
@@ -95,14 +116,33 @@ class Snippets:
                 if cid in records and records[cid].source in CONTEXT_SOURCES
             )
         )
-        self._context = dict(zip(windows, store.context_windows(windows), strict=True))
+        self._context = {} if context is None else context
+        if windows:
+            self._context.update(zip(windows, store.context_windows(windows), strict=True))
 
     def __call__(self, cid: int) -> Snippet:
         if cid not in self._made:
-            self._made[cid] = chunk_snippet(
-                self._store, self._records[cid], self._matcher, self._tokens, self._context
+            lines, first, core = self._lines_of(cid)
+            self._made[cid] = best_snippet(
+                lines, first, self._matcher, self._tokens, core=core, line_costs=self._costs
             )
         return self._made[cid]
+
+    def reach(self, cid: int) -> tuple[int, int]:
+        """Lines this candidate's snippet can show, without making it: the chunk's own
+        lines, and if they fit the budget, as many more either side as the budget has
+        tokens left (every line costs at least one; best_snippet widens only then)."""
+        lines, first, core = self._lines_of(cid)
+        if core is None:
+            return first, first + len(lines) - 1
+        lo, hi = core
+        extra = max(self._tokens - core_cost(lines, lo, hi, self._costs), 0)
+        return first + lo - extra, first + hi + extra
+
+    def _lines_of(self, cid: int) -> SnippetLines:
+        if cid not in self._lines:
+            self._lines[cid] = snippet_lines(self._store, self._records[cid], self._context)
+        return self._lines[cid]
 
 
 def result(

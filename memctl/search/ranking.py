@@ -134,14 +134,19 @@ def diversify(
     k: int,
     policy: Policy,
     snippet_tokens: int | None = None,
+    *,
+    reach_of: Callable[[int], tuple[int, int]] | None = None,
+    words_of: dict[int, frozenset[str]] | None = None,
 ) -> list[int]:
     """The k best by MMR over the top 4k: the same lines or chunk shown twice count as
     identical, otherwise word overlap is the similarity.
 
     With `snippet_tokens` (the snippets' budget), two chunks of a file too far apart for
-    their snippets to meet are compared by words without making their snippets."""
+    their snippets to meet are compared by words without making their snippets; so are
+    two whose `reach_of` (the lines each snippet can show, a closer bound) do not meet.
+    `words_of`: chunks' word sets known already (filled in as more are made)."""
     pool = diversity_pool(scores, k)
-    words_of: dict[int, frozenset[str]] = {}
+    words_of = {} if words_of is None else words_of
     pairs: dict[tuple[int, int], float] = {}
 
     def similarity(a: int, b: int) -> float:
@@ -154,7 +159,7 @@ def diversify(
         ra, rb = records[a], records[b]
         if ra.hash == rb.hash:
             return 1.0
-        if ra.path == rb.path and _may_meet(ra, rb, snippet_tokens):
+        if ra.path == rb.path and _may_meet(ra, rb, snippet_tokens, a, b, reach_of):
             sa, sb = snippet(a), snippet(b)
             if sa.line_start <= sb.line_end and sb.line_start <= sa.line_end:
                 return 1.0  # the same lines shown twice
@@ -179,8 +184,20 @@ def reach(record: ChunkRecord, snippet_tokens: int) -> tuple[int, int]:
     return record.line_start - extra, last + extra
 
 
-def _may_meet(a: ChunkRecord, b: ChunkRecord, snippet_tokens: int | None) -> bool:
-    if snippet_tokens is None:
-        return True
-    (a_lo, a_hi), (b_lo, b_hi) = reach(a, snippet_tokens), reach(b, snippet_tokens)
-    return a_lo <= b_hi and b_lo <= a_hi
+def _may_meet(
+    a: ChunkRecord,
+    b: ChunkRecord,
+    snippet_tokens: int | None,
+    a_id: int = 0,
+    b_id: int = 0,
+    reach_of: Callable[[int], tuple[int, int]] | None = None,
+) -> bool:
+    if snippet_tokens is not None:
+        (a_lo, a_hi), (b_lo, b_hi) = reach(a, snippet_tokens), reach(b, snippet_tokens)
+        if a_hi < b_lo or b_hi < a_lo:
+            return False
+    if reach_of is not None:
+        (a_lo, a_hi), (b_lo, b_hi) = reach_of(a_id), reach_of(b_id)
+        if a_hi < b_lo or b_hi < a_lo:
+            return False
+    return True

@@ -255,19 +255,25 @@ def mmr(
     top = max(scores[i] for i in ranked) or 1.0
     picked: list[int] = []
     pool = list(ranked)
+    # Each item's highest similarity to the picked ones, updated with each new pick only.
+    redundancy = dict.fromkeys(pool, 0.0)
     while pool and len(picked) < k:
         best_item, best_value = None, -math.inf
         for item in pool:
-            redundancy = max((similarity(item, p) for p in picked), default=0.0)
-            if redundancy >= policy.duplicate_similarity:
+            if redundancy[item] >= policy.duplicate_similarity:
                 continue
-            value = policy.mmr_lambda * scores[item] / top - (1 - policy.mmr_lambda) * redundancy
+            value = (
+                policy.mmr_lambda * scores[item] / top - (1 - policy.mmr_lambda) * redundancy[item]
+            )
             if value > best_value:
                 best_item, best_value = item, value
         if best_item is None:
             break
         picked.append(best_item)
         pool.remove(best_item)
+        if len(picked) < k:
+            for item in pool:
+                redundancy[item] = max(redundancy[item], similarity(item, best_item))
     return picked
 
 

@@ -88,19 +88,30 @@ class Snippet:
 
 class _Costs:
     """Token cost of each line (+1 for its newline), computed only for lines looked at:
-    context lines far from the chunk are never priced."""
+    context lines far from the chunk are never priced. `known` holds lines priced
+    before (by text: a kept Searcher's snippets see the same lines again)."""
 
-    def __init__(self, lines: Sequence[str]) -> None:
+    def __init__(self, lines: Sequence[str], known: dict[str, int] | None = None) -> None:
         self._lines = lines
         self._cache: dict[int, int] = {}
+        self._known = {} if known is None else known
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self._lines)))]
         cost = self._cache.get(index)
         if cost is None:
-            cost = self._cache[index] = estimate_tokens(self._lines[index]) + 1
+            line = self._lines[index]
+            cost = self._known.get(line)
+            if cost is None:
+                cost = self._known[line] = estimate_tokens(line) + 1
+            self._cache[index] = cost
         return cost
+
+
+def core_cost(lines: Sequence[str | None], lo: int, hi: int, known: dict[str, int]) -> int:
+    """What lines lo..hi cost as best_snippet prices them."""
+    return sum(_Costs([line or "" for line in lines[lo : hi + 1]], known)[0 : hi - lo + 1])
 
 
 def best_snippet(
@@ -109,6 +120,7 @@ def best_snippet(
     matcher: Matcher,
     budget: int,
     core: tuple[int, int] | None = None,
+    line_costs: dict[str, int] | None = None,
 ) -> Snippet:
     """The window of whole lines (≤ budget tokens) holding the most distinct matched words.
 
@@ -119,10 +131,11 @@ def best_snippet(
     ones first, because an answer tends to follow the words that name its topic.
     Ties go to the window whose matches sit nearest its centre, then to the earliest.
     A single line longer than the budget is cut to the words around its first match.
+    `line_costs`: lines priced before, by text (filled in as lines are priced).
     """
     lo, hi = core if core is not None else (0, len(lines) - 1)
     text_of = [line or "" for line in lines]
-    costs = _Costs(text_of)
+    costs = _Costs(text_of, line_costs)
     found = [
         matcher.distinct(line) if i >= lo and i <= hi else set() for i, line in enumerate(text_of)
     ]
