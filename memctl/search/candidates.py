@@ -328,20 +328,35 @@ def trigram_words(query: Query, plan: LexicalPlan) -> list[str]:
 ChunkWords = tuple[str, list[str]]
 
 
+@dataclass
+class TrigramMemory:
+    """What trigram lists read from the index, kept by a Searcher while the index does not
+    change (memctl.search.kept): each substring lookup's rows (the same common words
+    come back query after query) and each chunk's words."""
+
+    lookups: dict[tuple[Any, ...], list[int]] = field(default_factory=dict)
+    words: dict[int, ChunkWords] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.lookups.clear()
+        self.words.clear()
+
+    def size(self) -> int:
+        return max(len(self.lookups), len(self.words))
+
+
 def trigram_candidates(
     conn: Connection,
     query: Query,
     plan: LexicalPlan,
     filters: Filters,
     limit: int,
-    words_cache: dict[int, ChunkWords] | None = None,
-    looked_up: dict[tuple[Any, ...], list[int]] | None = None,
+    kept: TrigramMemory | None = None,
 ) -> dict[int, float]:
     """Chunks containing a query word as a substring (or dated as asked), scored by rapidfuzz.
 
-    `words_cache` and `looked_up` (kept by a Searcher while the index does not change) hold
-    the chunks' words and each substring lookup's rows from earlier searches, so a
-    chunk's text is read and split once and a word looked up once."""
+    `kept` holds what earlier searches of the same index read (TrigramMemory)."""
+    kept = kept or TrigramMemory()
     words = trigram_words(query, plan)
     where, params = filters.sql("c")
     ids: dict[int, None] = {}
@@ -362,16 +377,14 @@ def trigram_candidates(
             break
         # Unranked substring lookups stay cheap at 1M rows; ranking them does not.
         key = (expression, where, *params, per_word)
-        found = looked_up.get(key) if looked_up is not None else None
+        found = kept.lookups.get(key)
         if found is None:
             rows = conn.execute(
                 "SELECT t.rowid FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
                 f"WHERE chunks_trigram MATCH ? AND {where} LIMIT ?",
                 (expression, *params, per_word),
             )
-            found = [int(r) for (r,) in rows]
-            if looked_up is not None:
-                looked_up[key] = found
+            found = kept.lookups[key] = [int(r) for (r,) in rows]
         ids.update(dict.fromkeys(found))
     dated: set[int] = set()
     for day in query.dates:
@@ -384,13 +397,12 @@ def trigram_candidates(
     if not ids:
         return {}
     targets = [w.lower() for w in words if w not in query.dates]
-    cache: dict[int, ChunkWords] = {} if words_cache is None else words_cache
-    unknown = [i for i in ids if i not in cache]
+    unknown = [i for i in ids if i not in kept.words]
     for i, text in _texts(conn, unknown).items():
-        cache[i] = chunk_words(text)
-    empty = chunk_words("")
+        kept.words[i] = chunk_words(text)
+    known, empty = kept.words, chunk_words("")
     scored = {
-        i: _fuzzy_score(targets, cache.get(i, empty)) + (1.0 if i in dated else 0.0) for i in ids
+        i: _fuzzy_score(targets, known.get(i, empty)) + (1.0 if i in dated else 0.0) for i in ids
     }
     best = sorted(scored, key=lambda i: -scored[i])[:limit]
     return {i: scored[i] for i in best if scored[i] > 0}

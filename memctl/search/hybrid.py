@@ -182,6 +182,7 @@ class Searcher:
             else (),
             context=kept.context if kept else None,
             line_costs=self._kept.line_costs,
+            read=kept.context_reader(self.store) if kept else None,
         )
         chosen = ranking.diversify(
             scored.scores,
@@ -284,7 +285,7 @@ class Searcher:
             lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
         if "trigram" in wanted:
             lists["trigram"] = cand.trigram_candidates(
-                conn, parsed, plan, filters, limit, self._kept.chunk_words, self._kept.lookups
+                conn, parsed, plan, filters, limit, self._kept.trigram
             )
         if "vector" in wanted and self.has_vectors():
             qvec = vector if vector is not None else self.embed_query(query)

@@ -15,16 +15,19 @@ regardless of the index, within a size bound.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates import ChunkWords, IndexCounts
+from memctl.search.candidates import IndexCounts, TrigramMemory
 
 if TYPE_CHECKING:
-    from memctl.index.backend import ContextWindow
+    from memctl.index.backend import ContextWindow, IndexBackend
     from memctl.sqlite import Connection
+
+ContextRows = Sequence[tuple[int, int, str]]
 
 KEPT = 50_000  # entries a table may hold before it is emptied (~30 MB at most)
 
@@ -34,10 +37,11 @@ class IndexMemory:
     """What earlier searches read from an unchanged index (module docstring)."""
 
     counts: IndexCounts = field(default_factory=IndexCounts)
-    chunk_words: dict[int, ChunkWords] = field(default_factory=dict)
-    lookups: dict[tuple[Any, ...], list[int]] = field(default_factory=dict)
+    trigram: TrigramMemory = field(default_factory=TrigramMemory)
     records: dict[int, ChunkRecord] = field(default_factory=dict)
-    context: dict[ContextWindow, Sequence[tuple[int, int, str]]] = field(default_factory=dict)
+    context: dict[ContextWindow, ContextRows] = field(default_factory=dict)
+    files: dict[str, _FileRows] = field(default_factory=dict)  # every chunk of a file
+    _file_rows: int = 0
     word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     _by_hash: dict[str, list[int]] = field(default_factory=dict)  # the records' ids per hash
@@ -46,8 +50,10 @@ class IndexMemory:
     def clear(self) -> None:
         """Forget everything read from the index (its text may have changed)."""
         self.counts.clear()
-        for table in (self.chunk_words, self.lookups, self.context, self.word_sets):
+        self.trigram.clear()
+        for table in (self.context, self.word_sets, self.files):
             table.clear()
+        self._file_rows = 0
         self._forget_records()
         self._versions = None
 
@@ -70,17 +76,16 @@ class IndexMemory:
             self._versions = versions
         if len(self.counts.capped) > KEPT:
             self.counts.clear()
+        if self.trigram.size() > KEPT:
+            self.trigram.clear()
         if len(self.records) > KEPT:
             self._forget_records()
-        for table in (
-            self.chunk_words,
-            self.lookups,
-            self.context,
-            self.word_sets,
-            self.line_costs,
-        ):
+        for table in (self.context, self.word_sets, self.line_costs):
             if len(table) > KEPT:
                 table.clear()
+        if self._file_rows > KEPT:
+            self.files.clear()
+            self._file_rows = 0
 
     def chunk_records(
         self, ids: Sequence[int], read: Callable[[Sequence[int]], list[ChunkRecord]]
@@ -101,3 +106,35 @@ class IndexMemory:
             if i in self.records:
                 for cid in self._by_hash.pop(self.records[i].hash, []):
                     self.records.pop(cid, None)
+
+    def context_reader(self, store: IndexBackend) -> Callable[[ContextWindow], ContextRows]:
+        """store.context_rows of a window, from the file's chunks read once."""
+
+        def rows(window: ContextWindow) -> ContextRows:
+            vault, path, lo, hi = window
+            whole = self.files.get(path)
+            if whole is None:
+                whole = self.files[path] = _FileRows(store.context_rows(vault, path, -_ALL, _ALL))
+                self._file_rows += len(whole.rows)
+            return whole.overlapping(lo, hi)
+
+        return rows
+
+
+_ALL = 1 << 62  # a line range holding every line
+
+
+class _FileRows:
+    """A file's chunks (line_start, line_end, text) by line_start, as context_rows reads them."""
+
+    def __init__(self, rows: ContextRows) -> None:
+        self.rows = list(rows)
+        self.starts = [r[0] for r in self.rows]
+        self.span = max((r[1] - r[0] for r in self.rows), default=0)
+
+    def overlapping(self, lo: int, hi: int) -> ContextRows:
+        """Those with line_end >= lo and line_start <= hi (none starting before lo - span
+        can reach lo), in the same order."""
+        first = bisect.bisect_left(self.starts, lo - self.span)
+        last = bisect.bisect_right(self.starts, hi)
+        return [r for r in self.rows[first:last] if r[1] >= lo]

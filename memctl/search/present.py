@@ -3,7 +3,7 @@ the SearchResult built from it, and, with explain, how it was scored."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from memctl.index.backend import ContextWindow, IndexBackend
@@ -14,7 +14,8 @@ from memctl.search.query import Query
 from memctl.search.ranking import CONTEXT_SOURCES
 from memctl.search.results import SearchResult
 from memctl.search.scoring import Weights
-from memctl.search.snippets import Matcher, Snippet, best_snippet, core_cost
+from memctl.search.snippets import Matcher, Snippet, best_snippet
+from memctl.search.snippets import reach as snippet_reach
 from memctl.tokens import estimate_tokens
 
 # How far around a chunk the snippet may look for context lines.
@@ -63,15 +64,17 @@ def snippet_lines(
     store: IndexBackend,
     record: ChunkRecord,
     context: Mapping[ContextWindow, Sequence[tuple[int, int, str]]] | None = None,
+    read: Callable[[ContextWindow], Sequence[tuple[int, int, str]]] | None = None,
 ) -> SnippetLines:
     """What chunk_snippet chooses among: lines, the first one's number, the chunk's own
-    lines among them (None: all of them)."""
+    lines among them (None: all of them). `read`: how to read a window not in
+    `context` (default: store.context_rows)."""
     if record.source not in CONTEXT_SOURCES:
         return record.text.split("\n"), record.line_start, None
     window = context_window(record)
     rows = (context or {}).get(window)
     if rows is None:
-        rows = store.context_rows(*window)
+        rows = read(window) if read else store.context_rows(*window)
         if isinstance(context, dict):
             context[window] = rows
     first = min(r[0] for r in rows) if rows else record.line_start
@@ -100,9 +103,12 @@ class Snippets:
         likely: Sequence[int] = (),
         context: dict[ContextWindow, Sequence[tuple[int, int, str]]] | None = None,
         line_costs: dict[str, int] | None = None,
+        read: Callable[[ContextWindow], Sequence[tuple[int, int, str]]] | None = None,
     ) -> None:
         """`context` and `line_costs`: windows and line prices kept from earlier searches
-        (memctl.search.kept), filled in as this one reads more."""
+        (memctl.search.kept), filled in as this one reads more; `read` reads a window
+        (default: store.context_rows)."""
+        self._read = read
         self._store, self._records, self._matcher, self._tokens = store, records, matcher, tokens
         self._made: dict[int, Snippet] = {}
         self._lines: dict[int, SnippetLines] = {}
@@ -129,19 +135,17 @@ class Snippets:
         return self._made[cid]
 
     def reach(self, cid: int) -> tuple[int, int]:
-        """Lines this candidate's snippet can show, without making it: the chunk's own
-        lines, and if they fit the budget, as many more either side as the budget has
-        tokens left (every line costs at least one; best_snippet widens only then)."""
+        """Lines this candidate's snippet can show, found without the query's words
+        (snippets.reach): diversity compares two chunks' snippets only when these meet."""
         lines, first, core = self._lines_of(cid)
-        if core is None:
-            return first, first + len(lines) - 1
-        lo, hi = core
-        extra = max(self._tokens - core_cost(lines, lo, hi, self._costs), 0)
-        return first + lo - extra, first + hi + extra
+        lo, hi = snippet_reach(lines, core or (0, len(lines) - 1), self._tokens, self._costs)
+        return first + lo, first + hi
 
     def _lines_of(self, cid: int) -> SnippetLines:
         if cid not in self._lines:
-            self._lines[cid] = snippet_lines(self._store, self._records[cid], self._context)
+            self._lines[cid] = snippet_lines(
+                self._store, self._records[cid], self._context, self._read
+            )
         return self._lines[cid]
 
 

@@ -6,6 +6,8 @@ No I/O: the chunk records and a snippet maker are handed in by `Searcher.search`
 
 from __future__ import annotations
 
+import functools
+import heapq
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -31,6 +33,7 @@ from memctl.search.snippets import Snippet
 CONTEXT_SOURCES = ("daily", "archive")
 
 
+@functools.lru_cache(maxsize=4096)
 def day_of(value: str | None) -> date | None:
     if not value:
         return None
@@ -124,7 +127,7 @@ def settle(
 
 def diversity_pool(scores: Mapping[int, float], k: int) -> list[int]:
     """The candidates diversity chooses k among (whose snippets may be looked at)."""
-    return sorted(scores, key=lambda i: (-scores[i], i))[: k * 4]
+    return heapq.nsmallest(k * 4, scores, key=lambda i: (-scores[i], i))
 
 
 def diversify(

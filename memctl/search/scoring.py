@@ -287,7 +287,8 @@ def word_set(text: str) -> frozenset[str]:
 def jaccard(sa: frozenset[str], sb: frozenset[str]) -> float:
     if not sa or not sb:
         return 0.0
-    return len(sa & sb) / len(sa | sb)
+    shared = len(sa & sb)
+    return shared / (len(sa) + len(sb) - shared)
 
 
 def text_similarity(a: str, b: str) -> float:

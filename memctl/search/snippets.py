@@ -109,11 +109,6 @@ class _Costs:
         return cost
 
 
-def core_cost(lines: Sequence[str | None], lo: int, hi: int, known: dict[str, int]) -> int:
-    """What lines lo..hi cost as best_snippet prices them."""
-    return sum(_Costs([line or "" for line in lines[lo : hi + 1]], known)[0 : hi - lo + 1])
-
-
 def best_snippet(
     lines: Sequence[str | None],
     first_line: int,
@@ -136,17 +131,77 @@ def best_snippet(
     lo, hi = core if core is not None else (0, len(lines) - 1)
     text_of = [line or "" for line in lines]
     costs = _Costs(text_of, line_costs)
-    found = [
-        matcher.distinct(line) if i >= lo and i <= hi else set() for i, line in enumerate(text_of)
-    ]
+    shown = _fitted(lines, text_of, costs, lo, hi, budget)
+    if shown is not None:
+        start, stop = shown
+    else:
+        window = _best_window(text_of, costs, lo, hi, matcher, budget, first_line)
+        if isinstance(window, Snippet):
+            return window
+        start, stop = window
+        if (start, stop) == (lo, hi):
+            start, stop = _widen(lines, costs, lo, hi, budget)
+        start, stop = _trimmed(text_of, start, stop)
+    body = "\n".join(text_of[start : stop + 1])
+    return Snippet(
+        text=body,
+        line_start=first_line + start,
+        line_end=first_line + stop,
+        highlights=tuple(matcher.spans(body)),
+        truncated=start > lo or stop < hi,
+    )
+
+
+def reach(
+    lines: Sequence[str | None],
+    core: tuple[int, int],
+    budget: int,
+    line_costs: dict[str, int] | None = None,
+) -> tuple[int, int]:
+    """The lines (0-based, inclusive) best_snippet can show: exactly those it shows when
+    the whole core fits the budget (the choice then owes nothing to the query's words),
+    else the core (the snippet is a window inside it)."""
+    text_of = [line or "" for line in lines]
+    lo, hi = core
+    shown = _fitted(lines, text_of, _Costs(text_of, line_costs), lo, hi, budget)
+    return core if shown is None else shown
+
+
+def _fitted(
+    lines: Sequence[str | None], text_of: list[str], costs: _Costs, lo: int, hi: int, budget: int
+) -> tuple[int, int] | None:
+    """When the whole chunk fits: all of it, then its neighbours, blank ends trimmed."""
+    if sum(costs[lo : hi + 1]) > budget:
+        return None
+    start, stop = _widen(lines, costs, lo, hi, budget)
+    return _trimmed(text_of, start, stop)
+
+
+def _trimmed(text_of: list[str], start: int, stop: int) -> tuple[int, int]:
+    while start < stop and not text_of[start].strip():
+        start += 1
+    while stop > start and not text_of[stop].strip():
+        stop -= 1
+    return start, stop
+
+
+def _best_window(
+    text_of: list[str],
+    costs: _Costs,
+    lo: int,
+    hi: int,
+    matcher: Matcher,
+    budget: int,
+    first_line: int,
+) -> tuple[int, int] | Snippet:
+    """The window inside lo..hi (which does not fit whole) holding the most distinct
+    matched words; or the snippet of an over-long line cut around its first match."""
+    found = [matcher.distinct(line) if lo <= i <= hi else set() for i, line in enumerate(text_of)]
     best: tuple[float, float, int] | None = None
     best_range = (lo, lo - 1)
     end = lo
     used = 0
-    if sum(costs[lo : hi + 1]) <= budget:
-        # The whole chunk fits: show all of it, then its neighbours.
-        best, best_range, end = (float("inf"), 0.0, 0), (lo, hi), hi + 1
-    for start in range(lo, hi + 1 if best is None else lo):
+    for start in range(lo, hi + 1):
         if end < start:
             end, used = start, 0
         while end <= hi and used + costs[end] <= budget:
@@ -167,21 +222,7 @@ def best_snippet(
     whole_best = max(range(lo, hi + 1), key=lambda i: (len(found[i]), -i))
     if best is None or (len(found[whole_best]) > best[0] and costs[whole_best] > budget):
         return _cut_line(text_of[whole_best], first_line + whole_best, matcher, budget)
-    start, stop = best_range
-    if (start, stop) == (lo, hi):
-        start, stop = _widen(lines, costs, lo, hi, budget)
-    while start < stop and not text_of[start].strip():
-        start += 1
-    while stop > start and not text_of[stop].strip():
-        stop -= 1
-    body = "\n".join(text_of[start : stop + 1])
-    return Snippet(
-        text=body,
-        line_start=first_line + start,
-        line_end=first_line + stop,
-        highlights=tuple(matcher.spans(body)),
-        truncated=start > lo or stop < hi,
-    )
+    return best_range
 
 
 def _widen(

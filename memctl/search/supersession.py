@@ -13,6 +13,7 @@ core.md is undated and always current, so it counts as today's.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -67,7 +68,7 @@ def newer_first(
     supersedes it (for --explain).
     """
     out = dict(scores)
-    top = sorted(scores, key=lambda c: (-scores[c], c))[:checked]
+    top = heapq.nsmallest(checked, scores, key=lambda c: (-scores[c], c))
     days = {cid: effective_day(items[cid], today) for cid in top}
     dated = [cid for cid in top if days[cid] is not None]
     # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...

@@ -103,7 +103,8 @@ class VectorMatrix:
         best = np.argpartition(-scores, limit - 1)[:limit]
         best = best[np.argsort(-scores[best])]
         positions = best if rows is None else rows[best]
-        return {int(self.ids[p]): float(s) for p, s in zip(positions, scores[best], strict=True)}
+        # tolist(): Python ints and floats at once (float32 to float is exact either way).
+        return dict(zip(self.ids[positions].tolist(), scores[best].tolist(), strict=True))
 
     def _closest_by_sketch(self, query: np.ndarray, keep: int) -> np.ndarray:
         """Sorted row positions of (at least) the `keep` rows nearest in Hamming distance."""
