@@ -1,5 +1,6 @@
-"""What a kept Searcher remembers between searches (counts, chunks' words) and the bound
-that lets diversity skip snippets: none of it may change a result."""
+"""What a kept Searcher remembers between searches (counts, chunks' words, records, files'
+chunks) and when it forgets them, and the bounds that let diversity skip snippets: none
+of it may change a result."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from memctl.index.sync import sync
 from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
 from memctl.search.hybrid import Searcher
-from memctl.search.present import chunk_snippet, matcher_for
+from memctl.search.kept import IndexMemory
+from memctl.search.present import Snippets, chunk_snippet, matcher_for
 from memctl.search.query import parse_query
 from memctl.search.ranking import diversify, reach
 from memctl.search.scoring import Policy
@@ -114,3 +116,75 @@ def test_diversify_makes_no_snippet_for_chunks_too_far_apart_to_meet() -> None:
     bounded: Any = diversify(scores, records, snippet, 3, Policy(), snippet_tokens=50)
     assert bounded == unbounded == [1, 3]  # 1 and 2 show the same lines
     assert 3 not in made and set(made) == {1, 2}
+
+
+@pytest.mark.parametrize("budget", [10, 25, 60, 200])
+@pytest.mark.parametrize("query", ["backup", "deploy step", "detail 7"])
+def test_snippets_reach_holds_every_snippet(vault: Vault, budget: int, query: str) -> None:
+    """Snippets.reach (the closer bound diversity uses) holds the snippet, and is exactly
+    its lines when the chunk fits the budget."""
+    _long_log(vault)
+    parsed = parse_query(query)
+    with Store.open(vault) as store:
+        records = {r.id: r for r in store.chunks_by_ids(store.chunk_ids())}
+        plan = cand.plan_lexical(store.conn, parsed, 0.5)
+        snippets = Snippets(store, records, matcher_for(parsed, plan), budget)
+        exact = 0
+        for cid in records:
+            lo, hi = snippets.reach(cid)
+            snip = snippets(cid)
+            assert lo <= snip.line_start <= snip.line_end <= hi, (cid, snip)
+            exact += (lo, hi) == (snip.line_start, snip.line_end)
+        assert exact > 0
+
+
+def test_a_files_chunks_read_once_answer_as_context_rows_does(vault: Vault) -> None:
+    _long_log(vault)
+    memory = IndexMemory()
+    with Store.open(vault) as store:
+        read = memory.context_reader(store)
+        for path in ("memory/daily/2026-11-20.md", "memory/decisions.md", "memory/none.md"):
+            for lo in range(-5, 170, 7):
+                for hi in (lo, lo + 3, lo + 40):
+                    window = ("", path, lo, hi)
+                    assert list(read(window)) == store.context_rows(*window)
+        assert set(memory.files) == {
+            "memory/daily/2026-11-20.md",
+            "memory/decisions.md",
+            "memory/none.md",
+        }
+
+
+def _access(searcher: Searcher, query: str) -> int:
+    found = searcher.search(query, k=1, log=False, now=NOW, mode="lexical", explain=True)
+    assert found.results and found.results[0].explain is not None
+    return int(found.results[0].explain["access_count"])
+
+
+def test_a_kept_searcher_reads_usage_logged_by_another_connection(vault: Vault) -> None:
+    _long_log(vault)
+    with Searcher(vault, fresh=False) as searcher:
+        searcher.refresh(NOW)
+        top = searcher.search("nightly", k=1, log=False, now=NOW, mode="lexical").results[0]
+        assert _access(searcher, "nightly") == 0
+        with Store.open(vault) as other:
+            other.record_references([(top.hash, top.path)], "search", "nightly", NOW)
+        assert _access(searcher, "nightly") == 1  # the state database's data_version moved
+        searcher.search("nightly", k=1, log=True, now=NOW, mode="lexical")
+        assert _access(searcher, "nightly") == 2  # its own log forgets what it counted
+
+
+def test_a_kept_searcher_forgets_what_another_connection_reindexed(vault: Vault) -> None:
+    _long_log(vault)
+    with Searcher(vault, fresh=False) as searcher:
+        searcher.refresh(NOW)
+        assert searcher.search("zanzibar", log=False, now=NOW, mode="lexical").results == []
+        before = searcher.search("backup", log=False, now=NOW, mode="lexical").results
+        note = vault.root / "memory/daily/2026-11-20.md"
+        note.write_text(
+            note.read_text(encoding="utf-8").replace("backup", "zanzibar"), encoding="utf-8"
+        )
+        sync(vault, embed=False, now=NOW)  # another connection: the index's data_version moves
+        after = searcher.search("zanzibar", log=False, now=NOW, mode="lexical").results
+    assert before and after
+    assert all("zanzibar" in r.snippet for r in after)
