@@ -38,6 +38,7 @@ _MODE_LISTS = {
     "bm25": ("fts",),
 }
 MAX_BUDGET_RESULTS = 50  # --budget: k is the budget's business, up to this many
+QUERY_VECTORS_KEPT = 256  # queries whose vectors a Searcher keeps (~0.4 MB at 384-d)
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
 
 
@@ -61,6 +62,7 @@ class Searcher:
         self.fresh = fresh
         self._store: IndexBackend | None = None
         self._embedder: Any = None
+        self._query_vectors: dict[str, Any] = {}  # text -> vector, least recent first
         self._vocab: vocab.Vocabulary | None = None
         self._matrix: vectors.VectorMatrix | Literal[False] | None = None  # False: not worth it
         # What earlier searches read from the index (memctl.search.kept): valid while the
@@ -87,13 +89,24 @@ class Searcher:
 
     def embed_query(self, text: str) -> Any:
         """The query vector of `text` (loads the model on first use). Callers running one
-        query in several modes embed it once and pass it to `search(vector=...)`."""
-        if self._embedder is None:
-            from memctl.index.embed import get_embedder
+        query in several modes embed it once and pass it to `search(vector=...)`.
 
-            self._embedder = get_embedder(self.vault.settings)
+        The last QUERY_VECTORS_KEPT queries' vectors are kept (read-only): a query's
+        embedding is most of a warm search's time, and the same model gives the same
+        vector for the same text."""
         started = time.perf_counter()
-        vector = self._embedder.embed_query(text)
+        vector = self._query_vectors.pop(text, None)
+        if vector is None:
+            if self._embedder is None:
+                from memctl.index.embed import get_embedder
+
+                self._embedder = get_embedder(self.vault.settings)
+                started = time.perf_counter()
+            vector = self._embedder.embed_query(text)
+            vector.setflags(write=False)
+            if len(self._query_vectors) >= QUERY_VECTORS_KEPT:
+                del self._query_vectors[next(iter(self._query_vectors))]
+        self._query_vectors[text] = vector  # the most recent last
         self.timings["embed_ms"] = (time.perf_counter() - started) * 1000
         return vector
 

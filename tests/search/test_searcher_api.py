@@ -6,9 +6,11 @@ from __future__ import annotations
 from datetime import datetime
 
 import numpy as np
+import pytest
 
 from memctl.index.sync import sync
 from memctl.index.usage import ChunkRecord
+from memctl.search import hybrid
 from memctl.search.hybrid import Searcher
 from memctl.search.ranking import diversify
 from memctl.search.scoring import Policy
@@ -30,6 +32,26 @@ def test_a_query_embedded_once_ranks_as_one_embedded_by_search(indexed_fixture: 
     assert given.results and [r.to_dict() for r in given.results] == [
         r.to_dict() for r in own.results
     ]
+
+
+def test_a_searcher_keeps_its_last_queries_vectors(
+    indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(hybrid, "QUERY_VECTORS_KEPT", 2)
+    with Searcher(indexed_fixture, fresh=False) as searcher:
+        first = searcher.embed_query("why sqlite")
+        assert not first.flags.writeable  # shared by later searches: nobody may change it
+        assert searcher.embed_query("why sqlite") is first
+        searcher.embed_query("dns change")
+        searcher.embed_query("why sqlite")  # the most recent again: "dns change" goes next
+        searcher.embed_query("backup")
+        assert searcher.embed_query("why sqlite") is first
+        again = searcher.embed_query("dns change")
+        assert np.array_equal(again, searcher.embed_query("dns change"))
+        searcher.embed_query("backup")
+        searcher.embed_query("deploy")
+        fresh = searcher.embed_query("why sqlite")
+    assert fresh is not first and np.array_equal(fresh, first)
 
 
 def test_a_lexical_index_has_no_vectors(vault: Vault) -> None:
