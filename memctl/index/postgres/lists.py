@@ -40,10 +40,20 @@ def record_of(row: Sequence[Any]) -> ChunkRecord:
     return replace(_record(row), vault=row[16])
 
 
-def with_records(statement: Statement, vault: str) -> Statement:
+def with_records(statement: Statement, vault: str, usage: bool = True) -> Statement:
     """A list's (kind, id, score) rows, each followed by its chunk record's columns (usage
-    as the searching vault's)."""
+    as the searching vault's). Without `usage` those columns are NULL: for a list whose
+    rows are mostly dropped (substring lookups, scored afterwards), where the usage
+    lookup of every row would cost more than fetching the kept ones' records later."""
     sql, args = statement
+    if not usage:
+        columns = RECORD_COLUMNS.replace("u.created_at, u.last_referenced_at", "NULL, NULL")
+        columns = columns.replace("coalesce(u.access_count, 0)", "NULL")
+        return (
+            f"SELECT l.kind, l.id, l.score, {columns} FROM ({sql}) AS l(kind, id, score) "
+            "JOIN chunks AS c ON c.id = l.id",
+            list(args),
+        )
     return (
         f"SELECT l.kind, l.id, l.score, {RECORD_COLUMNS} FROM ({sql}) AS l(kind, id, score) "
         "JOIN chunks AS c ON c.id = l.id "

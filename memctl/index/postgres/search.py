@@ -32,7 +32,7 @@ K1 = 1.2
 B = 0.75
 RANK_PER_TERM = 150
 ESTIMATE_MIN_ROWS = 1000  # a word the statistics put in more rows is not counted
-SCAN_ROWS = 4000  # a substring lookup expected to stop within this many rows scans the table
+SCAN_ROWS = 600  # a substring lookup expected to stop within this many rows scans the table
 
 
 def scope_vaults(store: PgStore, scope: Sequence[str]) -> list[str] | None:
@@ -112,7 +112,7 @@ def candidate_lists(
         sql, sql_args = _trigram_sql(
             query, plan, trigram_words, where, params, limit, store.table_rows()
         )
-        run.add(_records(store, sql, sql_args))
+        run.add(with_records((sql, sql_args), store.vault_name, usage=False))
     if "fts" in wanted:
         sql, sql_args = _fts_sql(plan, counter, rows, mean_length, where, params, limit)
         if sql:
@@ -121,8 +121,8 @@ def candidate_lists(
     hits: dict[str, list[tuple[int, str]]] = {}
     records: dict[int, ChunkRecord] = {}
     for name, cid, score, *record in run.rows():
-        records[int(cid)] = record_of([cid, *record])
         if name in ("fts", "vector"):
+            records[int(cid)] = record_of([cid, *record])
             lists[name][int(cid)] = float(score)
         else:
             hits.setdefault(name, []).append((int(cid), record[4]))
