@@ -45,6 +45,7 @@ class PgReads:
     _stats: tuple[float, int, float] | None
     _prefetched: dict[int, ChunkRecord]
     _table_rows: tuple[float, int] | None
+    _estimates: tuple[tuple[float, int, int], dict[str, int]] | None
 
     if TYPE_CHECKING:
 
@@ -227,6 +228,18 @@ class PgReads:
                 freqs = dict(zip(row[0], row[1], strict=False))
             self._common = (time.monotonic(), freqs)
         return self._common[1]
+
+    def word_estimates(self, rows: int, at_least: int) -> dict[str, int]:
+        """Rows holding each common word, from `common_words`, for words in `at_least` rows
+        or more; kept while the statistics and `rows` stay the same (a search would
+        otherwise rebuild it from ~1,000 words each time)."""
+        common = self.common_words()
+        assert self._common is not None
+        key = (self._common[0], rows, at_least)  # when the statistics were read
+        if self._estimates is None or self._estimates[0] != key:
+            estimates = {w: round(f * rows) for w, f in common.items() if f * rows >= at_least}
+            self._estimates = (key, estimates)
+        return self._estimates[1]
 
     def vaults(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT vault FROM vault_stats ORDER BY vault")]

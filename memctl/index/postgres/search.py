@@ -148,10 +148,7 @@ class _Counter:
         # (within a few percent from a 300k-row sample; an IDF barely moves), so only
         # words they put under ESTIMATE_MIN_ROWS are counted. A small table is sampled
         # whole, and its words stay under that: counted exactly, as FTS5 does.
-        common = store.common_words()
-        self.estimates = {
-            w: round(f * rows) for w, f in common.items() if f * rows >= ESTIMATE_MIN_ROWS
-        }
+        self.estimates = store.word_estimates(rows, ESTIMATE_MIN_ROWS)
 
     def _estimate(self, key: str) -> int | None:
         kind, word = key.split(":", 1)

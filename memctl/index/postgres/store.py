@@ -50,6 +50,7 @@ class PgStore(PgWrites, PgReads):
         self._new_hashes: dict[str, str] = {}
         self._stats: tuple[float, int, float] | None = None  # (read at, rows, mean length)
         self._table_rows: tuple[float, int] | None = None
+        self._estimates: tuple[tuple[float, int, int], dict[str, int]] | None = None
         self._prefetched: dict[int, ChunkRecord] = {}
         self._searches = 0
         self._side: SideConnections | None = None
