@@ -53,6 +53,13 @@ class PgReads:
         def _meta(self, key: str) -> str | None: ...
         def pending_count(self) -> int: ...
 
+    def chunk_count(self) -> int:
+        """This vault's chunks, by an index-only scan (no visit of the rows' texts)."""
+        row = self.conn.execute(
+            "SELECT count(*) FROM chunks WHERE vault = %s", (self.vault_name,)
+        ).fetchone()
+        return int(schema.one(row)[0])
+
     def counts(self) -> IndexCounts:
         me = self.vault_name
         by_tier = dict(
