@@ -266,16 +266,28 @@ def _fts_sql(
             + " UNION ".join(pieces)
             + ")"
         )
+    # Only the query's lexemes of each row, positions kept: weighted 'A' (memctl's own
+    # tsvectors carry no weights) and filtered on that weight, in C, rather than every
+    # lexeme of the row unnested and joined (~5x the time). A prefix's lexemes are the
+    # row's own that start with it, found on its lexeme list (no positions).
+    exact = [t[0] for t in terms if not t[1]]
+    prefixes = [t[0] for t in terms if t[1]]
+    kept = "%s::text[]"
+    kept_args: list[Any] = [exact]
+    if prefixes:
+        kept += " || ARRAY(SELECT x FROM unnest(tsvector_to_array(m.words)) AS x WHERE x ^@ ANY(%s::text[]))"
+        kept_args.append(prefixes)
     sql = (
         "SELECT 'fts', m.id, sum(t.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * m.ntokens / %s))) "
         f"FROM ({matched}) AS m CROSS JOIN LATERAL ("
         "SELECT q.idf, sum(coalesce(array_length(u.positions, 1), 1)) AS tf "
-        "FROM unnest(m.words) AS u JOIN unnest(%s::text[], %s::boolean[], %s::float8[]) "
+        f"FROM unnest(ts_filter(setweight(m.words, 'A', {kept}), '{{a}}')) AS u "
+        "JOIN unnest(%s::text[], %s::boolean[], %s::float8[]) "
         "AS q(lexeme, prefix, idf) ON CASE WHEN q.prefix THEN starts_with(u.lexeme, q.lexeme) "
         "ELSE u.lexeme = q.lexeme END GROUP BY q.lexeme, q.prefix, q.idf) AS t "
         "GROUP BY m.id ORDER BY 3 DESC, m.id LIMIT %s"
     )
-    args: list[Any] = [K1 + 1, K1, B, B, max(mean_length, 1.0), *match_args]
+    args: list[Any] = [K1 + 1, K1, B, B, max(mean_length, 1.0), *match_args, *kept_args]
     args += [[t[0] for t in terms], [t[1] for t in terms], [t[2] for t in terms], limit]
     return sql, args
 
