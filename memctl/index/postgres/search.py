@@ -1,10 +1,12 @@
 """The three candidate lists computed in PostgreSQL, beside the data.
 
-Two round trips: the document counts the lexical plan needs (every form and prefix in
-one statement), then all three lists in one statement (BM25 over the GIN-indexed
-tsvector, substring lookups through the pg_trgm GIN index, nearest neighbours through
-HNSW). The plan, the trigram scoring and everything after the lists (fusion, scoring,
-snippets) are the SQLite backend's own code, so both rank alike.
+The document counts the lexical plan needs (every form and prefix in one statement), and
+the three lists (BM25 over the GIN-indexed tsvector, substring lookups through the pg_trgm
+GIN index, nearest neighbours through HNSW), each bringing its rows' chunk records: in one
+statement, or from a searcher's second search on, at once on side connections (lists.py),
+the nearest neighbours from before the counts. The plan, the trigram scoring and everything
+after the lists (fusion, scoring, snippets) are the SQLite backend's own code, so both rank
+alike.
 """
 
 from __future__ import annotations
