@@ -150,3 +150,32 @@ def test_the_sqlite_path_never_imports_psycopg(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_candidate_lists_run_beside_or_fall_back_to_the_main_connection(pg_url: str) -> None:
+    """Side connections run the lists at once; one that cannot be opened (a full server,
+    say) leaves the list to the search's own connection instead of failing the search."""
+    from memctl.index.postgres import schema
+    from memctl.index.postgres.lists import Lists, SideConnections
+
+    main = schema.connect(pg_url)
+    schema.migrate(main)  # the vector type each connection registers
+    statements = [("SELECT %s::int", [1]), ("SELECT %s::int + 1", [1])]
+    try:
+        for url in (pg_url, pg_url.replace("/memctl_test_", "/no_such_database_")):
+            side = SideConnections(url)
+            try:
+                lists = Lists(main, side)
+                for statement in statements:
+                    lists.add(statement)
+                lists.run_here(("SELECT 3", []))
+                assert sorted(lists.rows()) == [(1,), (2,), (3,)]
+            finally:
+                side.close()
+        together = Lists(main, None)
+        for statement in statements:
+            together.add(statement)
+        together.run_here(("SELECT 3", []))
+        assert sorted(together.rows()) == [(1,), (2,), (3,)]
+    finally:
+        main.close()

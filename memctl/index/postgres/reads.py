@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 
@@ -14,6 +13,7 @@ import psycopg
 from memctl import clock
 from memctl.index.backend import Window
 from memctl.index.postgres import schema, search
+from memctl.index.postgres.lists import RECORD_COLUMNS, record_of
 from memctl.index.usage import (
     REFERENCE_KINDS,
     ChunkRecord,
@@ -21,7 +21,6 @@ from memctl.index.usage import (
     ChunkUsage,
     ContextRow,
     IndexCounts,
-    _record,
 )
 
 if TYPE_CHECKING:
@@ -31,9 +30,7 @@ if TYPE_CHECKING:
     from memctl.index.postgres.store import PgStore
 
 _RECORD = (
-    "SELECT c.id, c.path, c.line_start, c.line_end, c.heading, c.text, c.hash, c.tier, "
-    "c.source, c.date, c.tags, c.importance, c.embedded, "
-    "u.created_at, u.last_referenced_at, coalesce(u.access_count, 0), c.vault "
+    f"SELECT c.id, {RECORD_COLUMNS} "
     "FROM chunks AS c LEFT JOIN usage AS u ON u.vault = %s AND u.hash = c.hash "
 )
 
@@ -46,12 +43,22 @@ class PgReads:
     _has_vectors: bool
     _common: tuple[float, dict[str, float]] | None
     _stats: tuple[float, int, float] | None
+    _prefetched: dict[int, ChunkRecord]
+    _table_rows: tuple[float, int] | None
+    _estimates: tuple[tuple[float, int, int], dict[str, int]] | None
 
     if TYPE_CHECKING:
 
         def transaction(self) -> AbstractContextManager[None]: ...
         def _meta(self, key: str) -> str | None: ...
         def pending_count(self) -> int: ...
+
+    def chunk_count(self) -> int:
+        """This vault's chunks, by an index-only scan (no visit of the rows' texts)."""
+        row = self.conn.execute(
+            "SELECT count(*) FROM chunks WHERE vault = %s", (self.vault_name,)
+        ).fetchone()
+        return int(schema.one(row)[0])
 
     def counts(self) -> IndexCounts:
         me = self.vault_name
@@ -72,16 +79,21 @@ class PgReads:
 
     # -- readers ----------------------------------------------------------------------------
 
+    def prefetched(self, records: dict[int, ChunkRecord]) -> None:
+        """Records the candidate lists brought along, for the next `chunks_by_ids` only."""
+        self._prefetched = records
+
     def chunks_by_ids(self, ids: Sequence[int]) -> list[ChunkRecord]:
         unique = list(dict.fromkeys(int(i) for i in ids))
-        if not unique:
-            return []
-        found = {
-            row[0]: _with_vault(row)
-            for row in self.conn.execute(
-                _RECORD + "WHERE c.id = ANY(%s)", (self.vault_name, unique)
-            ).fetchall()
-        }
+        found, self._prefetched = self._prefetched, {}
+        missing = [i for i in unique if i not in found]
+        if missing:
+            found = found | {
+                row[0]: record_of(row)
+                for row in self.conn.execute(
+                    _RECORD + "WHERE c.id = ANY(%s)", (self.vault_name, missing)
+                ).fetchall()
+            }
         return [found[i] for i in unique if i in found]
 
     def chunk_ids(self) -> list[int]:
@@ -203,6 +215,13 @@ class PgReads:
             self._stats = (time.monotonic(), rows, tokens / rows if rows else 1.0)
         return self._stats[1], self._stats[2]
 
+    def table_rows(self) -> int:
+        """Rows of every vault on the server (what a scan of the table reads); cached 60 s."""
+        if self._table_rows is None or time.monotonic() - self._table_rows[0] > 60:
+            row = self.conn.execute("SELECT coalesce(sum(chunks), 0) FROM vault_stats").fetchone()
+            self._table_rows = (time.monotonic(), int(schema.one(row)[0]))
+        return self._table_rows[1]
+
     def common_words(self) -> dict[str, float]:
         """lexeme -> fraction of rows holding it, for the commonest words (PostgreSQL's own
         statistics of the tsvector column; refreshed by ANALYZE). Cached 10 minutes."""
@@ -216,6 +235,18 @@ class PgReads:
                 freqs = dict(zip(row[0], row[1], strict=False))
             self._common = (time.monotonic(), freqs)
         return self._common[1]
+
+    def word_estimates(self, rows: int, at_least: int) -> dict[str, int]:
+        """Rows holding each common word, from `common_words`, for words in `at_least` rows
+        or more; kept while the statistics and `rows` stay the same (a search would
+        otherwise rebuild it from ~1,000 words each time)."""
+        common = self.common_words()
+        assert self._common is not None
+        key = (self._common[0], rows, at_least)  # when the statistics were read
+        if self._estimates is None or self._estimates[0] != key:
+            estimates = {w: round(f * rows) for w, f in common.items() if f * rows >= at_least}
+            self._estimates = (key, estimates)
+        return self._estimates[1]
 
     def vaults(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT vault FROM vault_stats ORDER BY vault")]
@@ -282,7 +313,3 @@ class PgReads:
         ):
             asked.setdefault(digest, []).append(query)
         return window, asked
-
-
-def _with_vault(row: Sequence[Any]) -> ChunkRecord:
-    return replace(_record(row), vault=row[16])

@@ -1,10 +1,12 @@
 """The three candidate lists computed in PostgreSQL, beside the data.
 
-Two round trips: the document counts the lexical plan needs (every form and prefix in
-one statement), then all three lists in one statement (BM25 over the GIN-indexed
-tsvector, substring lookups through the pg_trgm GIN index, nearest neighbours through
-HNSW). The plan, the trigram scoring and everything after the lists (fusion, scoring,
-snippets) are the SQLite backend's own code, so both rank alike.
+The document counts the lexical plan needs (every form and prefix in one statement), and
+the three lists (BM25 over the GIN-indexed tsvector, substring lookups through the pg_trgm
+GIN index, nearest neighbours through HNSW), each bringing its rows' chunk records: in one
+statement, or from a searcher's second search on, at once on side connections (lists.py),
+the nearest neighbours from before the counts. The plan, the trigram scoring and everything
+after the lists (fusion, scoring, snippets) are the SQLite backend's own code, so both rank
+alike.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rapidfuzz import fuzz, process
 
 from memctl.errors import UsageError
 from memctl.index.postgres import words
+from memctl.index.postgres.lists import Statement, record_of, with_records
 from memctl.search import candidates as cand
 from memctl.search.candidates import Filters, LexicalPlan
 from memctl.search.query import Query
@@ -24,12 +27,14 @@ from memctl.search.vocab import fold
 
 if TYPE_CHECKING:
     from memctl.index.postgres.store import PgStore
+    from memctl.index.usage import ChunkRecord
 
 # FTS5's BM25 constants, so scores are on the SQLite backend's scale.
 K1 = 1.2
 B = 0.75
 RANK_PER_TERM = 150
 ESTIMATE_MIN_ROWS = 1000  # a word the statistics put in more rows is not counted
+SCAN_ROWS = 600  # a substring lookup expected to stop within this many rows scans the table
 
 
 def scope_vaults(store: PgStore, scope: Sequence[str]) -> list[str] | None:
@@ -75,6 +80,24 @@ def candidate_lists(
     rows, mean_length = store.stats(vaults)
     cap = max(int(rows * common_fraction), cand.COMMON_MIN_ROWS)
     where, params = _where(filters, vaults)
+    lists: dict[str, dict[int, float]] = {}
+    run = store.list_runner()
+    if "vector" in wanted:
+        # First: it needs no word counts, so on a side connection it runs beside them.
+        if store.has_vectors(vaults):
+            qvec = get_vector()
+            run.add(
+                _records(
+                    store,
+                    "SELECT 'vector', c.id, 1 - (c.embedding <=> %s) FROM chunks AS c "
+                    f"WHERE c.embedding IS NOT NULL AND {where} "
+                    "ORDER BY c.embedding <=> %s LIMIT %s",
+                    [qvec, *params, qvec, limit],
+                )
+            )
+            lists["vector"] = {}
+        else:
+            notices.append("no embeddings yet: answered from keyword search only")
     counter = _Counter(store, where, params, cap, rows)
     forms = [f for t in query.content_terms for f in t.forms()]
     counter.prefetch(forms, [t.stem for t in query.content_terms if t.stem])
@@ -86,42 +109,33 @@ def candidate_lists(
         correct=lambda word: _correct(store, word),
         exact_df=lambda forms: counter.words(forms, exact=True),
     )
-    lists: dict[str, dict[int, float]] = {}
-    parts: list[str] = []
-    args: list[Any] = []
+    trigram_words = cand.trigram_words(query, plan)
+    if "trigram" in wanted:
+        sql, sql_args = _trigram_sql(
+            query, plan, trigram_words, where, params, limit, store.table_rows()
+        )
+        run.add(with_records((sql, sql_args), store.vault_name, usage=False))
     if "fts" in wanted:
         sql, sql_args = _fts_sql(plan, counter, rows, mean_length, where, params, limit)
         if sql:
-            parts.append(sql)
-            args += sql_args
+            run.run_here(_records(store, sql, sql_args))
         lists["fts"] = {}
-    trigram_words = cand.trigram_words(query, plan)
-    if "trigram" in wanted:
-        sql, sql_args = _trigram_sql(query, plan, trigram_words, where, params, limit * 2)
-        parts.append(sql)
-        args += sql_args
-    if "vector" in wanted:
-        if store.has_vectors(vaults):
-            parts.append(
-                f"(SELECT 'vector', c.id, 1 - (c.embedding <=> %s), NULL::text FROM chunks AS c "
-                f"WHERE c.embedding IS NOT NULL AND {where} "
-                f"ORDER BY c.embedding <=> %s LIMIT %s)"
-            )
-            qvec = get_vector()
-            args += [qvec, *params, qvec, limit]
-            lists["vector"] = {}
-        else:
-            notices.append("no embeddings yet: answered from keyword search only")
-    found = store.conn.execute(" UNION ALL ".join(parts), args).fetchall() if parts else []
     hits: dict[str, list[tuple[int, str]]] = {}
-    for name, cid, score, text in found:
+    records: dict[int, ChunkRecord] = {}
+    for name, cid, score, *record in run.rows():
         if name in ("fts", "vector"):
+            records[int(cid)] = record_of([cid, *record])
             lists[name][int(cid)] = float(score)
         else:
-            hits.setdefault(name, []).append((int(cid), text))
+            hits.setdefault(name, []).append((int(cid), record[4]))
+    store.prefetched(records)
     if "trigram" in wanted:
         lists["trigram"] = _score_trigram(query, trigram_words, hits, limit)
     return plan, lists
+
+
+def _records(store: PgStore, sql: str, args: list[Any]) -> Statement:
+    return with_records((sql, args), store.vault_name)
 
 
 class _Counter:
@@ -136,10 +150,7 @@ class _Counter:
         # (within a few percent from a 300k-row sample; an IDF barely moves), so only
         # words they put under ESTIMATE_MIN_ROWS are counted. A small table is sampled
         # whole, and its words stay under that: counted exactly, as FTS5 does.
-        common = store.common_words()
-        self.estimates = {
-            w: round(f * rows) for w, f in common.items() if f * rows >= ESTIMATE_MIN_ROWS
-        }
+        self.estimates = store.word_estimates(rows, ESTIMATE_MIN_ROWS)
 
     def _estimate(self, key: str) -> int | None:
         kind, word = key.split(":", 1)
@@ -257,16 +268,28 @@ def _fts_sql(
             + " UNION ".join(pieces)
             + ")"
         )
+    # Only the query's lexemes of each row, positions kept: weighted 'A' (memctl's own
+    # tsvectors carry no weights) and filtered on that weight, in C, rather than every
+    # lexeme of the row unnested and joined (~5x the time). A prefix's lexemes are the
+    # row's own that start with it, found on its lexeme list (no positions).
+    exact = [t[0] for t in terms if not t[1]]
+    prefixes = [t[0] for t in terms if t[1]]
+    kept = "%s::text[]"
+    kept_args: list[Any] = [exact]
+    if prefixes:
+        kept += " || ARRAY(SELECT x FROM unnest(tsvector_to_array(m.words)) AS x WHERE x ^@ ANY(%s::text[]))"
+        kept_args.append(prefixes)
     sql = (
-        "(SELECT 'fts', m.id, sum(t.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * m.ntokens / %s))), "
-        f"NULL::text FROM ({matched}) AS m CROSS JOIN LATERAL ("
+        "SELECT 'fts', m.id, sum(t.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * m.ntokens / %s))) "
+        f"FROM ({matched}) AS m CROSS JOIN LATERAL ("
         "SELECT q.idf, sum(coalesce(array_length(u.positions, 1), 1)) AS tf "
-        "FROM unnest(m.words) AS u JOIN unnest(%s::text[], %s::boolean[], %s::float8[]) "
+        f"FROM unnest(ts_filter(setweight(m.words, 'A', {kept}), '{{a}}')) AS u "
+        "JOIN unnest(%s::text[], %s::boolean[], %s::float8[]) "
         "AS q(lexeme, prefix, idf) ON CASE WHEN q.prefix THEN starts_with(u.lexeme, q.lexeme) "
         "ELSE u.lexeme = q.lexeme END GROUP BY q.lexeme, q.prefix, q.idf) AS t "
-        "GROUP BY m.id ORDER BY 3 DESC, m.id LIMIT %s)"
+        "GROUP BY m.id ORDER BY 3 DESC, m.id LIMIT %s"
     )
-    args: list[Any] = [K1 + 1, K1, B, B, max(mean_length, 1.0), *match_args]
+    args: list[Any] = [K1 + 1, K1, B, B, max(mean_length, 1.0), *match_args, *kept_args]
     args += [[t[0] for t in terms], [t[1] for t in terms], [t[2] for t in terms], limit]
     return sql, args
 
@@ -289,34 +312,58 @@ def _trigram_sql(
     lookups: list[str],
     where: str,
     params: list[Any],
-    per_word: int,
+    limit: int,
+    table_rows: int,
 ) -> tuple[str, list[Any]]:
     """Unranked substring lookups (all words together, then each), as the SQLite list."""
+    per_word = limit * 2
     dropped = set(plan.dropped)
     usable = [w for w in lookups if len(w) >= 3]
     coordinate = [w for w in usable if w not in dropped]
+    select = "SELECT '{}', c.id, 0::float8 FROM chunks AS c WHERE "
     parts: list[str] = []
     args: list[Any] = []
-    select = "SELECT '{}', c.id, 0::float8, c.text FROM chunks AS c WHERE "
+    head, gate = "", ""
     if len(coordinate) > 1:
         # One ILIKE per word: the trigram index serves `ILIKE x AND ILIKE y`, not ALL(array).
         every = " AND ".join("c.text ILIKE %s" for _ in coordinate)
-        parts.append(f"({select.format('all')} {every} AND {where} LIMIT %s)")
+        head = f"WITH every AS MATERIALIZED ({select.format('all')} {every} AND {where} LIMIT %s) "
         args += [*(_like(w) for w in coordinate), *params, per_word]
+        parts.append("SELECT * FROM every")
+        # As SQLite: no single-word lookups when the all-words lookup alone fills the list
+        # (a condition on no row: PostgreSQL checks it once and skips the lookups).
+        gate = "(SELECT count(*) FROM every) < %s AND "
     for word in usable:
-        parts.append(f"({select.format('one')} c.text ILIKE %s AND {where} LIMIT %s)")
-        args += [_like(word), *params, per_word]
+        parts.append(
+            f"({select.format('one')} {gate}{_substring(plan, word, per_word, table_rows)} "
+            f"AND {where} LIMIT %s)"
+        )
+        args += [*([limit] if gate else []), _like(word), *params, per_word]
     for day in query.dates:
         parts.append(f"({select.format('dated')} c.date = %s AND {where} LIMIT %s)")
         args += [day, *params, per_word]
     if not parts:
-        return "(SELECT 'one', 0::bigint, 0::float8, ''::text WHERE false)", []
-    return " UNION ALL ".join(parts), args
+        return "SELECT 'one', 0::bigint, 0::float8 WHERE false", []
+    return head + " UNION ALL ".join(parts), args
+
+
+def _substring(plan: LexicalPlan, word: str, per_word: int, table_rows: int) -> str:
+    """`c.text ILIKE %s`, through the trigram index unless the word is common.
+
+    A GIN lookup reads the whole posting lists of the word's trigrams before its LIMIT
+    applies (10-28 ms each at 1M rows for a common word); a scan of the table in its
+    physical order, which is also the order the index's bitmap returns rows in, stops at
+    the LIMIT: after ~per_word / (the word's share of the rows) rows."""
+    count = plan.doc_freqs.get(word) or plan.doc_freqs.get(fold(word)) or 0
+    if count and per_word * table_rows / count <= SCAN_ROWS:
+        return "(c.text || '') ILIKE %s"  # an expression the index does not serve
+    return "c.text ILIKE %s"
 
 
 def _score_trigram(
     query: Query, lookups: list[str], hits: dict[str, list[tuple[int, str]]], limit: int
 ) -> dict[int, float]:
+    """SQLite's scores of the rows found (the lookups' own order is irrelevant)."""
     texts: dict[int, str] = {}
     ids: dict[int, None] = {}
     coordinate = hits.get("all", [])

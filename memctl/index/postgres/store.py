@@ -24,8 +24,10 @@ import psycopg
 from memctl import clock
 from memctl.index.backend import database_url, vault_name
 from memctl.index.postgres import schema
+from memctl.index.postgres.lists import Lists, SideConnections
 from memctl.index.postgres.reads import PgReads
 from memctl.index.postgres.writes import PgWrites
+from memctl.index.usage import ChunkRecord
 from memctl.vault import Vault
 
 
@@ -47,6 +49,11 @@ class PgStore(PgWrites, PgReads):
         self._new_words: set[str] = set()
         self._new_hashes: dict[str, str] = {}
         self._stats: tuple[float, int, float] | None = None  # (read at, rows, mean length)
+        self._table_rows: tuple[float, int] | None = None
+        self._estimates: tuple[tuple[float, int, int], dict[str, int]] | None = None
+        self._prefetched: dict[int, ChunkRecord] = {}
+        self._searches = 0
+        self._side: SideConnections | None = None
 
     @classmethod
     def open(cls, vault: Vault) -> PgStore:
@@ -65,7 +72,18 @@ class PgStore(PgWrites, PgReads):
             raise
         return cls(conn, vault)
 
+    def list_runner(self) -> Lists:
+        """Where this search's candidate lists run: from a store's second search on, on
+        side connections at once (lists.py)."""
+        self._searches += 1
+        if self._searches >= 2 and self._side is None:
+            self._side = SideConnections(database_url(self.vault))
+        return Lists(self.conn, self._side)
+
     def close(self) -> None:
+        if self._side is not None:
+            self._side.close()
+            self._side = None
         self.conn.close()
         if self._cache is not None:
             self._cache.close()

@@ -1,0 +1,138 @@
+"""The candidate lists' statements, run together in one statement or at once on side connections.
+
+The three lists (BM25, substrings, nearest neighbours) are independent statements; in one
+backend they run one after another, so their sum sets a search's time. A searcher that
+searches again (a resident process, an MCP server, a benchmark) runs them on two more
+connections of its own at the same time, and the slowest sets the time. A one-shot search
+runs them together in one statement: opening two connections for one search costs more
+than it saves.
+
+Each statement returns the chunk records of its rows too (`chunks_by_ids` then needs no
+round trip of its own).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from typing import Any
+
+import psycopg
+
+from memctl.index.postgres import schema
+from memctl.index.usage import ChunkRecord, _record
+
+SIDE_CONNECTIONS = 2
+
+# A chunk record's columns after its id (`record_of`), as each list's rows carry them.
+RECORD_COLUMNS = (
+    "c.path, c.line_start, c.line_end, c.heading, c.text, c.hash, c.tier, c.source, c.date, "
+    "c.tags, c.importance, c.embedded, u.created_at, u.last_referenced_at, "
+    "coalesce(u.access_count, 0), c.vault"
+)
+Statement = tuple[str, list[Any]]
+
+
+def record_of(row: Sequence[Any]) -> ChunkRecord:
+    """A chunk record from its id and RECORD_COLUMNS."""
+    return replace(_record(row), vault=row[16])
+
+
+def with_records(statement: Statement, vault: str, usage: bool = True) -> Statement:
+    """A list's (kind, id, score) rows, each followed by its chunk record's columns (usage
+    as the searching vault's). Without `usage` those columns are NULL: for a list whose
+    rows are mostly dropped (substring lookups, scored afterwards), where the usage
+    lookup of every row would cost more than fetching the kept ones' records later."""
+    sql, args = statement
+    if not usage:
+        columns = RECORD_COLUMNS.replace("u.created_at, u.last_referenced_at", "NULL, NULL")
+        columns = columns.replace("coalesce(u.access_count, 0)", "NULL")
+        return (
+            f"SELECT l.kind, l.id, l.score, {columns} FROM ({sql}) AS l(kind, id, score) "
+            "JOIN chunks AS c ON c.id = l.id",
+            list(args),
+        )
+    return (
+        f"SELECT l.kind, l.id, l.score, {RECORD_COLUMNS} FROM ({sql}) AS l(kind, id, score) "
+        "JOIN chunks AS c ON c.id = l.id "
+        "LEFT JOIN usage AS u ON u.vault = %s AND u.hash = c.hash",
+        [*args, vault],
+    )
+
+
+class SideUnavailable(Exception):
+    """A side connection could not be opened."""
+
+
+class SideConnections:
+    """Worker threads, each with its own connection (opened on its first statement)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._pool = ThreadPoolExecutor(SIDE_CONNECTIONS, thread_name_prefix="memctl-pg-list")
+        self._local = threading.local()
+        self._opened: list[psycopg.Connection[Any]] = []
+        self._lock = threading.Lock()
+
+    def submit(self, statement: Statement) -> Future[list[tuple[Any, ...]]]:
+        return self._pool.submit(self._run, statement)
+
+    def _run(self, statement: Statement) -> list[tuple[Any, ...]]:
+        conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
+        if conn is None or conn.closed:
+            try:
+                conn = schema.connect(self.url)
+            except schema.DatabaseError as exc:
+                raise SideUnavailable(str(exc)) from exc
+            schema.prepare_session(conn)
+            with self._lock:
+                self._opened.append(conn)
+            self._local.conn = conn
+        return conn.execute(*statement).fetchall()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+        with self._lock:
+            for conn in self._opened:
+                conn.close()
+            self._opened.clear()
+
+
+class Lists:
+    """The statements of one search's lists: started as soon as each is known when side
+    connections are at hand, else gathered into one statement run at `rows()`."""
+
+    def __init__(self, conn: psycopg.Connection[Any], side: SideConnections | None) -> None:
+        self.conn, self.side = conn, side
+        self._pending: list[tuple[Statement, Future[list[tuple[Any, ...]]]]] = []
+        self._together: list[Statement] = []
+        self._here: list[tuple[Any, ...]] = []
+
+    def add(self, statement: Statement) -> None:
+        if self.side is not None:
+            self._pending.append((statement, self.side.submit(statement)))
+        else:
+            self._together.append(statement)
+
+    def run_here(self, statement: Statement) -> None:
+        """A list for this connection: the last one known, while the others run beside it."""
+        if self.side is None:
+            self._together.append(statement)
+        else:
+            self._here = self.conn.execute(*statement).fetchall()
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        found = list(self._here)
+        if self._together:
+            sql = " UNION ALL ".join(f"({s})" for s, _ in self._together)
+            args = [a for _, statement_args in self._together for a in statement_args]
+            found += self.conn.execute(sql, args).fetchall()
+        for statement, future in self._pending:
+            try:
+                found += future.result()
+            except SideUnavailable:
+                # No second connection (the server's max_connections, say): this one will do.
+                found += self.conn.execute(*statement).fetchall()
+        return found
