@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memctl.search import floor as fl
 from memctl.search.candidates import IndexCounts, LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import FloorThresholds, WeightedTerm
-from memctl.search.query import Query, quote
+from memctl.search.query import HEBREW_PREFIXES, Query, quote
 from memctl.search.snippets import Matcher, Snippet
 from memctl.tokens import estimate_tokens
 
@@ -113,6 +113,23 @@ def _substring_present(conn: Connection, word: str) -> bool:
         "SELECT 1 FROM chunks_trigram WHERE chunks_trigram MATCH ? LIMIT 1", (quote(word),)
     ).fetchone()
     return row is not None
+
+
+def prefixed_rows(conn: Connection, word: str, limit: int = 200) -> int:
+    """Rows (of the first `limit` holding `word` as a substring) that hold it as a word of
+    its own, or behind one or two Hebrew prefix letters (בקוברנטיס holds קוברנטיס); a
+    substring inside a longer word (מתי in אמתי, שנה in משנה) does not count."""
+    if len(word) < 3:  # the trigram index finds nothing shorter
+        return 0
+    pattern = re.compile(
+        rf"(?<!\w)[{HEBREW_PREFIXES}]{{0,2}}{re.escape(word)}(?!\w)", re.IGNORECASE
+    )
+    rows = conn.execute(
+        "SELECT c.text FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
+        "WHERE chunks_trigram MATCH ? LIMIT ?",
+        (quote(word), limit),
+    )
+    return sum(1 for (text,) in rows if pattern.search(text))
 
 
 class Judge:
