@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from memctl.search import floor as fl
-from memctl.search.floor import FloorThresholds, Observed, Question, WeightedTerm
+from memctl.search import floor_fit as ff
+from memctl.search.floor import FloorThresholds, WeightedTerm
+from memctl.search.floor_fit import Observed, Question
 
 
 def term(word: str, weight: float) -> WeightedTerm:
@@ -59,20 +61,20 @@ QUESTIONS = [
 
 
 def test_outcome_counts_foreign_rejections_and_own_losses() -> None:
-    strict = fl.outcome(QUESTIONS, FloorThresholds(0.5, 0.5))
+    strict = ff.outcome(QUESTIONS, FloorThresholds(0.5, 0.5))
     assert strict.foreign_rejected == 1.0 and strict.own_lost == 0.0
-    too_strict = fl.outcome(QUESTIONS, FloorThresholds(0.95, 0.9))
+    too_strict = ff.outcome(QUESTIONS, FloorThresholds(0.95, 0.9))
     assert too_strict.own_lost == 1.0
-    loose = fl.outcome(QUESTIONS, FloorThresholds(0.1, 0.1))
+    loose = ff.outcome(QUESTIONS, FloorThresholds(0.1, 0.1))
     assert loose.foreign_rejected == 0.0
 
 
 def test_calibrate_rejects_foreign_without_losing_own() -> None:
-    chosen, results = fl.calibrate({"set": QUESTIONS}, max_own_lost=0.0)
+    chosen, results = ff.calibrate({"set": QUESTIONS}, max_own_lost=0.0)
     assert results["set"].foreign_rejected == 1.0 and results["set"].own_lost == 0.0
     assert chosen.min_cosine is not None
-    assert fl.outcome(QUESTIONS, chosen) == results["set"]
-    lexical, lex = fl.calibrate({"set": QUESTIONS}, max_own_lost=0.0, use_cosine=False)
+    assert ff.outcome(QUESTIONS, chosen) == results["set"]
+    lexical, lex = ff.calibrate({"set": QUESTIONS}, max_own_lost=0.0, use_cosine=False)
     # Words alone cannot keep the paraphrase (coverage 0.3) and reject 0.35.
     assert lexical.min_cosine is None and lex["set"].foreign_rejected < 1.0
 
@@ -86,7 +88,7 @@ def test_calibrate_holds_the_loss_target_in_every_group() -> None:
         Question(True, (Observed(0.4, None, gold=True),)),
         Question(False, (Observed(0.45, None),) * 2),
     ]
-    chosen, results = fl.calibrate({"easy": easy, "hard": hard}, max_own_lost=0.0, use_cosine=False)
+    chosen, results = ff.calibrate({"easy": easy, "hard": hard}, max_own_lost=0.0, use_cosine=False)
     # A floor above 0.4 would serve "easy" perfectly but lose "hard"'s own gold result.
     assert chosen.min_coverage <= 0.4 and results["hard"].own_lost == 0.0
 
@@ -150,14 +152,14 @@ MONO = [
 
 def test_calibrate_keeps_cross_lingual_answers_in_a_guarded_set() -> None:
     groups = {"mono": MONO, "cross": CROSS}
-    chosen, results = fl.calibrate(groups, max_own_lost=0.0, guarded=("cross",), min_cross_gold=2)
+    chosen, results = ff.calibrate(groups, max_own_lost=0.0, guarded=("cross",), min_cross_gold=2)
     assert results["cross"].own_lost == 0.0 and results["mono"].own_lost == 0.0
     # The within-language bar stays high enough to reject the foreign question there,
     # while the cross bar drops to the lowest cross-lingual gold cosine.
     assert results["mono"].foreign_rejected == 1.0
     assert chosen.min_cosine_cross == pytest.approx(0.74)
     assert chosen.min_cosine is not None and chosen.min_cosine > 0.8
-    assert results == {name: fl.outcome(qs, chosen) for name, qs in groups.items()}
+    assert results == {name: ff.outcome(qs, chosen) for name, qs in groups.items()}
 
 
 def test_calibrate_finds_the_coverage_weight() -> None:
@@ -168,7 +170,7 @@ def test_calibrate_finds_the_coverage_weight() -> None:
     own = Question(True, (Observed(0.25, 0.82, gold=True),))
     foreign = Question(False, (Observed(0.3, 0.7),) * 2 + (Observed(0.0, 0.825),) * 2)
     other = Question(True, (Observed(0.0, 0.9, gold=True),))
-    chosen, results = fl.calibrate({"set": [own, foreign, other]}, max_own_lost=0.0)
+    chosen, results = ff.calibrate({"set": [own, foreign, other]}, max_own_lost=0.0)
     assert results["set"].foreign_rejected == 1.0 and results["set"].own_lost == 0.0
     assert chosen.coverage_weight > 0
 
@@ -176,5 +178,5 @@ def test_calibrate_finds_the_coverage_weight() -> None:
 def test_a_few_cross_script_gold_results_set_no_cross_bar() -> None:
     # Without a cross-lingual set, a handful of incidental cross-script results is too
     # few to choose a bar from: they get the within-script one.
-    chosen, _ = fl.calibrate({"mono": MONO, "cross": CROSS}, max_own_lost=1.0, guarded=("cross",))
+    chosen, _ = ff.calibrate({"mono": MONO, "cross": CROSS}, max_own_lost=1.0, guarded=("cross",))
     assert chosen.min_cosine_cross is None

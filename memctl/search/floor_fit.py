@@ -1,0 +1,354 @@
+"""Calibrating the relevance floor (pure: the eval script feeds it what each search saw,
+it returns thresholds; memctl.search.floor applies them).
+
+Two ways, both choosing on the calibration parts of the dev sets only:
+- `calibrate`: a grid over the hand-made rule's thresholds (coverage, cosine bars,
+  missing gate, coverage weight), for MiniLM and the lexical fallback;
+- `fit_classifier`: a logistic model over the evidence features (floor.FEATURES),
+  fitted to tell own questions' gold results from foreign questions' results, then one
+  offset per query script: the loosest that keeps every set's own losses in target.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memctl.search.floor import (
+    Classifier,
+    FloorThresholds,
+    QuerySignals,
+    evidence,
+)
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One result of an unfloored top k, as the calibration sees it."""
+
+    coverage: float
+    cosine: float | None
+    gold: bool = False  # own question: this result shows a gold item
+    cross: bool = False  # in another script than the question
+
+
+@dataclass(frozen=True)
+class Question:
+    own: bool
+    results: tuple[Observed, ...]
+    missing: float = 0.0  # missing_share of its words in the vault it was asked of
+    signals: QuerySignals | None = None  # what a classifier reads (missing included)
+
+
+@dataclass(frozen=True)
+class FloorOutcome:
+    foreign_rejected: float  # share of foreign questions left with at most one result
+    own_lost: float  # share of own questions that lose a gold result from their top k
+    foreign: int
+    own: int
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {
+            "foreign_rejected": round(self.foreign_rejected, 4),
+            "own_lost": round(self.own_lost, 4),
+            "foreign": self.foreign,
+            "own": self.own,
+        }
+
+
+def outcome(
+    questions: Sequence[Question], thresholds: FloorThresholds, max_kept: int = 1
+) -> FloorOutcome:
+    """What a floor would do: foreign questions answered with at most `max_kept` results,
+    own questions that lose a gold result (the floor only removes from a fixed top k
+    here, so a result it would pull up from below is not credited)."""
+    floor = thresholds.floor
+    rejected = lost = n_foreign = n_own = 0
+    for q in questions:
+        kept = [
+            r
+            for r in q.results
+            if evidence(r.coverage, r.cosine, thresholds, q.missing, r.cross, q.signals)
+            >= floor - 1e-9
+        ]
+        if q.own:
+            n_own += 1
+            if any(r.gold for r in q.results) and sum(r.gold for r in kept) < sum(
+                r.gold for r in q.results
+            ):
+                lost += 1
+        else:
+            n_foreign += 1
+            rejected += len(kept) <= max_kept
+    return FloorOutcome(
+        foreign_rejected=rejected / n_foreign if n_foreign else 1.0,
+        own_lost=lost / n_own if n_own else 0.0,
+        foreign=n_foreign,
+        own=n_own,
+    )
+
+
+COVERAGE_GRID = tuple(round(0.05 * i, 2) for i in range(1, 14))
+# From MiniLM's spread-out cosines (0.3-0.6) to e5's compressed ones (0.7-0.9).
+COSINE_GRID = tuple(round(0.01 * i, 2) for i in range(30, 95))
+MISSING_GRID: tuple[float | None, ...] = (None, *(round(0.05 * i, 2) for i in range(4, 20)))
+WEIGHT_GRID = (0.0, 0.04, 0.08, 0.12, 0.16, 0.2)
+
+
+class _Arrays:
+    """The questions of every group as arrays (questions x results), for the grid search."""
+
+    def __init__(self, groups: Mapping[str, Sequence[Question]]) -> None:
+        import numpy as np
+
+        self.names = list(groups)
+        questions = [(g, q) for g, name in enumerate(self.names) for q in groups[name]]
+        width = max((len(q.results) for _, q in questions), default=0) or 1
+        shape = (len(questions), width)
+        self.cover = np.full(shape, -1.0)
+        self.cosine = np.full(shape, -np.inf)
+        self.cross = np.zeros(shape, bool)
+        self.gold = np.zeros(shape, bool)
+        self.exists = np.zeros(shape, bool)
+        for i, (_, q) in enumerate(questions):
+            for j, r in enumerate(q.results):
+                self.cover[i, j] = r.coverage
+                self.cosine[i, j] = -np.inf if r.cosine is None else r.cosine
+                self.cross[i, j], self.gold[i, j], self.exists[i, j] = r.cross, r.gold, True
+        self.group = np.array([g for g, _ in questions], dtype=int)
+        self.own = np.array([q.own for _, q in questions], dtype=bool)
+        self.missing = np.array([q.missing for _, q in questions])
+        self.has_gold = self.gold.any(axis=1) & self.own
+        n = len(self.names)
+        self.n_own = np.bincount(self.group[self.own], minlength=n)
+        self.n_foreign = np.bincount(self.group[~self.own], minlength=n)
+
+    def rates(self, keep: Any) -> tuple[Any, Any]:
+        """Per group: foreign questions left with at most one result, own questions that
+        lost a gold result (what `outcome` counts)."""
+        import numpy as np
+
+        n = len(self.names)
+        rejected = (keep.sum(axis=1) <= 1) & ~self.own
+        lost = self.has_gold & (self.gold & ~keep).any(axis=1)
+        foreign = np.bincount(self.group, weights=rejected, minlength=n)
+        own = np.bincount(self.group, weights=lost, minlength=n)
+        return (
+            np.where(self.n_foreign > 0, foreign / np.maximum(self.n_foreign, 1), 1.0),
+            own / np.maximum(self.n_own, 1),
+        )
+
+
+def _cross_bar(data: _Arrays, max_own_lost: float, min_gold: int) -> float | None:
+    """The highest cosine bar for results in another script than the question that keeps
+    every group's losses among them within the target (they share no word with it, so
+    only the cosine can carry them); None (the same bar as within a script) when fewer
+    than `min_gold` such results have a gold item: too few to choose a bar from."""
+    import numpy as np
+
+    if int((data.gold & data.cross).sum()) < min_gold:
+        return None
+    for bar in sorted(COSINE_GRID, reverse=True):
+        keep = ~(data.cross & (data.cosine < bar - 1e-9))
+        _, lost = data.rates(keep)
+        if (lost <= max_own_lost + 1e-12).all():
+            return bar
+    return float(np.min(data.cosine[data.gold & data.cross]))
+
+
+def calibrate(
+    groups: Mapping[str, Sequence[Question]],
+    max_own_lost: float = 0.03,
+    use_cosine: bool = True,
+    guarded: Collection[str] = (),
+    min_cross_gold: int = 50,
+) -> tuple[FloorThresholds, dict[str, FloorOutcome]]:
+    """The thresholds that leave the most foreign questions with at most one result in
+    the worst group (data set), then on average, while no group loses a gold result for
+    more than `max_own_lost` of its own questions; ties go to the lower floor.
+
+    `guarded` groups only hold the loss target (their foreign questions are not aimed
+    at: cross-lingual ones, where only the cosine can tell). The bar for results in
+    another script than their question is chosen first (see `_cross_bar`), then the
+    rest on a grid."""
+    import numpy as np
+
+    data = _Arrays(groups)
+    aimed = np.array([name not in guarded for name in data.names])
+    if not aimed.any():
+        aimed[:] = True
+    cross_bar = _cross_bar(data, max_own_lost, min_cross_gold) if use_cosine else None
+    best: tuple[tuple[float, float, float], FloorThresholds] | None = None
+    cosines: Sequence[float | None] = COSINE_GRID if use_cosine else (None,)
+    for gate in MISSING_GRID:
+        open_ = np.ones(len(data.missing), bool) if gate is None else data.missing < gate - 1e-9
+        words = np.where(open_[:, None], data.cover, 0.0)
+        for cov in COVERAGE_GRID:
+            by_words = data.exists & (words >= cov - 1e-9)
+            for cos in cosines:
+                weights = WEIGHT_GRID if cos is not None else (0.0,)
+                # A chunk in another script than the query meets the cross bar, when there
+                # is one; cos is None only when cosines are off, and words alone decide.
+                bar = None
+                if cos is not None:
+                    bar = np.where(data.cross, cos if cross_bar is None else cross_bar, cos)
+                for weight in weights:
+                    keep = by_words
+                    if bar is not None:
+                        lifted = data.cosine + weight * words
+                        keep = keep | (data.exists & (lifted >= bar - 1e-9))
+                    rejected, lost = data.rates(keep)
+                    if (lost > max_own_lost + 1e-12).any():
+                        continue
+                    key = (float(rejected[aimed].min()), float(rejected[aimed].mean()), -cov)
+                    if best is None or key > best[0]:
+                        thresholds = FloorThresholds(
+                            cov, cos, gate, cross_bar if cos else None, weight
+                        )
+                        best = (key, thresholds)
+    if best is None:  # nothing meets the loss target: the loosest floor there is
+        loosest = COSINE_GRID[0] if use_cosine else None
+        chosen = FloorThresholds(COVERAGE_GRID[0], loosest, None, loosest and cross_bar)
+    else:
+        chosen = best[1]
+    return chosen, {name: outcome(qs, chosen) for name, qs in groups.items()}
+
+
+def _logistic(x: Any, y: Any, weight: Any, l2: float) -> tuple[Any, float]:
+    """Weighted logistic regression by Newton steps (IRLS) with an L2 penalty on the
+    weights (not the bias); `x` standardised. NumPy only: a few thousand rows."""
+    import numpy as np
+
+    n, k = x.shape
+    xb = np.hstack([x, np.ones((n, 1))])
+    beta = np.zeros(k + 1)
+    penalty = np.diag(np.r_[np.full(k, l2), 0.0])
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(-(xb @ beta)))
+        gradient = xb.T @ (weight * (y - p)) - penalty @ beta
+        hessian = (xb * (weight * p * (1 - p) + 1e-12)[:, None]).T @ xb + penalty
+        step = np.linalg.solve(hessian, gradient)
+        beta += step
+        if np.abs(step).max() < 1e-9:
+            break
+    return beta[:-1], float(beta[-1])
+
+
+def _loosest(candidates: Any, feasible: Any) -> float:
+    """The highest candidate bar that `feasible` accepts (losses only grow with the
+    bar); the lowest candidate when none is."""
+    import numpy as np
+
+    values = np.unique(candidates)
+    lo, hi = 0, len(values) - 1
+    if hi < 0:
+        return 0.0
+    if not feasible(values[0]):
+        return float(values[0])
+    while lo < hi:  # values[lo] is feasible
+        mid = (lo + hi + 1) // 2
+        if feasible(values[mid]):
+            lo = mid
+        else:
+            hi = mid - 1
+    return float(values[lo])
+
+
+def fit_classifier(
+    groups: Mapping[str, Sequence[Question]],
+    max_own_lost: float = 0.03,
+    guarded: Collection[str] = (),
+    min_coverage: float = 0.35,
+    l2: float = 1.0,
+) -> tuple[FloorThresholds, dict[str, FloorOutcome]]:
+    """A logistic model telling own questions' gold results (1) from foreign questions'
+    results (0), each set's two classes weighing alike; results in another script than
+    their question, and the foreign questions of `guarded` sets, are not fitted (only
+    the cosine can tell them, on a lower scale). Then the offsets: CROSS first, the
+    loosest bar that keeps every set's losses within `max_own_lost`, then each query
+    script's. `min_coverage`: the coverage floor for searches without cosines. Every
+    question needs its `signals`."""
+    import numpy as np
+
+    from memctl.search.floor import CROSS, FEATURES, features
+
+    rows: list[tuple[int, int, tuple[float, ...], bool]] = []  # question, rank, values, cross
+    questions = [(name, q) for name in groups for q in groups[name]]
+    for i, (_, q) in enumerate(questions):
+        for j, r in enumerate(q.results):
+            values = features(r.coverage, r.cosine, q.signals)
+            if values is not None:
+                rows.append((i, j, values, r.cross))
+    if not rows:
+        raise ValueError("no result has a cosine to fit a classifier on")
+    x = np.array([values for _, _, values, _ in rows], dtype=float)
+    width = max(len(q.results) for _, q in questions)
+    gold = np.zeros((len(questions), width), bool)
+    exists = np.zeros((len(questions), width), bool)
+    for i, (_, q) in enumerate(questions):
+        for j, r in enumerate(q.results):
+            exists[i, j] = True
+            gold[i, j] = q.own and r.gold
+    qi = np.array([i for i, _, _, _ in rows])
+    rank = np.array([j for _, j, _, _ in rows])
+    cross = np.array([c for _, _, _, c in rows], bool)
+    own = np.array([q.own for _, q in questions], bool)
+    names = [name for name, _ in questions]
+    group = np.array(names)
+    label = np.where(own[qi], gold[qi, rank], False)
+    fitted = ~cross & (gold[qi, rank] | (~own[qi] & ~np.isin(group[qi], list(guarded))))
+    weight = np.zeros(len(rows))
+    for name in groups:
+        for value in (True, False):
+            mask = fitted & (group[qi] == name) & (label == value)
+            if mask.any():
+                weight[mask] = fitted.sum() / mask.sum()
+    mean, scale = x[fitted].mean(axis=0), x[fitted].std(axis=0)
+    scale[scale == 0] = 1.0
+    coef, bias = _logistic((x[fitted] - mean) / scale, label[fitted], weight[fitted], l2)
+    weights = coef / scale
+    bias -= float((coef * mean / scale).sum())
+    z = x @ weights + bias
+
+    scripts = np.array(
+        [
+            CROSS if c else (questions[i][1].signals or _NO_SIGNALS).script or ""
+            for i, c in zip(qi, cross, strict=True)
+        ]
+    )
+    has_gold = gold.any(axis=1)
+    group_ids = {name: k for k, name in enumerate(groups)}
+    gid = np.array([group_ids[name] for name in names])
+    n_own = np.bincount(gid[own], minlength=len(groups))
+    bars: dict[str, float] = {}
+
+    def lost_within(bar_of: Mapping[str, float]) -> bool:
+        keep = exists.copy()
+        for key, bar in bar_of.items():
+            drop = (scripts == key) & (z < bar - 1e-12)
+            keep[qi[drop], rank[drop]] = False
+        lost = has_gold & (gold & ~keep).any(axis=1)
+        rate = np.bincount(gid[lost], minlength=len(groups)) / np.maximum(n_own, 1)
+        return bool((rate <= max_own_lost + 1e-12).all())
+
+    order = [CROSS, *sorted({s for s in scripts if s and s != CROSS})]
+    for key in order:
+        mine = scripts == key
+        if not mine.any():
+            continue
+        candidates = np.r_[z[mine & gold[qi, rank]], z[mine].max() + 1e-6]
+        bars[key] = _loosest(candidates, lambda bar, key=key: lost_within({**bars, key: bar}))
+    chosen = FloorThresholds(
+        min_coverage,
+        classifier=Classifier(
+            tuple(float(w) for w in weights),
+            bias,
+            tuple((str(key), -bar) for key, bar in bars.items()),
+        ),
+    )
+    assert len(weights) == len(FEATURES)
+    return chosen, {name: outcome(qs, chosen) for name, qs in groups.items()}
+
+
+_NO_SIGNALS = QuerySignals()
