@@ -33,17 +33,7 @@ def load_table() -> dict[str, FloorThresholds]:
 
     text = (resources.files("memctl.search") / TABLE_FILE).read_text(encoding="utf-8")
     data = json.loads(text)["models"]
-    return {
-        model: FloorThresholds(
-            float(v["min_coverage"]),
-            v.get("min_cosine"),
-            v.get("max_missing"),
-            v.get("min_cosine_cross"),
-            float(v.get("coverage_weight") or 0.0),
-            fl.Classifier.from_dict(v["classifier"]) if v.get("classifier") else None,
-        )
-        for model, v in data.items()
-    }
+    return {model: FloorThresholds.from_dict(v) for model, v in data.items()}
 
 
 _table: dict[str, FloorThresholds] | None = None

@@ -22,10 +22,11 @@ scores high even when nothing matches ("root:x:0" against two unrelated notes sc
 
 For a model calibrated with a classifier (the default, e5), evidence is a logistic
 model over those signals and a few of the query's (the best cosine of its vector list,
-a capitalised name in it the vault never mentions), with an offset per query script:
-a result needs its cosine and its words together, where the older rule below let
-either alone through. It is fitted on the calibration parts of the dev sets
-(floor_fit.py) and its offsets are the loosest that keep each set's own answers.
+a capitalised name in it the vault never mentions), one per query script, with its own
+offset for results in another script: a result needs its cosine and its words
+together, where the older rule below let either alone through. It is fitted on the
+calibration parts of the dev sets (floor_fit.py); its offsets are the loosest that keep
+each set's own answers.
 
 Otherwise (MiniLM, the lexical fallback): evidence = max(words, (cosine +
 coverage_weight × words) × min_coverage / min_cosine [or min_cosine_cross]), capped at 1,
@@ -41,7 +42,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,7 +91,7 @@ class Classifier:
     def offset(self, script: str | None) -> float:
         table = dict(self.offsets)
         if script in table:
-            return table[script]  # type: ignore[index]
+            return table[script]
         return max(table.values(), default=0.0)
 
     def probability(self, values: Sequence[float], script: str | None) -> float:
@@ -113,6 +114,32 @@ class Classifier:
             float(data["bias"]),
             tuple((str(k), float(v)) for k, v in data.get("offsets", {}).items()),
         )
+
+
+@dataclass(frozen=True)
+class ByScript:
+    """One classifier per query script: e5's cosines and the weight of a shared word
+    differ by language (Hebrew paragraphs on one field score high against any Hebrew
+    question), so each script's model is fitted on its own sets. A query in a script
+    with no model of its own (or in none) gets the first."""
+
+    models: tuple[tuple[str, Classifier], ...]
+
+    def for_result(self, script: str | None, cross: bool) -> Classifier:
+        """The query script's model; for a result in another script, the first model
+        calibrated on such results (cross-lingual answers: a Russian question about an
+        English note) when the script's own was not."""
+        model = dict(self.models).get(script or "", self.models[0][1])
+        if cross and CROSS not in dict(model.offsets):
+            return next((m for _, m in self.models if CROSS in dict(m.offsets)), model)
+        return model
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: model.to_dict() for name, model in self.models}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ByScript:
+        return cls(tuple((name, Classifier.from_dict(v)) for name, v in data.items()))
 
 
 @dataclass(frozen=True)
@@ -143,7 +170,7 @@ class FloorThresholds:
     # When set, evidence is this classifier's probability and the floor is even odds;
     # min_coverage then applies only without cosines (coverage alone); the cosine bars,
     # max_missing and coverage_weight are unused.
-    classifier: Classifier | None = None
+    classifier: ByScript | None = None
 
     @property
     def floor(self) -> float:
@@ -166,6 +193,19 @@ class FloorThresholds:
         if self.classifier is not None:
             out["classifier"] = self.classifier.to_dict()
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FloorThresholds:
+        """An entry of floor_calibration.json (absent keys: their defaults)."""
+        classifier = data.get("classifier")
+        return cls(
+            float(data["min_coverage"]),
+            data.get("min_cosine"),
+            data.get("max_missing"),
+            data.get("min_cosine_cross"),
+            float(data.get("coverage_weight") or 0.0),
+            ByScript.from_dict(classifier) if classifier else None,
+        )
 
 
 _SCRIPTS = {
@@ -265,11 +305,11 @@ def evidence(
     result outside the vector list that list's lowest), else coverage (none when the
     query's words are mostly missing from the vault) or the cosine on coverage's scale
     (see the module docstring); `cross`: the result is in another script than the query."""
-    model = thresholds.classifier
-    if model is not None:
+    if thresholds.classifier is not None:
         values = features(cover, cosine, query)
-        if values is not None:
-            return model.probability(values, CROSS if cross else query and query.script)
+        if values is not None and query is not None:
+            model = thresholds.classifier.for_result(query.script, cross)
+            return model.probability(values, CROSS if cross else query.script)
         # No cosine at all (an empty vector list): coverage against min_coverage, on
         # the classifier's scale.
         scaled = cover * CLASSIFIER_FLOOR / max(thresholds.min_coverage, 1e-9)
