@@ -367,6 +367,10 @@ class _Design:
         return float(rejected.min()), float(rejected.mean())
 
 
+# The sign each weight may take (FEATURES' order; 0: either): cosine, coverage,
+# missing, best cosine, unknown name.
+SIGNS = (1, 1, -1, 0, -1)
+
 # How the fitted weights are refined: each in turn scaled by these factors, kept when
 # the worst set's rejection on the calibration parts improves.
 REFINE_FACTORS = (0.0, 0.5, 0.8, 1.25, 2.0)
@@ -447,6 +451,10 @@ def _fit_one(
         bias -= float((coef * mean / scale).sum())
     else:
         weights, bias = np.array(start.weights), start.bias
+    # Evidence never grows with words the vault lacks nor shrinks with a better cosine
+    # or more of the question's words: a weight of the wrong sign (fitted to a quirk
+    # of one set, such as LoCoMo's paraphrases missing words) is dropped.
+    weights = np.where(np.array(SIGNS) * weights < 0, 0.0, weights)
     best = d.score(weights, max_own_lost, min_cross_gold)
     for _ in range(refine):
         for k in range(len(weights)):

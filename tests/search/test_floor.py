@@ -280,6 +280,8 @@ def test_fit_classifier_separates_and_keeps_own_answers() -> None:
     assert results["mono"].own_lost == 0.0 and results["mono"].foreign_rejected == 1.0
     assert results["cross"].own_lost == 0.0  # the cross bar keeps it
     latin = chosen.classifier.for_result("latin", False)
+    for _, model in chosen.classifier.models:  # evidence never grows with missing words
+        assert all(sign * w >= 0 for sign, w in zip(ff.SIGNS, model.weights, strict=True))
     russian = chosen.classifier.for_result("cyrillic", False)
     assert dict(latin.offsets).keys() == {"latin"} and fl.CROSS in dict(russian.offsets)
     assert chosen.classifier.for_result("latin", True) == russian
