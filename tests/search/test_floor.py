@@ -6,6 +6,7 @@ import pytest
 
 from memctl.search import floor as fl
 from memctl.search import floor_fit as ff
+from memctl.search import floor_learn
 from memctl.search.floor import FloorThresholds, WeightedTerm
 from memctl.search.floor_fit import Observed, Question
 
@@ -273,7 +274,7 @@ def test_fit_classifier_separates_and_keeps_own_answers() -> None:
         Question(False, (Observed(0.0, 0.74, cross=True),) * 2, 0.0, signals(0.74, "cyrillic")),
     ]
     groups = {"mono": own + foreign, "cross": cross}
-    chosen, results = ff.fit_classifier(
+    chosen, results = floor_learn.fit_classifier(
         groups, max_own_lost=0.0, guarded=("cross",), min_cross_gold=1
     )
     assert chosen.classifier is not None and chosen.floor == fl.CLASSIFIER_FLOOR
@@ -281,12 +282,14 @@ def test_fit_classifier_separates_and_keeps_own_answers() -> None:
     assert results["cross"].own_lost == 0.0  # the cross bar keeps it
     latin = chosen.classifier.for_result("latin", False)
     for _, model in chosen.classifier.models:  # evidence never grows with missing words
-        assert all(sign * w >= 0 for sign, w in zip(ff.SIGNS, model.weights, strict=True))
+        assert all(sign * w >= 0 for sign, w in zip(floor_learn.SIGNS, model.weights, strict=True))
     russian = chosen.classifier.for_result("cyrillic", False)
     assert dict(latin.offsets).keys() == {"latin"} and fl.CROSS in dict(russian.offsets)
     assert chosen.classifier.for_result("latin", True) == russian
     # With fewer cross-lingual answers than min_cross_gold, no cross bar is chosen.
-    fewer, _ = ff.fit_classifier(groups, max_own_lost=1.0, guarded=("cross",), min_cross_gold=2)
+    fewer, _ = floor_learn.fit_classifier(
+        groups, max_own_lost=1.0, guarded=("cross",), min_cross_gold=2
+    )
     assert fewer.classifier is not None
     assert all(fl.CROSS not in dict(m.offsets) for _, m in fewer.classifier.models)
     assert results == {name: ff.outcome(qs, chosen) for name, qs in groups.items()}
