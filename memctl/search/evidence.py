@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memctl.search import floor as fl
 from memctl.search.candidates import IndexCounts, LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import FloorThresholds, WeightedTerm
-from memctl.search.query import Query, quote
+from memctl.search.query import HEBREW_PREFIXES, Query, Term, quote
 from memctl.search.snippets import Matcher, Snippet
 from memctl.tokens import estimate_tokens
 
@@ -33,16 +33,7 @@ def load_table() -> dict[str, FloorThresholds]:
 
     text = (resources.files("memctl.search") / TABLE_FILE).read_text(encoding="utf-8")
     data = json.loads(text)["models"]
-    return {
-        model: FloorThresholds(
-            float(v["min_coverage"]),
-            v.get("min_cosine"),
-            v.get("max_missing"),
-            v.get("min_cosine_cross"),
-            float(v.get("coverage_weight") or 0.0),
-        )
-        for model, v in data.items()
-    }
+    return {model: FloorThresholds.from_dict(v) for model, v in data.items()}
 
 
 _table: dict[str, FloorThresholds] | None = None
@@ -74,8 +65,7 @@ def weighted_terms(
         rows = max(max(plan.doc_freqs.values(), default=0) * 10, 1000)
     else:
         rows = max(row_count(conn, counts), 1)
-    # One-character words ("x", "0", a Hebrew letter) match almost anything by accident.
-    terms = tuple(t for t in query.content_terms if len(t.text) > 1) or query.content_terms
+    terms = floor_terms(query)
     forms = {
         t.text: [*t.forms(), *([plan.corrections[t.text]] if t.text in plan.corrections else [])]
         for t in terms
@@ -87,17 +77,29 @@ def weighted_terms(
     out, present = [], []
     for term in terms:
         df = max((known.get(f, 0) for f in forms[term.text]), default=0)
+        here = conn is None or df > 0 or bool(term.stem and term.stem in plan.prefixes)
+        if not here and conn is not None:
+            # Not a word of the index as it is: perhaps behind Hebrew prefix letters.
+            df = max(prefixed_rows(conn, f) for f in forms[term.text])
+            here = df > 0
         matcher = Matcher(
             exact=frozenset(forms[term.text]), prefixes=(term.stem,) if term.stem else ()
         )
         out.append(WeightedTerm(fl.idf(df, rows), _test_of(matcher)))
-        present.append(
-            conn is None
-            or df > 0
-            or bool(term.stem and term.stem in plan.prefixes)
-            or any(_substring_present(conn, f) for f in forms[term.text])
-        )
+        present.append(here)
     return out, present
+
+
+def floor_terms(query: Query) -> tuple[Term, ...]:
+    """The query's words the floor weighs: content words of two or more characters (one
+    character matches almost anything by accident), question words left out (no answer
+    holds "when" or "כמה")."""
+    terms = query.content_terms
+    return (
+        tuple(t for t in terms if len(t.text) > 1 and not fl.asks(t.text))
+        or tuple(t for t in terms if len(t.text) > 1)
+        or terms
+    )
 
 
 def _test_of(matcher: Matcher) -> Callable[[str], bool]:
@@ -105,14 +107,21 @@ def _test_of(matcher: Matcher) -> Callable[[str], bool]:
     return lambda word: matcher.matches(word) is not None
 
 
-def _substring_present(conn: Connection, word: str) -> bool:
-    """The word inside a longer one (a Hebrew prefix glued on: לקוברנטיס holds קוברנטיס)."""
-    if len(word) < 3:
-        return False
-    row = conn.execute(
-        "SELECT 1 FROM chunks_trigram WHERE chunks_trigram MATCH ? LIMIT 1", (quote(word),)
-    ).fetchone()
-    return row is not None
+def prefixed_rows(conn: Connection, word: str, limit: int = 200) -> int:
+    """Rows (of the first `limit` holding `word` as a substring) that hold it as a word of
+    its own, or behind one or two Hebrew prefix letters (בקוברנטיס holds קוברנטיס); a
+    substring inside a longer word (מתי in אמתי, שנה in משנה) does not count."""
+    if len(word) < 3:  # the trigram index finds nothing shorter
+        return 0
+    pattern = re.compile(
+        rf"(?<!\w)[{HEBREW_PREFIXES}]{{0,2}}{re.escape(word)}(?!\w)", re.IGNORECASE
+    )
+    rows = conn.execute(
+        "SELECT c.text FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
+        "WHERE chunks_trigram MATCH ? LIMIT ?",
+        (quote(word), limit),
+    )
+    return sum(1 for (text,) in rows if pattern.search(text))
 
 
 class Judge:
@@ -124,11 +133,11 @@ class Judge:
         cosines: Mapping[int, float],
         places: Mapping[int, tuple[str, int, int]],
         thresholds: FloorThresholds,
-        missing: float = 0.0,
-        query_script: str | None = None,
+        signals: fl.QuerySignals | None = None,
     ) -> None:
-        self.missing = missing
-        self.query_script = query_script
+        self.signals = signals or fl.QuerySignals()
+        self.missing = self.signals.missing
+        self.query_script = self.signals.script
         self.terms = terms
         self.cosines = cosines
         self.places = places
@@ -151,7 +160,7 @@ class Judge:
         cover = fl.coverage(self.terms, dict.fromkeys(_WORD.findall(text)))
         cosine = self._cosine(cid, path, line_start, line_end)
         cross = fl.cross_script(self.query_script, chunk or text)
-        value = fl.evidence(cover, cosine, self.thresholds, self.missing, cross)
+        value = fl.evidence(cover, cosine, self.thresholds, self.missing, cross, self.signals)
         return Judged(cover, cosine, value, cross)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
@@ -175,6 +184,7 @@ class Verdict:
     matched: int  # passed the floor, before the budget cut
     notices: list[str]
     missing: float = 0.0  # share of the query's IDF mass absent from the vault
+    signals: fl.QuerySignals | None = None  # what the classifier read of the query
 
 
 def judge_results(
@@ -200,13 +210,20 @@ def judge_results(
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted_terms(conn, query, plan, counts)
     missing = fl.missing_share(terms, present)
+    cosines = lists.get("vector", {}) if trusted else {}
+    signals = fl.QuerySignals(
+        missing,
+        max(cosines.values(), default=None),
+        min(cosines.values(), default=None),
+        fl.unknown_name(query.raw, [t.text for t in floor_terms(query)], present),
+        fl.script_of(query.raw),
+    )
     judge = Judge(
         terms,
-        lists.get("vector", {}) if trusted else {},
+        cosines,
         {cid: (r.path, r.line_start, r.line_end) for cid, r in records.items()},
         thresholds,
-        missing,
-        fl.script_of(query.raw),
+        signals,
     )
     judged = {}
     for cid in chosen:
@@ -215,7 +232,7 @@ def judge_results(
         judged[cid] = judge.judge(
             cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
         )
-    value = thresholds.min_coverage if floor is True else floor
+    value = thresholds.floor if floor is True else floor
     if floor is True and trusted and model_id not in table():
         # A model with vectors but no calibration: its cosines' scale is unknown and the
         # words-only floor would drop what only meaning found (a Russian question about
@@ -223,7 +240,7 @@ def judge_results(
         value = None
     kept = [cid for cid in chosen if fl.passes(judged[cid].evidence, value)]
     verdict = Verdict(
-        judged, thresholds, value, kept, len(chosen) - len(kept), len(kept), [], missing
+        judged, thresholds, value, kept, len(chosen) - len(kept), len(kept), [], missing, signals
     )
     if budget is not None and kept:
         costs = {cid: estimate_tokens(snippet(cid).text) for cid in kept}

@@ -20,10 +20,19 @@ scores high even when nothing matches ("root:x:0" against two unrelated notes sc
   the vault never mentions (another person's name, another topic): its words are no
   evidence and only the cosine can carry a result (a paraphrase still passes).
 
-evidence = max(words, (cosine + coverage_weight × words) × min_coverage / min_cosine
-[or min_cosine_cross]), capped at 1, where words = coverage (0 past max_missing): one
-number that clears `min_coverage` exactly when coverage clears it, or when the cosine
-clears its own threshold, lowered by coverage_weight per unit of coverage.
+For a model calibrated with a classifier (the default, e5), evidence is a logistic
+model over those signals and a few of the query's (the best cosine of its vector list,
+a capitalised name in it the vault never mentions), one per query script, with its own
+offset for results in another script: a result needs its cosine and its words
+together, where the older rule below let either alone through. It is fitted on the
+calibration parts of the dev sets (floor_learn.py); its offsets are the loosest that keep
+each set's own answers.
+
+Otherwise (MiniLM, the lexical fallback): evidence = max(words, (cosine +
+coverage_weight × words) × min_coverage / min_cosine [or min_cosine_cross]), capped at 1,
+where words = coverage (0 past max_missing): one number that clears `min_coverage`
+exactly when coverage clears it, or when the cosine clears its own threshold, lowered by
+coverage_weight per unit of coverage.
 The thresholds are calibrated per embedding model on the dev sets
 (`scripts/eval_shared --floor --calibrate`; floor_calibration.json) with part of each
 set held out; an unknown model gets the lexical-only fallback (cosine ignored).
@@ -33,11 +42,115 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 LEXICAL_ONLY = "lexical"  # the table's key for "no trusted vectors"
+CLASSIFIER_FLOOR = 0.5  # a classifier's evidence is a probability: the floor is even odds
+
+# The classifier's inputs, in the order of its weights (see QuerySignals and evidence()).
+FEATURES = ("cosine", "coverage", "missing", "best_cosine", "unknown_name")
+CROSS = "cross"  # the offset of a result in another script than its query
+
+# Words that ask rather than say what about ("when", "how many", "which"): no answer
+# contains them, so they would count as missing from every vault and dilute coverage.
+# English ones are stopwords already; Hebrew ones also come with a prefix (באיזו).
+QUESTION_WORDS = frozenset(
+    """מתי איפה היכן כמה איזה איזו אילו מדוע למה איך כיצד מהו מהי מהם מהן מיהו מיהי מיהם
+    במה למי ממי где кто когда сколько почему зачем чем чего кого кому кем чему куда откуда
+    какой какая какое какие каком какую каких каким какими какого какова каково каковы""".split()
+)
+_HEBREW_PREFIX_LETTERS = "והבכלמש"
+
+
+def asks(word: str) -> bool:
+    """A question word, or one behind Hebrew prefix letters (באיזו, לכמה)."""
+    if word in QUESTION_WORDS:
+        return True
+    return any(
+        all(c in _HEBREW_PREFIX_LETTERS for c in word[:cut]) and word[cut:] in QUESTION_WORDS
+        for cut in (1, 2)
+    )
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """evidence = logistic(bias + offset of the query's script + Σ weight × feature).
+
+    `offsets` shift the bar per query script (e5 scores Hebrew higher than English) and
+    for a result in another script than its query (CROSS: a Russian question about an
+    English note, which only the cosine finds and which e5 scores lower): each is the
+    loosest that kept the calibration sets' own answers; a script without one gets the
+    most lenient."""
+
+    weights: tuple[float, ...]  # one per FEATURES
+    bias: float
+    offsets: tuple[tuple[str, float], ...] = ()
+
+    def offset(self, script: str | None) -> float:
+        table = dict(self.offsets)
+        if script in table:
+            return table[script]
+        return max(table.values(), default=0.0)
+
+    def probability(self, values: Sequence[float], script: str | None) -> float:
+        z = self.bias + self.offset(script)
+        z += sum(w * v for w, v in zip(self.weights, values, strict=True))
+        return 1.0 / (1.0 + math.exp(-max(min(z, 60.0), -60.0)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "weights": dict(zip(FEATURES, (round(w, 6) for w in self.weights), strict=True)),
+            "bias": round(self.bias, 6),
+            "offsets": {name: round(value, 6) for name, value in self.offsets},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Classifier:
+        weights = data["weights"]
+        return cls(
+            tuple(float(weights.get(name, 0.0)) for name in FEATURES),
+            float(data["bias"]),
+            tuple((str(k), float(v)) for k, v in data.get("offsets", {}).items()),
+        )
+
+
+@dataclass(frozen=True)
+class ByScript:
+    """One classifier per query script: e5's cosines and the weight of a shared word
+    differ by language (Hebrew paragraphs on one field score high against any Hebrew
+    question), so each script's model is fitted on its own sets. A query in a script
+    with no model of its own (or in none) gets the first."""
+
+    models: tuple[tuple[str, Classifier], ...]
+
+    def for_result(self, script: str | None, cross: bool) -> Classifier:
+        """The query script's model; for a result in another script, the first model
+        calibrated on such results (cross-lingual answers: a Russian question about an
+        English note) when the script's own was not."""
+        model = dict(self.models).get(script or "", self.models[0][1])
+        if cross and CROSS not in dict(model.offsets):
+            return next((m for _, m in self.models if CROSS in dict(m.offsets)), model)
+        return model
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: model.to_dict() for name, model in self.models}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ByScript:
+        return cls(tuple((name, Classifier.from_dict(v)) for name, v in data.items()))
+
+
+@dataclass(frozen=True)
+class QuerySignals:
+    """What the classifier knows of the query, the same for each of its results."""
+
+    missing: float = 0.0  # missing_share
+    best_cosine: float | None = None  # the best of its vector list
+    lowest_cosine: float | None = None  # the last of its vector list (a result outside it)
+    unknown_name: bool = False  # a capitalised word of it the vault never mentions
+    script: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,20 +167,45 @@ class FloorThresholds:
     # shows none (HeQ's foreign questions reach e5 cosines of 0.82-0.85 on Wikipedia
     # paragraphs of the same field that share no name with them).
     coverage_weight: float = 0.0
+    # When set, evidence is this classifier's probability and the floor is even odds;
+    # min_coverage then applies only without cosines (coverage alone); the cosine bars,
+    # max_missing and coverage_weight are unused.
+    classifier: ByScript | None = None
+
+    @property
+    def floor(self) -> float:
+        """The evidence a result needs."""
+        return CLASSIFIER_FLOOR if self.classifier is not None else self.min_coverage
 
     def cosine_bar(self, cross: bool) -> float | None:
         if cross and self.min_cosine is not None and self.min_cosine_cross is not None:
             return self.min_cosine_cross
         return self.min_cosine
 
-    def to_dict(self) -> dict[str, float | None]:
-        return {
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "min_coverage": self.min_coverage,
             "min_cosine": self.min_cosine,
             "max_missing": self.max_missing,
             "min_cosine_cross": self.min_cosine_cross,
             "coverage_weight": self.coverage_weight,
         }
+        if self.classifier is not None:
+            out["classifier"] = self.classifier.to_dict()
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> FloorThresholds:
+        """An entry of floor_calibration.json (absent keys: their defaults)."""
+        classifier = data.get("classifier")
+        return cls(
+            float(data["min_coverage"]),
+            data.get("min_cosine"),
+            data.get("max_missing"),
+            data.get("min_cosine_cross"),
+            float(data.get("coverage_weight") or 0.0),
+            ByScript.from_dict(classifier) if classifier else None,
+        )
 
 
 _SCRIPTS = {
@@ -88,6 +226,14 @@ def cross_script(query_script: str | None, text: str) -> bool:
     """A result written in another script than the query (a cross-lingual answer)."""
     other = script_of(text)
     return query_script is not None and other is not None and other != query_script
+
+
+def unknown_name(raw: str, words: Sequence[str], present: Sequence[bool]) -> bool:
+    """Whether the query capitalises a word (not its first: a name, a product) that the
+    vault never mentions: the question is about someone or something else."""
+    tokens = re.findall(r"[^\W\d_]+", raw)
+    names = {t.lower() for t in tokens[1:] if t[:1].isupper() and t != "I"}
+    return any(w in names and not here for w, here in zip(words, present, strict=True))
 
 
 def missing_share(terms: Sequence[WeightedTerm], present: Sequence[bool]) -> float:
@@ -152,10 +298,22 @@ def evidence(
     thresholds: FloorThresholds,
     missing: float = 0.0,
     cross: bool = False,
+    query: QuerySignals | None = None,
 ) -> float:
-    """One number in [0, 1]: coverage (none when the query's words are mostly missing
-    from the vault), or the cosine on coverage's scale (see the module docstring);
-    `cross`: the result is in another script than the query."""
+    """One number in [0, 1] that passes when it reaches `thresholds.floor`: the
+    classifier's probability when there is one and a cosine (the result's, or for a
+    result outside the vector list that list's lowest), else coverage (none when the
+    query's words are mostly missing from the vault) or the cosine on coverage's scale
+    (see the module docstring); `cross`: the result is in another script than the query."""
+    if thresholds.classifier is not None:
+        values = features(cover, cosine, query)
+        if values is not None and query is not None:
+            model = thresholds.classifier.for_result(query.script, cross)
+            return model.probability(values, CROSS if cross else query.script)
+        # No cosine at all (an empty vector list): coverage against min_coverage, on
+        # the classifier's scale.
+        scaled = cover * CLASSIFIER_FLOOR / max(thresholds.min_coverage, 1e-9)
+        return min(max(scaled, 0.0), 1.0)
     words = 0.0 if gated(missing, thresholds) else cover
     value = words
     bar = thresholds.cosine_bar(cross)
@@ -163,6 +321,19 @@ def evidence(
         lifted = cosine + thresholds.coverage_weight * words
         value = max(value, lifted * thresholds.min_coverage / bar)
     return min(max(value, 0.0), 1.0)
+
+
+def features(
+    cover: float, cosine: float | None, query: QuerySignals | None
+) -> tuple[float, ...] | None:
+    """The classifier's inputs (FEATURES) for one result; None without a cosine."""
+    if query is None:
+        return None
+    cos = cosine if cosine is not None else query.lowest_cosine
+    if cos is None:
+        return None
+    best = query.best_cosine if query.best_cosine is not None else cos
+    return (cos, cover, query.missing, best, float(query.unknown_name))
 
 
 def passes(value: float, floor: float | None) -> bool:
@@ -179,196 +350,3 @@ def within_budget(ranked: Sequence[int], tokens: Mapping[int, int], budget: int)
         kept.append(key)
         used += tokens[key]
     return kept
-
-
-# -- calibration (pure: the eval script feeds it features, it returns thresholds) --------
-
-
-@dataclass(frozen=True)
-class Observed:
-    """One result of an unfloored top k, as the calibration sees it."""
-
-    coverage: float
-    cosine: float | None
-    gold: bool = False  # own question: this result shows a gold item
-    cross: bool = False  # in another script than the question
-
-
-@dataclass(frozen=True)
-class Question:
-    own: bool
-    results: tuple[Observed, ...]
-    missing: float = 0.0  # missing_share of its words in the vault it was asked of
-
-
-@dataclass(frozen=True)
-class FloorOutcome:
-    foreign_rejected: float  # share of foreign questions left with at most one result
-    own_lost: float  # share of own questions that lose a gold result from their top k
-    foreign: int
-    own: int
-
-    def to_dict(self) -> dict[str, float | int]:
-        return {
-            "foreign_rejected": round(self.foreign_rejected, 4),
-            "own_lost": round(self.own_lost, 4),
-            "foreign": self.foreign,
-            "own": self.own,
-        }
-
-
-def outcome(
-    questions: Sequence[Question], thresholds: FloorThresholds, max_kept: int = 1
-) -> FloorOutcome:
-    """What a floor would do: foreign questions answered with at most `max_kept` results,
-    own questions that lose a gold result (the floor only removes from a fixed top k
-    here, so a result it would pull up from below is not credited)."""
-    floor = thresholds.min_coverage
-    rejected = lost = n_foreign = n_own = 0
-    for q in questions:
-        kept = [
-            r
-            for r in q.results
-            if evidence(r.coverage, r.cosine, thresholds, q.missing, r.cross) >= floor - 1e-9
-        ]
-        if q.own:
-            n_own += 1
-            if any(r.gold for r in q.results) and sum(r.gold for r in kept) < sum(
-                r.gold for r in q.results
-            ):
-                lost += 1
-        else:
-            n_foreign += 1
-            rejected += len(kept) <= max_kept
-    return FloorOutcome(
-        foreign_rejected=rejected / n_foreign if n_foreign else 1.0,
-        own_lost=lost / n_own if n_own else 0.0,
-        foreign=n_foreign,
-        own=n_own,
-    )
-
-
-COVERAGE_GRID = tuple(round(0.05 * i, 2) for i in range(1, 14))
-# From MiniLM's spread-out cosines (0.3-0.6) to e5's compressed ones (0.7-0.9).
-COSINE_GRID = tuple(round(0.01 * i, 2) for i in range(30, 95))
-MISSING_GRID: tuple[float | None, ...] = (None, *(round(0.05 * i, 2) for i in range(4, 20)))
-WEIGHT_GRID = (0.0, 0.04, 0.08, 0.12, 0.16, 0.2)
-
-
-class _Arrays:
-    """The questions of every group as arrays (questions x results), for the grid search."""
-
-    def __init__(self, groups: Mapping[str, Sequence[Question]]) -> None:
-        import numpy as np
-
-        self.names = list(groups)
-        questions = [(g, q) for g, name in enumerate(self.names) for q in groups[name]]
-        width = max((len(q.results) for _, q in questions), default=0) or 1
-        shape = (len(questions), width)
-        self.cover = np.full(shape, -1.0)
-        self.cosine = np.full(shape, -np.inf)
-        self.cross = np.zeros(shape, bool)
-        self.gold = np.zeros(shape, bool)
-        self.exists = np.zeros(shape, bool)
-        for i, (_, q) in enumerate(questions):
-            for j, r in enumerate(q.results):
-                self.cover[i, j] = r.coverage
-                self.cosine[i, j] = -np.inf if r.cosine is None else r.cosine
-                self.cross[i, j], self.gold[i, j], self.exists[i, j] = r.cross, r.gold, True
-        self.group = np.array([g for g, _ in questions], dtype=int)
-        self.own = np.array([q.own for _, q in questions], dtype=bool)
-        self.missing = np.array([q.missing for _, q in questions])
-        self.has_gold = self.gold.any(axis=1) & self.own
-        n = len(self.names)
-        self.n_own = np.bincount(self.group[self.own], minlength=n)
-        self.n_foreign = np.bincount(self.group[~self.own], minlength=n)
-
-    def rates(self, keep: Any) -> tuple[Any, Any]:
-        """Per group: foreign questions left with at most one result, own questions that
-        lost a gold result (what `outcome` counts)."""
-        import numpy as np
-
-        n = len(self.names)
-        rejected = (keep.sum(axis=1) <= 1) & ~self.own
-        lost = self.has_gold & (self.gold & ~keep).any(axis=1)
-        foreign = np.bincount(self.group, weights=rejected, minlength=n)
-        own = np.bincount(self.group, weights=lost, minlength=n)
-        return (
-            np.where(self.n_foreign > 0, foreign / np.maximum(self.n_foreign, 1), 1.0),
-            own / np.maximum(self.n_own, 1),
-        )
-
-
-def _cross_bar(data: _Arrays, max_own_lost: float, min_gold: int) -> float | None:
-    """The highest cosine bar for results in another script than the question that keeps
-    every group's losses among them within the target (they share no word with it, so
-    only the cosine can carry them); None (the same bar as within a script) when fewer
-    than `min_gold` such results have a gold item: too few to choose a bar from."""
-    import numpy as np
-
-    if int((data.gold & data.cross).sum()) < min_gold:
-        return None
-    for bar in sorted(COSINE_GRID, reverse=True):
-        keep = ~(data.cross & (data.cosine < bar - 1e-9))
-        _, lost = data.rates(keep)
-        if (lost <= max_own_lost + 1e-12).all():
-            return bar
-    return float(np.min(data.cosine[data.gold & data.cross]))
-
-
-def calibrate(
-    groups: Mapping[str, Sequence[Question]],
-    max_own_lost: float = 0.03,
-    use_cosine: bool = True,
-    guarded: Collection[str] = (),
-    min_cross_gold: int = 50,
-) -> tuple[FloorThresholds, dict[str, FloorOutcome]]:
-    """The thresholds that leave the most foreign questions with at most one result in
-    the worst group (data set), then on average, while no group loses a gold result for
-    more than `max_own_lost` of its own questions; ties go to the lower floor.
-
-    `guarded` groups only hold the loss target (their foreign questions are not aimed
-    at: cross-lingual ones, where only the cosine can tell). The bar for results in
-    another script than their question is chosen first (see `_cross_bar`), then the
-    rest on a grid."""
-    import numpy as np
-
-    data = _Arrays(groups)
-    aimed = np.array([name not in guarded for name in data.names])
-    if not aimed.any():
-        aimed[:] = True
-    cross_bar = _cross_bar(data, max_own_lost, min_cross_gold) if use_cosine else None
-    best: tuple[tuple[float, float, float], FloorThresholds] | None = None
-    cosines: Sequence[float | None] = COSINE_GRID if use_cosine else (None,)
-    for gate in MISSING_GRID:
-        open_ = np.ones(len(data.missing), bool) if gate is None else data.missing < gate - 1e-9
-        words = np.where(open_[:, None], data.cover, 0.0)
-        for cov in COVERAGE_GRID:
-            by_words = data.exists & (words >= cov - 1e-9)
-            for cos in cosines:
-                weights = WEIGHT_GRID if cos is not None else (0.0,)
-                # A chunk in another script than the query meets the cross bar, when there
-                # is one; cos is None only when cosines are off, and words alone decide.
-                bar = None
-                if cos is not None:
-                    bar = np.where(data.cross, cos if cross_bar is None else cross_bar, cos)
-                for weight in weights:
-                    keep = by_words
-                    if bar is not None:
-                        lifted = data.cosine + weight * words
-                        keep = keep | (data.exists & (lifted >= bar - 1e-9))
-                    rejected, lost = data.rates(keep)
-                    if (lost > max_own_lost + 1e-12).any():
-                        continue
-                    key = (float(rejected[aimed].min()), float(rejected[aimed].mean()), -cov)
-                    if best is None or key > best[0]:
-                        thresholds = FloorThresholds(
-                            cov, cos, gate, cross_bar if cos else None, weight
-                        )
-                        best = (key, thresholds)
-    if best is None:  # nothing meets the loss target: the loosest floor there is
-        loosest = COSINE_GRID[0] if use_cosine else None
-        chosen = FloorThresholds(COVERAGE_GRID[0], loosest, None, loosest and cross_bar)
-    else:
-        chosen = best[1]
-    return chosen, {name: outcome(qs, chosen) for name, qs in groups.items()}

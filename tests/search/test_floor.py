@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from memctl.search import floor as fl
-from memctl.search.floor import FloorThresholds, Observed, Question, WeightedTerm
+from memctl.search import floor_fit as ff
+from memctl.search import floor_learn
+from memctl.search.floor import FloorThresholds, WeightedTerm
+from memctl.search.floor_fit import Observed, Question
 
 
 def term(word: str, weight: float) -> WeightedTerm:
@@ -59,20 +62,20 @@ QUESTIONS = [
 
 
 def test_outcome_counts_foreign_rejections_and_own_losses() -> None:
-    strict = fl.outcome(QUESTIONS, FloorThresholds(0.5, 0.5))
+    strict = ff.outcome(QUESTIONS, FloorThresholds(0.5, 0.5))
     assert strict.foreign_rejected == 1.0 and strict.own_lost == 0.0
-    too_strict = fl.outcome(QUESTIONS, FloorThresholds(0.95, 0.9))
+    too_strict = ff.outcome(QUESTIONS, FloorThresholds(0.95, 0.9))
     assert too_strict.own_lost == 1.0
-    loose = fl.outcome(QUESTIONS, FloorThresholds(0.1, 0.1))
+    loose = ff.outcome(QUESTIONS, FloorThresholds(0.1, 0.1))
     assert loose.foreign_rejected == 0.0
 
 
 def test_calibrate_rejects_foreign_without_losing_own() -> None:
-    chosen, results = fl.calibrate({"set": QUESTIONS}, max_own_lost=0.0)
+    chosen, results = ff.calibrate({"set": QUESTIONS}, max_own_lost=0.0)
     assert results["set"].foreign_rejected == 1.0 and results["set"].own_lost == 0.0
     assert chosen.min_cosine is not None
-    assert fl.outcome(QUESTIONS, chosen) == results["set"]
-    lexical, lex = fl.calibrate({"set": QUESTIONS}, max_own_lost=0.0, use_cosine=False)
+    assert ff.outcome(QUESTIONS, chosen) == results["set"]
+    lexical, lex = ff.calibrate({"set": QUESTIONS}, max_own_lost=0.0, use_cosine=False)
     # Words alone cannot keep the paraphrase (coverage 0.3) and reject 0.35.
     assert lexical.min_cosine is None and lex["set"].foreign_rejected < 1.0
 
@@ -86,7 +89,7 @@ def test_calibrate_holds_the_loss_target_in_every_group() -> None:
         Question(True, (Observed(0.4, None, gold=True),)),
         Question(False, (Observed(0.45, None),) * 2),
     ]
-    chosen, results = fl.calibrate({"easy": easy, "hard": hard}, max_own_lost=0.0, use_cosine=False)
+    chosen, results = ff.calibrate({"easy": easy, "hard": hard}, max_own_lost=0.0, use_cosine=False)
     # A floor above 0.4 would serve "easy" perfectly but lose "hard"'s own gold result.
     assert chosen.min_coverage <= 0.4 and results["hard"].own_lost == 0.0
 
@@ -131,7 +134,7 @@ def test_table_entries_read_back_with_defaults() -> None:
 
     table = ev.load_table()
     for thresholds in table.values():
-        assert FloorThresholds(**thresholds.to_dict()) == thresholds
+        assert FloorThresholds.from_dict(thresholds.to_dict()) == thresholds
     assert table[fl.LEXICAL_ONLY].min_cosine is None
 
 
@@ -150,14 +153,14 @@ MONO = [
 
 def test_calibrate_keeps_cross_lingual_answers_in_a_guarded_set() -> None:
     groups = {"mono": MONO, "cross": CROSS}
-    chosen, results = fl.calibrate(groups, max_own_lost=0.0, guarded=("cross",), min_cross_gold=2)
+    chosen, results = ff.calibrate(groups, max_own_lost=0.0, guarded=("cross",), min_cross_gold=2)
     assert results["cross"].own_lost == 0.0 and results["mono"].own_lost == 0.0
     # The within-language bar stays high enough to reject the foreign question there,
     # while the cross bar drops to the lowest cross-lingual gold cosine.
     assert results["mono"].foreign_rejected == 1.0
     assert chosen.min_cosine_cross == pytest.approx(0.74)
     assert chosen.min_cosine is not None and chosen.min_cosine > 0.8
-    assert results == {name: fl.outcome(qs, chosen) for name, qs in groups.items()}
+    assert results == {name: ff.outcome(qs, chosen) for name, qs in groups.items()}
 
 
 def test_calibrate_finds_the_coverage_weight() -> None:
@@ -168,7 +171,7 @@ def test_calibrate_finds_the_coverage_weight() -> None:
     own = Question(True, (Observed(0.25, 0.82, gold=True),))
     foreign = Question(False, (Observed(0.3, 0.7),) * 2 + (Observed(0.0, 0.825),) * 2)
     other = Question(True, (Observed(0.0, 0.9, gold=True),))
-    chosen, results = fl.calibrate({"set": [own, foreign, other]}, max_own_lost=0.0)
+    chosen, results = ff.calibrate({"set": [own, foreign, other]}, max_own_lost=0.0)
     assert results["set"].foreign_rejected == 1.0 and results["set"].own_lost == 0.0
     assert chosen.coverage_weight > 0
 
@@ -176,5 +179,117 @@ def test_calibrate_finds_the_coverage_weight() -> None:
 def test_a_few_cross_script_gold_results_set_no_cross_bar() -> None:
     # Without a cross-lingual set, a handful of incidental cross-script results is too
     # few to choose a bar from: they get the within-script one.
-    chosen, _ = fl.calibrate({"mono": MONO, "cross": CROSS}, max_own_lost=1.0, guarded=("cross",))
+    chosen, _ = ff.calibrate({"mono": MONO, "cross": CROSS}, max_own_lost=1.0, guarded=("cross",))
     assert chosen.min_cosine_cross is None
+
+
+def test_question_words_are_not_what_a_question_is_about() -> None:
+    assert fl.asks("כמה") and fl.asks("באיזו") and fl.asks("לכמה")
+    assert fl.asks("сколько") and fl.asks("какой")
+    assert not fl.asks("בית") and not fl.asks("кот") and not fl.asks("deploy")
+    assert not fl.asks("אמתי")  # מתי inside a word, behind a letter that is no prefix
+
+
+def test_unknown_name_is_a_capitalised_word_the_vault_lacks() -> None:
+    words, present = ["joanna", "hobbies"], [False, True]
+    assert fl.unknown_name("What are Joanna's hobbies?", words, present)
+    assert not fl.unknown_name("What are Joanna's hobbies?", words, [True, True])
+    # The first word is capitalised by grammar, not because it names something.
+    assert not fl.unknown_name("Hobbies of joanna", ["hobbies", "joanna"], [False, True])
+    assert not fl.unknown_name("какие хобби у джоанны", ["хобби", "джоанны"], [True, False])
+
+
+def classifier(offsets: tuple[tuple[str, float], ...] = ()) -> fl.ByScript:
+    # evidence rises with the cosine and the coverage, falls with an unknown name.
+    return fl.ByScript((("latin", fl.Classifier((10.0, 2.0, 0.0, 0.0, -5.0), -9.0, offsets)),))
+
+
+def test_the_classifier_needs_cosine_and_words_together() -> None:
+    t = FloorThresholds(0.3, classifier=classifier())
+    assert t.floor == fl.CLASSIFIER_FLOOR
+    q = fl.QuerySignals(best_cosine=0.9, lowest_cosine=0.7, script="latin")
+    assert fl.evidence(0.5, 0.85, t, query=q) >= t.floor  # 8.5 + 1 - 9 > 0
+    assert fl.evidence(0.0, 0.85, t, query=q) < t.floor  # the cosine alone falls short
+    assert fl.evidence(1.0, 0.60, t, query=q) < t.floor  # the words alone too
+    # A result outside the vector list is scored at the list's lowest cosine.
+    assert fl.evidence(1.0, None, t, query=q) == fl.evidence(1.0, 0.7, t, query=q)
+    named = fl.QuerySignals(best_cosine=0.9, lowest_cosine=0.7, unknown_name=True)
+    assert fl.evidence(0.5, 0.85, t, query=named) < t.floor
+    # Without any cosine, coverage against min_coverage, on the classifier's scale.
+    assert fl.evidence(0.3, None, t, query=fl.QuerySignals()) == pytest.approx(0.5)
+    assert fl.evidence(0.2, None, t) < t.floor
+
+
+def test_classifier_offsets_per_script_and_across_scripts() -> None:
+    model = classifier((("latin", 0.0), ("hebrew", -1.0), (fl.CROSS, 2.0)))
+    t = FloorThresholds(0.3, classifier=model)
+    one = model.for_result("latin", False)
+    latin = fl.QuerySignals(script="latin", lowest_cosine=0.5)
+    hebrew = fl.QuerySignals(script="hebrew", lowest_cosine=0.5)
+    assert fl.evidence(0.5, 0.85, t, query=latin) >= 0.5
+    assert fl.evidence(0.5, 0.85, t, query=hebrew) < 0.5  # Hebrew's bar is higher
+    assert fl.evidence(0.0, 0.75, t, cross=True, query=hebrew) >= 0.5  # the cross bar
+    assert one.offset(None) == 2.0  # no script: the most lenient offset
+    assert fl.ByScript.from_dict(model.to_dict()) == model
+    assert FloorThresholds.from_dict(t.to_dict()) == t
+
+
+def test_each_script_has_its_model_and_cross_results_the_cross_one() -> None:
+    latin = fl.Classifier((1.0, 0.0, 0.0, 0.0, 0.0), 0.0, (("latin", 0.0),))
+    russian = fl.Classifier((2.0, 0.0, 0.0, 0.0, 0.0), 0.0, (("cyrillic", 0.0), (fl.CROSS, 1.0)))
+    models = fl.ByScript((("latin", latin), ("cyrillic", russian)))
+    assert models.for_result("cyrillic", False) is russian
+    assert models.for_result("latin", False) is latin
+    assert models.for_result(None, False) is latin  # no model of its own: the first
+    assert models.for_result("hebrew", False) is latin
+    # A Latin query's result in Cyrillic: judged by the model calibrated on such results.
+    assert models.for_result("latin", True) is russian
+
+
+def test_untrusted_vectors_drop_the_classifier() -> None:
+    t = FloorThresholds(0.3, classifier=classifier())
+    plain = fl.thresholds_for("m", {fl.LEXICAL_ONLY: t, "m": t}, vectors_trusted=False)
+    assert plain.classifier is None and plain.floor == 0.3
+
+
+def test_fit_classifier_separates_and_keeps_own_answers() -> None:
+    def signals(best: float, script: str = "latin") -> fl.QuerySignals:
+        return fl.QuerySignals(best_cosine=best, lowest_cosine=0.6, script=script)
+
+    own = [
+        Question(True, (Observed(0.6, 0.86, gold=True), Observed(0.2, 0.78)), 0.0, signals(0.86)),
+        Question(True, (Observed(0.2, 0.88, gold=True), Observed(0.4, 0.77)), 0.0, signals(0.88)),
+        Question(True, (Observed(0.8, 0.81, gold=True), Observed(0.0, 0.80)), 0.0, signals(0.81)),
+    ]
+    # Foreign questions: a word or a cosine now and then, never both.
+    foreign = [
+        Question(False, (Observed(0.6, 0.78), Observed(0.0, 0.84)), 0.4, signals(0.84)),
+        Question(False, (Observed(0.0, 0.83), Observed(0.5, 0.77)), 0.5, signals(0.83)),
+        Question(False, (Observed(0.4, 0.79), Observed(0.1, 0.80)), 0.3, signals(0.80)),
+    ]
+    cross = [
+        Question(
+            True, (Observed(0.0, 0.75, gold=True, cross=True),), 0.0, signals(0.75, "cyrillic")
+        ),
+        Question(False, (Observed(0.0, 0.74, cross=True),) * 2, 0.0, signals(0.74, "cyrillic")),
+    ]
+    groups = {"mono": own + foreign, "cross": cross}
+    chosen, results = floor_learn.fit_classifier(
+        groups, max_own_lost=0.0, guarded=("cross",), min_cross_gold=1
+    )
+    assert chosen.classifier is not None and chosen.floor == fl.CLASSIFIER_FLOOR
+    assert results["mono"].own_lost == 0.0 and results["mono"].foreign_rejected == 1.0
+    assert results["cross"].own_lost == 0.0  # the cross bar keeps it
+    latin = chosen.classifier.for_result("latin", False)
+    for _, model in chosen.classifier.models:  # evidence never grows with missing words
+        assert all(sign * w >= 0 for sign, w in zip(floor_learn.SIGNS, model.weights, strict=True))
+    russian = chosen.classifier.for_result("cyrillic", False)
+    assert dict(latin.offsets).keys() == {"latin"} and fl.CROSS in dict(russian.offsets)
+    assert chosen.classifier.for_result("latin", True) == russian
+    # With fewer cross-lingual answers than min_cross_gold, no cross bar is chosen.
+    fewer, _ = floor_learn.fit_classifier(
+        groups, max_own_lost=1.0, guarded=("cross",), min_cross_gold=2
+    )
+    assert fewer.classifier is not None
+    assert all(fl.CROSS not in dict(m.offsets) for _, m in fewer.classifier.models)
+    assert results == {name: ff.outcome(qs, chosen) for name, qs in groups.items()}
