@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "index.db"
 STATE_FILE = "state.db"
+NEIGHBOURS_FILE = "neighbours.json"  # lint's nearest-neighbour lists (index/neighbours.py)
 DEFAULT_DIM = 384
 
 
@@ -351,8 +352,15 @@ class Store:
         self, min_cosine: float, k: int, blocks: neighbours.BlockSource | None = None
     ) -> list[NeighbourPair]:
         """Each HOT and WARM chunk's `k` nearest chunks of another tier, cosine >= `min_cosine`
-        (`blocks`: a faster copy of the vectors than vec0, when the caller has one)."""
-        return neighbours.near_pairs(self.conn, min_cosine=min_cosine, k=k, blocks=blocks)
+        (`blocks`: a faster copy of the vectors than vec0, when the caller has one). The
+        lists are kept beside the index, so the next call scans only what changed."""
+        return neighbours.near_pairs(
+            self.conn,
+            min_cosine=min_cosine,
+            k=k,
+            blocks=blocks,
+            memo=self.path.parent / NEIGHBOURS_FILE,
+        )
 
     def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]:
         """id -> cosine of the `limit` chunks nearest to a unit vector (sqlite-vec, exact)."""
