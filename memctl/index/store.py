@@ -304,9 +304,10 @@ class Store:
     def chunks_by_ids(self, ids: Sequence[int]) -> list[ChunkRecord]:
         return usage.chunks_by_ids(self.conn, ids)
 
-    def chunk_usage(self) -> Iterator[ChunkUsage]:
-        """Every chunk with its last reference, in id order, streamed (the lifecycle rules)."""
-        return usage.chunk_usage(self.conn)
+    def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:
+        """Every chunk with its last reference, in id order, streamed (the lifecycle rules);
+        COLD chunks dated `cold_before` (ISO day) or later left out."""
+        return usage.chunk_usage(self.conn, cold_before)
 
     def record_references(
         self,

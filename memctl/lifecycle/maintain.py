@@ -153,7 +153,8 @@ def _maintain(
     if leftovers:
         report.notices.append(leftover_notice(leftovers))
     _sync(run, report, sync_index, False)
-    if not run.uses():
+    counts = run.counts()
+    if counts is None or not counts["chunks"]:
         report.notices.append("the index is empty or missing: usage-based rules had no data")
     with vault.lock():
         applied = apply_demotions(vault, plan_demotions(vault, run.uses(), now))
