@@ -56,20 +56,6 @@ class Store:
         self.conn = conn
         self.path = path
         self.vault_name = vault_name
-        self._db: Any = None
-
-    def _tables(self) -> Any:
-        """sqlite-utils over this connection, for the plain tables' upserts.
-
-        Imported on first use only: the import costs ~0.3 s (it pulls in NumPy), more than
-        the whole CLI start, and searches never write. It joins the caller's open
-        transaction.
-        """
-        if self._db is None:
-            import sqlite_utils
-
-            self._db = sqlite_utils.Database(self.conn)
-        return self._db
 
     @classmethod
     def open(
@@ -149,7 +135,13 @@ class Store:
         return row[0] if row else None
 
     def _set_meta(self, key: str, value: str) -> None:
-        self._tables()["meta"].upsert({"key": key, "value": value}, pk="key")
+        # Plain SQL: sqlite-utils' import (it pulls in NumPy, ~0.3-0.8 s) was most of a
+        # no-change `memctl index` and of maintain's two stamps.
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
 
     @property
     def model_id(self) -> str:
@@ -220,8 +212,6 @@ class Store:
             "access_count) VALUES (?, ?, NULL, 0)",
             [(chunk.hash, stamp) for chunk in chunks],
         )
-        # Plain SQL, not sqlite-utils: this runs before an edit becomes searchable, and
-        # importing sqlite-utils (which imports NumPy) would add ~0.3 s to that wait.
         self.conn.execute(
             "INSERT INTO files(path, size, mtime_ns, hash, indexed_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(path) DO UPDATE SET size = excluded.size, "
