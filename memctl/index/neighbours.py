@@ -4,7 +4,8 @@ Lint compares tiers (HOT with WARM and COLD, WARM with COLD; COLD with COLD is h
 so only HOT and WARM chunks ask: a few thousand at most, against every vector. The
 vectors are read from vec0 in blocks, each scored against all askers with one matrix
 product, and each asker keeps its `k` best of another tier. Memory stays at one block of
-scores (~40 MB) however large the index; nothing is all-pairs.
+scores (~40 MB) and of vectors (at most 48 MB) however large the index; nothing is
+all-pairs.
 
 The scan is asker x every vector, so it grows with the archive (~40 s at 1M chunks on a
 busy machine) while a night changes a few files. With a `memo` file each asker's list is
@@ -30,6 +31,9 @@ from memctl.vault import ARCHIVE_DIR
 # Asker x block scores held at once: with argpartition's int64 positions, ~20 bytes each,
 # so ~40 MB whatever the index's size.
 SCORES_PER_BLOCK = 2 * 1024 * 1024
+# Rows per block whatever the askers: with a few askers (a night's new note) the scores
+# bound alone allowed blocks of ~700k vectors, 1 GB each and its normalised copy.
+MAX_BLOCK_ROWS = 32768  # 48 MB of 384-dim float32
 _TIERS = {"hot": 0, "warm": 1, "cold": 2}
 
 
@@ -89,7 +93,7 @@ def near_pairs(
             scan.run(queries, old, _changed_rows(conn, sorted(changed), queries.shape[1]))
     new = np.nonzero(fresh)[0]
     if new.size:
-        block = max(1024, SCORES_PER_BLOCK // len(new))
+        block = min(MAX_BLOCK_ROWS, max(1024, SCORES_PER_BLOCK // len(new)))
         source = (blocks(block) if blocks else None) or _vec0_blocks(conn, block, queries.shape[1])
         scan.run(queries, new, source)
     if memo is not None and snapshot is not None:
