@@ -141,12 +141,14 @@ class PgReads:
             found[i - 1].append(ContextRow(start, end, text))
         return found
 
-    def chunk_usage(self) -> Iterator[ChunkUsage]:
+    def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:
         for row in self.conn.execute(
             "SELECT c.hash, c.path, c.line_start, c.line_end, c.text, c.tier, c.source, c.date, "
             "u.last_referenced_at FROM chunks AS c LEFT JOIN usage AS u "
-            "ON u.vault = c.vault AND u.hash = c.hash WHERE c.vault = %s ORDER BY c.id",
-            (self.vault_name,),
+            "ON u.vault = c.vault AND u.hash = c.hash WHERE c.vault = %s "
+            "AND (%s::text IS NULL OR c.tier <> 'cold' OR c.date IS NULL OR c.date < %s) "
+            "ORDER BY c.id",
+            (self.vault_name, cold_before, cold_before),
         ):
             yield ChunkUsage(*row)
 
