@@ -10,6 +10,7 @@ and results).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -20,9 +21,9 @@ from memctl.index.backend import IndexBackend, open_store
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
 from memctl.search import candidates as cand
-from memctl.search import present, ranking, vectors, vocab
+from memctl.search import present, ranking, vectors, vocab, windows
 from memctl.search.candidates import Filters
-from memctl.search.evidence import judge_results
+from memctl.search.evidence import judge_results, weighted_terms
 from memctl.search.query import Query, parse_query
 from memctl.search.results import SearchResponse, SearchResult
 from memctl.search.scoring import Policy, Weights, fuse, weights_for
@@ -67,6 +68,8 @@ class Searcher:
         self._chunk_words: dict[int, cand.ChunkWords] = {}
         self._counts = cand.IndexCounts()
         self.timings: dict[str, float] = {}
+        # scripts/train_reranker: receives every search's reranking features and windows.
+        self.rerank_sink: Callable[[dict[int, list[float]], dict[int, Any]], None] | None = None
 
     @property
     def store(self) -> IndexBackend:
@@ -173,6 +176,8 @@ class Searcher:
             context=mode != "bm25",
             explain=explain,
         )
+        conn = self.store.conn if self.store.backend == "sqlite" else None  # type: ignore[attr-defined]
+        rerank = self.settings.rerank and mode != "bm25"
         snippet = present.Snippets(
             self.store,
             records,
@@ -180,15 +185,31 @@ class Searcher:
             self.settings.snippet_tokens,
             # A server's round trips are worth saving: the pool's context in one statement.
             # In-process SQLite makes only the snippets diversity and the results need.
-            likely=ranking.diversity_pool(scored.scores, k)
-            if self.store.backend != "sqlite"
+            likely=ranking.diversity_pool(scored.scores, max(k, 8 if rerank else k))
+            if conn is None
             else (),
         )
+        scores, probability = scored.scores, {}
+        if rerank or self.rerank_sink is not None:
+            probability = windows.rerank_scores(
+                conn,
+                scored,
+                fused,
+                lists,
+                weights,
+                records,
+                snippet,
+                weighted_terms(conn, parsed, plan, self._counts)[0],
+                found.vector,
+                apply=rerank,
+                sink=self.rerank_sink,
+            )
+            scores = ranking.rescore(scored, probability, records, now)
         chosen = ranking.diversify(
-            scored.scores, records, snippet, k, self.policy, self.settings.snippet_tokens
+            scores, records, snippet, k, self.policy, self.settings.snippet_tokens
         )
         verdict = judge_results(
-            self.store.conn if self.store.backend == "sqlite" else None,  # type: ignore[attr-defined]
+            conn,
             parsed,
             plan,
             lists,
@@ -207,12 +228,11 @@ class Searcher:
         self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
         for cid in verdict.kept:
             record, judged = records[cid], verdict.judged[cid]
-            hit = present.result(
-                record, snippet(cid), scored.scores[cid], judged, self.store.vault_name
-            )
+            hit = present.result(record, snippet(cid), scores[cid], judged, self.store.vault_name)
+            hit.rerank = probability.get(cid)
             if explain:
                 hit.explain = present.explain(
-                    scored.detail[cid], record, plan, weights, verdict, judged
+                    scored.detail[cid], record, plan, weights, verdict, judged, hit.rerank
                 )
             response.results.append(hit)
         if log and response.results:
@@ -276,6 +296,7 @@ class Searcher:
         if "vector" in wanted and self.has_vectors():
             qvec = vector if vector is not None else self.embed_query(query)
             lists["vector"] = self._vector_candidates(qvec, filters, limit)
+            return _Candidates(plan, lists, started, qvec)
         return _Candidates(plan, lists, started)
 
     def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
@@ -339,6 +360,7 @@ class _Candidates:
     plan: cand.LexicalPlan
     lists: dict[str, dict[int, float]]
     started: float  # perf_counter when the lists' queries began (timings["search_ms"])
+    vector: Any = None  # the query's vector, when the vector list was searched
 
 
 def _checked(mode: str, k: int, budget: int | None, min_score: float | None) -> int:

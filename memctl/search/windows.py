@@ -1,0 +1,152 @@
+"""The reranking stage's reads: what the best candidates' snippets show (the chunks inside
+each window and their cosines with the query) and the reranker's shipped weights.
+
+Only the ~30 reranked candidates are looked at, so nothing is precomputed at index time:
+one query for the chunks of their files, one for the vectors of the chunks their windows
+show (memctl.search.rerank holds the policy).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from memctl.index.backend import select_in
+from memctl.index.usage import ChunkRecord
+from memctl.search import ranking
+from memctl.search.floor import WeightedTerm
+from memctl.search.rerank import Candidate, Model, Shown, features, rerank
+from memctl.search.scoring import Weights
+from memctl.search.snippets import Snippet
+
+if TYPE_CHECKING:
+    from memctl.sqlite import Connection
+
+WEIGHTS_FILE = "rerank_weights.json"
+_model: Model | None = None
+
+
+def model() -> Model:
+    """The shipped reranker (written by scripts/train_reranker)."""
+    global _model
+    if _model is None:
+        text = (resources.files("memctl.search") / WEIGHTS_FILE).read_text(encoding="utf-8")
+        _model = Model.from_dict(json.loads(text))
+    return _model
+
+
+def shown(
+    conn: Connection | None,
+    order: Sequence[int],
+    records: Mapping[int, ChunkRecord],
+    snippet: Callable[[int], Snippet],
+    query_vector: Any,
+    list_cosines: Mapping[int, float],
+) -> dict[int, Shown]:
+    """Each candidate's window: its snippet, and the cosines of the chunks it shows.
+
+    Without a local index (`conn` None: a shared server) or a query vector, the cosines
+    come from the vector list alone (candidates it did not hold have none)."""
+    snips = {cid: snippet(cid) for cid in order}
+    inside: dict[int, list[int]] = {cid: [cid] for cid in order}
+    vectors: dict[int, np.ndarray] = {}
+    if conn is not None and query_vector is not None:
+        paths = list(dict.fromkeys(records[cid].path for cid in order))
+        spans: dict[str, list[tuple[int, int, int]]] = {}
+        for cid, path, lo, hi in select_in(
+            conn, "SELECT id, path, line_start, line_end FROM chunks WHERE path IN ({marks})", paths
+        ):
+            spans.setdefault(path, []).append((int(cid), int(lo), int(hi)))
+        for cid in order:
+            s = snips[cid]
+            inside[cid] = [
+                other
+                for other, lo, hi in spans.get(records[cid].path, ())
+                if lo <= s.line_end and s.line_start <= hi
+            ] or [cid]
+        wanted = list(dict.fromkeys(i for ids in inside.values() for i in ids))
+        vectors = _vectors(conn, wanted)
+    qvec = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+    cosine: dict[int, float] = dict(list_cosines)
+    if qvec is not None:
+        for cid, vec in vectors.items():
+            cosine[cid] = float(vec @ qvec)
+    out: dict[int, Shown] = {}
+    for cid in order:
+        record, s = records[cid], snips[cid]
+        known = [cosine[i] for i in inside[cid] if i in cosine]
+        mean = None
+        held = [vectors[i] for i in inside[cid] if i in vectors]
+        if held and qvec is not None:
+            total = np.sum(held, axis=0)
+            norm = float(np.linalg.norm(total))
+            mean = float(total @ qvec) / norm if norm > 0 else None
+        out[cid] = Shown(
+            path=record.path,
+            text=s.text,
+            line_start=s.line_start,
+            line_end=s.line_end,
+            chunk_text=record.text,
+            chunk_start=record.line_start,
+            chunk_end=record.line_end,
+            chunk_cosine=cosine.get(cid),
+            window_cosine=max(known) if known else None,
+            mean_cosine=mean,
+        )
+    return out
+
+
+def _vectors(conn: Connection, ids: Sequence[int]) -> dict[int, np.ndarray]:
+    if not ids:
+        return {}
+    rows = select_in(conn, "SELECT rowid, embedding FROM chunks_vec WHERE rowid IN ({marks})", ids)
+    return {int(i): np.frombuffer(blob, dtype=np.float32) for i, blob in rows}
+
+
+def rerank_scores(
+    conn: Connection | None,
+    scored: ranking.Scored,
+    fused: Mapping[int, Mapping[str, float]],
+    lists: Mapping[str, Mapping[int, float]],
+    weights: Weights,
+    records: Mapping[int, ChunkRecord],
+    snippet: Callable[[int], Snippet],
+    terms: Sequence[WeightedTerm],
+    query_vector: Any,
+    *,
+    apply: bool = True,
+    sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
+) -> dict[int, float]:
+    """The reranker's probability for each of the best fused candidates (empty when not
+    `apply`; `sink` receives every candidate's features and window, for training)."""
+    reranker = model()
+    order = sorted(scored.composite, key=lambda c: (-scored.composite[c], c))
+    order = order[: reranker.candidates]
+    if not order:
+        return {}
+    views = shown(conn, order, records, snippet, query_vector, lists.get("vector", {}))
+    trigram = lists.get("trigram", {})
+    candidates = {
+        cid: Candidate(
+            parts={
+                name: value / weights.of(name) if weights.of(name) > 0 else 0.0
+                for name, value in fused[cid].items()
+            },
+            date_match=trigram.get(cid, 0.0) >= 1.0,
+            relevance=sum(fused[cid].values()),
+            boosted=scored.relevance[cid],
+            composite=scored.composite[cid],
+            cold=records[cid].tier == "cold",
+        )
+        for cid in order
+    }
+    rows = features(order, candidates, views, terms)
+    if sink is not None:
+        sink(rows, views)
+    if not apply:
+        return {}
+    return rerank(reranker, rows)
