@@ -192,7 +192,7 @@ class Searcher:
         scores, probability = scored.scores, {}
         if rerank or self.rerank_sink is not None:
             probability = windows.rerank_scores(
-                conn,
+                self.store,
                 scored,
                 fused,
                 lists,

@@ -2,8 +2,8 @@
 each window and their cosines with the query) and the reranker's shipped weights.
 
 Only the ~30 reranked candidates are looked at, so nothing is precomputed at index time:
-one query for the chunks of their files, one for the vectors of the chunks their windows
-show (memctl.search.rerank holds the policy).
+the vectors of the chunks their windows show are read once per search
+(memctl.search.rerank holds the policy).
 """
 
 from __future__ import annotations
@@ -11,20 +11,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from memctl.index.backend import select_in
+from memctl.index.backend import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search import ranking
 from memctl.search.floor import WeightedTerm
 from memctl.search.rerank import Candidate, Model, Shown, features, rerank
 from memctl.search.scoring import Weights
 from memctl.search.snippets import Snippet
-
-if TYPE_CHECKING:
-    from memctl.sqlite import Connection
 
 WEIGHTS_FILE = "rerank_weights.json"
 _model: Model | None = None
@@ -40,49 +37,37 @@ def model() -> Model:
 
 
 def shown(
-    conn: Connection | None,
+    store: IndexBackend,
     order: Sequence[int],
     records: Mapping[int, ChunkRecord],
     snippet: Callable[[int], Snippet],
     query_vector: Any,
     list_cosines: Mapping[int, float],
 ) -> dict[int, Shown]:
-    """Each candidate's window: its snippet, and the cosines of the chunks it shows.
-
-    Without a local index (`conn` None: a shared server) or a query vector, the cosines
-    come from the vector list alone (candidates it did not hold have none)."""
+    """Each candidate's window: its snippet, and the cosines of the chunks it shows
+    (without a query vector, only the vector list's cosines are known)."""
     snips = {cid: snippet(cid) for cid in order}
-    inside: dict[int, list[int]] = {cid: [cid] for cid in order}
-    vectors: dict[int, np.ndarray] = {}
-    if conn is not None and query_vector is not None:
-        paths = list(dict.fromkeys(records[cid].path for cid in order))
-        spans: dict[str, list[tuple[int, int, int]]] = {}
-        for cid, path, lo, hi in select_in(
-            conn, "SELECT id, path, line_start, line_end FROM chunks WHERE path IN ({marks})", paths
-        ):
-            spans.setdefault(path, []).append((int(cid), int(lo), int(hi)))
-        for cid in order:
-            s = snips[cid]
-            inside[cid] = [
-                other
-                for other, lo, hi in spans.get(records[cid].path, ())
-                if lo <= s.line_end and s.line_start <= hi
-            ] or [cid]
-        wanted = list(dict.fromkeys(i for ids in inside.values() for i in ids))
-        vectors = _vectors(conn, wanted)
     qvec = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
-    cosine: dict[int, float] = dict(list_cosines)
+    held: list[dict[int, np.ndarray]] = [{} for _ in order]
     if qvec is not None:
+        held = store.window_vectors(
+            [
+                (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
+                for cid in order
+            ]
+        )
+    cosine: dict[int, float] = dict(list_cosines)
+    for vectors in held:
         for cid, vec in vectors.items():
-            cosine[cid] = float(vec @ qvec)
+            if cid not in cosine and qvec is not None:
+                cosine[cid] = float(vec @ qvec)
     out: dict[int, Shown] = {}
-    for cid in order:
+    for cid, vectors in zip(order, held, strict=True):
         record, s = records[cid], snips[cid]
-        known = [cosine[i] for i in inside[cid] if i in cosine]
+        known = [cosine[i] for i in (*vectors, cid) if i in cosine]
         mean = None
-        held = [vectors[i] for i in inside[cid] if i in vectors]
-        if held and qvec is not None:
-            total = np.sum(held, axis=0)
+        if vectors and qvec is not None:
+            total = np.sum(list(vectors.values()), axis=0)
             norm = float(np.linalg.norm(total))
             mean = float(total @ qvec) / norm if norm > 0 else None
         out[cid] = Shown(
@@ -100,15 +85,8 @@ def shown(
     return out
 
 
-def _vectors(conn: Connection, ids: Sequence[int]) -> dict[int, np.ndarray]:
-    if not ids:
-        return {}
-    rows = select_in(conn, "SELECT rowid, embedding FROM chunks_vec WHERE rowid IN ({marks})", ids)
-    return {int(i): np.frombuffer(blob, dtype=np.float32) for i, blob in rows}
-
-
 def rerank_scores(
-    conn: Connection | None,
+    store: IndexBackend,
     scored: ranking.Scored,
     fused: Mapping[int, Mapping[str, float]],
     lists: Mapping[str, Mapping[int, float]],
@@ -128,7 +106,7 @@ def rerank_scores(
     order = order[: reranker.candidates]
     if not order:
         return {}
-    views = shown(conn, order, records, snippet, query_vector, lists.get("vector", {}))
+    views = shown(store, order, records, snippet, query_vector, lists.get("vector", {}))
     trigram = lists.get("trigram", {})
     candidates = {
         cid: Candidate(
