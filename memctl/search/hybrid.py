@@ -9,6 +9,7 @@ and results).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -201,6 +202,7 @@ class Searcher:
                 snippet,
                 weighted_terms(conn, parsed, plan, self._counts)[0],
                 found.vector,
+                frozenset(w.lower() for w in re.findall(r"\w+", query)),
                 apply=rerank,
                 sink=self.rerank_sink,
             )

@@ -44,7 +44,11 @@ FEATURES = (
     "support",  # best fused relevance of another candidate the window shows
     "lines_after",  # share of the window's lines after the chunk
     "cold",  # archived (COLD tier)
+    "best_line",  # IDF share of the query's words on the window's best line
+    "adjacent",  # query words side by side in the window (a phrase), per word pair
+    "speaker",  # share of the window's `**Name:**` lines by someone the query names
 )
+_SPEAKER = re.compile(r"^\s*(?:[-*+]\s+)?\*\*([^*:\n]{1,40}):\*\*")
 
 
 @dataclass(frozen=True)
@@ -128,9 +132,10 @@ def features(
     candidates: Mapping[int, Candidate],
     shown: Mapping[int, Shown],
     terms: Sequence[WeightedTerm],
+    query_words: frozenset[str] = frozenset(),
 ) -> dict[int, list[float]]:
     """Each candidate's feature row (FEATURES order); `order`: the candidates by composite
-    score, best first."""
+    score, best first; `query_words`: the query's words, lowercased."""
     total = sum(t.weight for t in terms)
     best_score = max((candidates[c].composite for c in order), default=0.0) or 1.0
     cosines = [c for c in (shown[cid].chunk_cosine for cid in order) if c is not None]
@@ -154,6 +159,15 @@ def features(
         found_after, _ = _coverage_parts(terms, list(dict.fromkeys(after)))
         found_before, _ = _coverage_parts(terms, list(dict.fromkeys(before)))
         tf = sum(t.weight * c / (c + 1.2) for t, c in zip(terms, counts, strict=True))
+        best_line = max(
+            (
+                _share(terms, _coverage_parts(terms, _WORD.findall(line))[0], total)
+                for line in lines
+            ),
+            default=0.0,
+        )
+        speakers = [m.group(1).split()[0].lower() for m in map(_SPEAKER.match, lines) if m]
+        named = sum(name in query_words for name in speakers) / len(speakers) if speakers else 0.0
         # A window that shows another strong candidate shows more of what was asked.
         support = 0.0
         for other in order:
@@ -189,8 +203,25 @@ def features(
             support,
             max(view.line_end - view.chunk_end, 0) / n_lines,
             1.0 if cand.cold else 0.0,
+            best_line,
+            _adjacent(terms, window_words),
+            named,
         ]
     return rows
+
+
+def _adjacent(terms: Sequence[WeightedTerm], words: Sequence[str]) -> float:
+    """Pairs of different query words side by side in `words`, per possible pair."""
+    if len(terms) < 2:
+        return 0.0
+    previous: int | None = None
+    pairs: set[tuple[int, int]] = set()
+    for word in words:
+        here = next((i for i, t in enumerate(terms) if t.matches(word)), None)
+        if here is not None and previous is not None and here != previous:
+            pairs.add((min(here, previous), max(here, previous)))
+        previous = here
+    return min(len(pairs) / (len(terms) - 1), 1.0)
 
 
 def rerank(model: Model, rows: Mapping[int, Sequence[float]]) -> dict[int, float]:

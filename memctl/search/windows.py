@@ -95,6 +95,7 @@ def rerank_scores(
     snippet: Callable[[int], Snippet],
     terms: Sequence[WeightedTerm],
     query_vector: Any,
+    query_words: frozenset[str],
     *,
     apply: bool = True,
     sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
@@ -122,7 +123,7 @@ def rerank_scores(
         )
         for cid in order
     }
-    rows = features(order, candidates, views, terms)
+    rows = features(order, candidates, views, terms, query_words)
     if sink is not None:
         sink(rows, views)
     if not apply:
