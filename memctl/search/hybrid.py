@@ -178,7 +178,14 @@ class Searcher:
             explain=explain,
         )
         conn = self.store.conn if self.store.backend == "sqlite" else None  # type: ignore[attr-defined]
-        rerank = self.settings.rerank and mode != "bm25"
+        # The reranker's cosine features are one model's (its weights name it): another
+        # model, or a mode without the vector list, keeps fusion's order.
+        rerank = (
+            self.settings.rerank
+            and mode == "hybrid"
+            and "vector" in lists
+            and self.store.model_id == windows.model().model
+        )
         snippet = present.Snippets(
             self.store,
             records,

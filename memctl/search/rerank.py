@@ -89,6 +89,7 @@ class Model:
     coef: tuple[float, ...]
     intercept: float
     candidates: int  # how many of the best fused candidates it reranks
+    model: str = ""  # the embedding model whose cosines it was trained on
 
     def probability(self, row: Sequence[float]) -> float:
         z = self.intercept
@@ -108,6 +109,7 @@ class Model:
             tuple(float(v) for v in data["coef"]),
             float(data["intercept"]),
             int(data.get("candidates", 30)),
+            str(data.get("model", "")),
         )
 
 

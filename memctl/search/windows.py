@@ -19,7 +19,7 @@ from memctl.index.backend import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search import ranking
 from memctl.search.floor import WeightedTerm
-from memctl.search.rerank import Candidate, Model, Shown, features, rerank
+from memctl.search.rerank import FEATURES, Candidate, Model, Shown, features, rerank
 from memctl.search.scoring import Weights
 from memctl.search.snippets import Snippet
 
@@ -127,5 +127,11 @@ def rerank_scores(
     if sink is not None:
         sink(rows, views)
     if not apply:
+        return {}
+    shows = FEATURES.index("cover_window")
+    if not any(row[shows] > 0 for row in rows.values()):
+        # No window shows a word of the query (a question in another language than the
+        # notes): the model's word features say nothing, and its window cosines favour
+        # wide running-log windows over a lone decision; fusion's order stands.
         return {}
     return rerank(reranker, rows)

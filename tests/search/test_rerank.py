@@ -127,6 +127,8 @@ def test_explain_shows_the_rerank_score_and_the_setting_turns_it_off(
 
     vault: Vault = copy_fixture(Path(str(tmp_path)))
     env = {"MEMCTL_NOW": NOW.isoformat()}
+    indexed = runner.invoke(app, ["--vault", str(vault.root), "index"], env=env)
+    assert indexed.exit_code == 0, indexed.output
     args = ["--vault", str(vault.root), "search", "deploy checklist", "--explain", "--json"]
     out = runner.invoke(app, [*args, "--no-log"], env=env)
     assert out.exit_code == 0, out.output
