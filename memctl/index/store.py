@@ -348,10 +348,11 @@ class Store:
         return [self.context_rows(v, path, lo, hi) for v, path, lo, hi in windows]
 
     def window_vectors(
-        self, windows: Sequence[tuple[str, str, int, int]]
+        self, windows: Sequence[tuple[str, str, int, int]], matrix: Any = None
     ) -> list[dict[int, np.ndarray]]:
         """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it (chunks
-        without a vector yet left out); the vectors are read once for all windows."""
+        without a vector yet left out); the vectors are read once for all windows, from
+        `matrix` (a search.vectors.VectorMatrix of this index) when given."""
         import numpy as np
 
         inside = [
@@ -365,6 +366,9 @@ class Store:
             for _v, path, lo, hi in windows
         ]
         wanted = list(dict.fromkeys(cid for ids in inside for cid in ids))
+        if matrix is not None:
+            found = matrix.rows(wanted)
+            return [{cid: found[cid] for cid in ids if cid in found} for ids in inside]
         found = {
             int(cid): np.frombuffer(blob, dtype=np.float32)
             for cid, blob in select_in(

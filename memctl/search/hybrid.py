@@ -210,6 +210,7 @@ class Searcher:
                 weighted_terms(conn, parsed, plan, self._counts)[0],
                 found.vector,
                 frozenset(w.lower() for w in re.findall(r"\w+", query)),
+                matrix=self._matrix or None,
                 apply=rerank,
                 sink=self.rerank_sink,
             )

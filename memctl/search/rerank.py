@@ -113,16 +113,27 @@ class Model:
         )
 
 
-def _coverage_parts(
-    terms: Sequence[WeightedTerm], words: Sequence[str]
-) -> tuple[set[int], list[int]]:
-    """Which terms occur among `words`, and how often each does."""
-    counts = [0] * len(terms)
-    for word in words:
-        for i, term in enumerate(terms):
-            if term.matches(word):
+class _Terms:
+    """The query's weighted words, and which of them each window word is (worked out once
+    per word per search: the 30 windows share most of their words)."""
+
+    def __init__(self, terms: Sequence[WeightedTerm]) -> None:
+        self.terms = terms
+        self._hits: dict[str, tuple[int, ...]] = {}
+
+    def hits(self, word: str) -> tuple[int, ...]:
+        found = self._hits.get(word)
+        if found is None:
+            found = self._hits[word] = tuple(i for i, t in enumerate(self.terms) if t.matches(word))
+        return found
+
+    def found(self, words: Sequence[str]) -> tuple[set[int], list[int]]:
+        """Which terms occur among `words`, and how often each does."""
+        counts = [0] * len(self.terms)
+        for word in words:
+            for i in self.hits(word):
                 counts[i] += 1
-    return {i for i, c in enumerate(counts) if c}, counts
+        return {i for i, c in enumerate(counts) if c}, counts
 
 
 def _share(terms: Sequence[WeightedTerm], found: set[int], total: float) -> float:
@@ -139,6 +150,7 @@ def features(
     """Each candidate's feature row (FEATURES order); `order`: the candidates by composite
     score, best first; `query_words`: the query's words, lowercased."""
     total = sum(t.weight for t in terms)
+    known = _Terms(terms)
     best_score = max((candidates[c].composite for c in order), default=0.0) or 1.0
     cosines = [c for c in (shown[cid].chunk_cosine for cid in order) if c is not None]
     top_cos = max(cosines, default=0.0)
@@ -147,27 +159,32 @@ def features(
     for rank, cid in enumerate(order):
         cand, view = candidates[cid], shown[cid]
         lines = view.text.split("\n")
-        before: list[str] = []
-        after: list[str] = []
+        # One pass over the window's lines: which query words each line shows.
+        window_words: list[str] = []
+        counts = [0] * len(terms)
+        found_window: set[int] = set()
+        found_before: set[int] = set()
+        found_after: set[int] = set()
+        best_line = 0.0
         for offset, line in enumerate(lines):
+            words = _WORD.findall(line)
+            window_words.extend(words)
+            on_line: set[int] = set()
+            for word in words:
+                for i in known.hits(word):
+                    counts[i] += 1
+                    on_line.add(i)
+            if not on_line:
+                continue
+            found_window |= on_line
+            best_line = max(best_line, _share(terms, on_line, total))
             number = view.line_start + offset
             if number < view.chunk_start:
-                before.extend(_WORD.findall(line))
+                found_before |= on_line
             elif number > view.chunk_end:
-                after.extend(_WORD.findall(line))
-        window_words = _WORD.findall(view.text)
-        found_window, counts = _coverage_parts(terms, window_words)
-        found_chunk, _ = _coverage_parts(terms, list(dict.fromkeys(_WORD.findall(view.chunk_text))))
-        found_after, _ = _coverage_parts(terms, list(dict.fromkeys(after)))
-        found_before, _ = _coverage_parts(terms, list(dict.fromkeys(before)))
+                found_after |= on_line
+        found_chunk, _ = known.found(_WORD.findall(view.chunk_text))
         tf = sum(t.weight * c / (c + 1.2) for t, c in zip(terms, counts, strict=True))
-        best_line = max(
-            (
-                _share(terms, _coverage_parts(terms, _WORD.findall(line))[0], total)
-                for line in lines
-            ),
-            default=0.0,
-        )
         speakers = [m.group(1).split()[0].lower() for m in map(_SPEAKER.match, lines) if m]
         named = sum(name in query_words for name in speakers) / len(speakers) if speakers else 0.0
         # A window that shows another strong candidate shows more of what was asked.
@@ -206,24 +223,25 @@ def features(
             max(view.line_end - view.chunk_end, 0) / n_lines,
             1.0 if cand.cold else 0.0,
             best_line,
-            _adjacent(terms, window_words),
+            _adjacent(known, window_words),
             named,
         ]
     return rows
 
 
-def _adjacent(terms: Sequence[WeightedTerm], words: Sequence[str]) -> float:
+def _adjacent(known: _Terms, words: Sequence[str]) -> float:
     """Pairs of different query words side by side in `words`, per possible pair."""
-    if len(terms) < 2:
+    if len(known.terms) < 2:
         return 0.0
     previous: int | None = None
     pairs: set[tuple[int, int]] = set()
     for word in words:
-        here = next((i for i, t in enumerate(terms) if t.matches(word)), None)
+        hits = known.hits(word)
+        here = hits[0] if hits else None
         if here is not None and previous is not None and here != previous:
             pairs.add((min(here, previous), max(here, previous)))
         previous = here
-    return min(len(pairs) / (len(terms) - 1), 1.0)
+    return min(len(pairs) / (len(known.terms) - 1), 1.0)
 
 
 def rerank(model: Model, rows: Mapping[int, Sequence[float]]) -> dict[int, float]:

@@ -43,6 +43,7 @@ def shown(
     snippet: Callable[[int], Snippet],
     query_vector: Any,
     list_cosines: Mapping[int, float],
+    matrix: Any = None,
 ) -> dict[int, Shown]:
     """Each candidate's window: its snippet, and the cosines of the chunks it shows
     (without a query vector, only the vector list's cosines are known)."""
@@ -54,7 +55,8 @@ def shown(
             [
                 (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
                 for cid in order
-            ]
+            ],
+            matrix,
         )
     cosine: dict[int, float] = dict(list_cosines)
     for vectors in held:
@@ -97,6 +99,7 @@ def rerank_scores(
     query_vector: Any,
     query_words: frozenset[str],
     *,
+    matrix: Any = None,
     apply: bool = True,
     sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
 ) -> dict[int, float]:
@@ -107,7 +110,7 @@ def rerank_scores(
     order = order[: reranker.candidates]
     if not order:
         return {}
-    views = shown(store, order, records, snippet, query_vector, lists.get("vector", {}))
+    views = shown(store, order, records, snippet, query_vector, lists.get("vector", {}), matrix)
     trigram = lists.get("trigram", {})
     candidates = {
         cid: Candidate(

@@ -130,10 +130,10 @@ class PgReads:
         return found
 
     def window_vectors(
-        self, windows: Sequence[tuple[str, str, int, int]]
+        self, windows: Sequence[tuple[str, str, int, int]], matrix: Any = None
     ) -> list[dict[int, np.ndarray]]:
         """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it, in
-        one round trip (chunks without a vector left out)."""
+        one round trip (chunks without a vector left out; `matrix` is SQLite's)."""
         import numpy as np
 
         if not windows:
