@@ -207,7 +207,7 @@ class Searcher:
                 weights,
                 records,
                 snippet,
-                weighted_terms(conn, parsed, plan, self._counts)[0],
+                weighted_terms(conn, parsed, plan, self._counts, self._rows(conn))[0],
                 found.vector,
                 frozenset(w.lower() for w in re.findall(r"\w+", query)),
                 matrix=self._matrix or None,
@@ -327,6 +327,10 @@ class Searcher:
         if len(kept) < limit:
             return cand.vec0_candidates(conn, qvec, filters, limit)
         return {i: wide[i] for i in kept}
+
+    def _rows(self, conn: Any) -> int | None:
+        """A shared server's chunk count of this vault (SQLite counts its own)."""
+        return None if conn is not None else max(self.store.counts()["chunks"], 1)
 
     def _catch_up(self, pending: int, notices: list[str]) -> int:
         """Embed a few pending chunks before answering (memctl.index.catch_up)."""
