@@ -191,9 +191,10 @@ class Searcher:
             records,
             present.matcher_for(parsed, plan),
             self.settings.snippet_tokens,
-            # A server's round trips are worth saving: the pool's context in one statement.
-            # In-process SQLite makes only the snippets diversity and the results need.
-            likely=ranking.diversity_pool(scored.scores, max(k, 8 if rerank else k))
+            # A server's round trips are worth saving: the pool's context (and the reranked
+            # candidates') in one statement. In-process SQLite makes only those it needs.
+            likely=ranking.diversity_pool(scored.scores, k)
+            + (windows.reranked(scored.composite) if rerank else [])
             if conn is None
             else (),
         )

@@ -87,6 +87,11 @@ def shown(
     return out
 
 
+def reranked(composite: Mapping[int, float]) -> list[int]:
+    """The candidates the reranker looks at: the best by composite score."""
+    return sorted(composite, key=lambda c: (-composite[c], c))[: model().candidates]
+
+
 def rerank_scores(
     store: IndexBackend,
     scored: ranking.Scored,
@@ -106,8 +111,7 @@ def rerank_scores(
     """The reranker's probability for each of the best fused candidates (empty when not
     `apply`; `sink` receives every candidate's features and window, for training)."""
     reranker = model()
-    order = sorted(scored.composite, key=lambda c: (-scored.composite[c], c))
-    order = order[: reranker.candidates]
+    order = reranked(scored.composite)
     if not order:
         return {}
     views = shown(store, order, records, snippet, query_vector, lists.get("vector", {}), matrix)
