@@ -339,6 +339,38 @@ class Store:
         """`context_rows` of each (vault, path, lo, hi) window; in-process, one query each."""
         return [self.context_rows(v, path, lo, hi) for v, path, lo, hi in windows]
 
+    def window_vectors(
+        self, windows: Sequence[tuple[str, str, int, int]], matrix: Any = None
+    ) -> list[dict[int, np.ndarray]]:
+        """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it (chunks
+        without a vector yet left out); the vectors are read once for all windows, from
+        `matrix` (a search.vectors.VectorMatrix of this index) when given."""
+        import numpy as np
+
+        inside = [
+            [
+                int(cid)
+                for (cid,) in self.conn.execute(
+                    "SELECT id FROM chunks WHERE path = ? AND line_end >= ? AND line_start <= ?",
+                    (path, lo, hi),
+                )
+            ]
+            for _v, path, lo, hi in windows
+        ]
+        wanted = list(dict.fromkeys(cid for ids in inside for cid in ids))
+        if matrix is not None:
+            found = matrix.rows(wanted)
+            return [{cid: found[cid] for cid in ids if cid in found} for ids in inside]
+        found = {
+            int(cid): np.frombuffer(blob, dtype=np.float32)
+            for cid, blob in select_in(
+                self.conn,
+                "SELECT rowid, embedding FROM chunks_vec WHERE rowid IN ({marks})",
+                wanted,
+            )
+        }
+        return [{cid: found[cid] for cid in ids if cid in found} for ids in inside]
+
     def near_pairs(
         self, min_cosine: float, k: int, blocks: neighbours.BlockSource | None = None
     ) -> list[NeighbourPair]:
