@@ -208,3 +208,11 @@ def select_in(
     IN list's placeholders, bound first), then `params`' placeholders."""
     for part in iter_batches(items):
         yield from conn.execute(sql.replace("{marks}", ",".join("?" * len(part))), [*part, *params])
+
+
+def sqlite_connection(store: IndexBackend) -> Connection | None:
+    """The in-process SQLite connection of a `Store` (None for a shared server): what the
+    SQLite-only search paths read directly."""
+    from memctl.index.store import Store
+
+    return store.conn if isinstance(store, Store) else None

@@ -9,12 +9,9 @@ and results).
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from memctl import clock
 from memctl.errors import UsageError
@@ -22,15 +19,18 @@ from memctl.index.backend import IndexBackend, open_store
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
 from memctl.index.usage import ChunkRecord
-from memctl.search import candidates as cand
-from memctl.search import present, ranking, vectors, vocab, windows
+from memctl.search import finish, present, ranking, vectors, vocab, windows
 from memctl.search.candidates import Filters
-from memctl.search.evidence import judge_results, weighted_terms
+from memctl.search.evidence import judge_results
 from memctl.search.kept import IndexMemory
-from memctl.search.query import Query, parse_query
+from memctl.search.lists import CandidateLists
+from memctl.search.query import parse_query
 from memctl.search.results import SearchResponse, SearchResult
 from memctl.search.scoring import Policy, Weights, fuse, weights_for
 from memctl.vault import Vault
+
+if TYPE_CHECKING:
+    pass
 
 MODES = ("hybrid", "lexical", "vector", "bm25")
 _MODE_LISTS = {
@@ -54,7 +54,7 @@ def policy_from(vault: Vault) -> Policy:
     )
 
 
-class Searcher:
+class Searcher(CandidateLists):
     """Searches one vault; keep it for many queries (batch, eval), close it when done."""
 
     def __init__(self, vault: Vault, *, fresh: bool = True, policy: Policy | None = None) -> None:
@@ -72,7 +72,7 @@ class Searcher:
         self._kept = IndexMemory()
         self.timings: dict[str, float] = {}
         # scripts/train_reranker: receives every search's reranking features and windows.
-        self.rerank_sink: Callable[[dict[int, list[float]], dict[int, Any]], None] | None = None
+        self.rerank_sink: finish.RerankSink | None = None
 
     @property
     def store(self) -> IndexBackend:
@@ -155,8 +155,8 @@ class Searcher:
         now = now or clock.now()
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
-        kept = self._kept if self.store.backend == "sqlite" else None
-        self._kept.check(self.store.conn if kept else None)  # type: ignore[attr-defined]
+        kept = self._kept if self._conn() is not None else None
+        self._kept.check(self._conn())
         parsed = parse_query(query)
         pending = self.store.pending_count()
         if pending and self.fresh and mode in ("hybrid", "vector"):
@@ -187,15 +187,8 @@ class Searcher:
             context=mode != "bm25",
             explain=explain,
         )
-        conn = self.store.conn if self.store.backend == "sqlite" else None  # type: ignore[attr-defined]
-        # The reranker's cosine features are one model's (its weights name it): another
-        # model, or a mode without the vector list, keeps fusion's order.
-        rerank = (
-            self.settings.rerank
-            and mode == "hybrid"
-            and "vector" in lists
-            and self.store.model_id == windows.model().model
-        )
+        conn = self._conn()
+        rerank = finish.reranks(self.store, self.settings.rerank, mode, lists)
         snippet = present.Snippets(
             self.store,
             records,
@@ -213,17 +206,21 @@ class Searcher:
         )
         scores, probability = scored.scores, {}
         if rerank or self.rerank_sink is not None:
-            probability = windows.rerank_scores(
+            probability = finish.rerank_probabilities(
                 self.store,
+                conn,
+                query,
+                parsed,
+                plan,
                 scored,
                 fused,
                 lists,
                 weights,
                 records,
                 snippet,
-                weighted_terms(conn, parsed, plan, self._kept.counts, self._rows(conn))[0],
+                self._kept,
                 found.vector,
-                frozenset(w.lower() for w in re.findall(r"\w+", query)),
+                rows=self._rows(conn),
                 matrix=self._matrix or None,
                 apply=rerank,
                 sink=self.rerank_sink,
@@ -257,15 +254,28 @@ class Searcher:
         response.matched, response.missing = verdict.matched, verdict.missing
         notices.extend(verdict.notices)
         self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
-        for cid in verdict.kept:
-            record, judged = records[cid], verdict.judged[cid]
-            hit = present.result(record, snippet(cid), scores[cid], judged, self.store.vault_name)
-            hit.rerank = probability.get(cid)
-            if explain:
-                hit.explain = present.explain(
-                    scored.detail[cid], record, plan, weights, verdict, judged, hit.rerank
+        finish.fill(
+            response,
+            verdict,
+            records,
+            snippet,
+            scores,
+            probability,
+            self.store.vault_name,
+            (
+                lambda cid, rr: present.explain(
+                    scored.detail[cid],
+                    records[cid],
+                    plan,
+                    weights,
+                    verdict,
+                    verdict.judged[cid],
+                    rr,
                 )
-            response.results.append(hit)
+            )
+            if explain
+            else None,
+        )
         if log and response.results:
             self.store.record_references(
                 [(r.hash, r.path) for r in response.results], "search", query, now
@@ -289,73 +299,6 @@ class Searcher:
             wanted = tuple(name for name in wanted if name != "vector")
         return wanted
 
-    def _candidate_lists(
-        self,
-        query: str,
-        parsed: Query,
-        filters: Filters,
-        wanted: tuple[str, ...],
-        vector: Any,
-        notices: list[str],
-    ) -> _Candidates:
-        """Each wanted list's candidates (chunk id -> raw score), and the lexical plan."""
-        limit = self.settings.candidates
-        if self.store.backend != "sqlite":
-            # A shared server computes the candidate lists in SQL beside the data; the
-            # fusion, scoring and snippets are the same for every backend.
-            started = time.perf_counter()
-            plan, shared = self.store.candidate_lists(  # type: ignore[attr-defined]
-                parsed,
-                filters,
-                limit,
-                wanted,
-                lambda: vector if vector is not None else self.embed_query(query),
-                notices,
-                self.settings.common_term_fraction,
-            )
-            return _Candidates(plan, shared, started)
-        conn = self.store.conn  # type: ignore[attr-defined]
-        plan = cand.plan_lexical(
-            conn,
-            parsed,
-            self.settings.common_term_fraction,
-            corrector=self._correct,
-            prefix_terms=self._prefix_terms,
-            counts=self._kept.counts,
-        )
-        lists: dict[str, dict[int, float]] = {}
-        started = time.perf_counter()
-        if "fts" in wanted:
-            lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
-        if "trigram" in wanted:
-            lists["trigram"] = cand.trigram_candidates(
-                conn, parsed, plan, filters, limit, self._kept.trigram
-            )
-        if "vector" in wanted and self.has_vectors():
-            qvec = vector if vector is not None else self.embed_query(query)
-            lists["vector"] = self._vector_candidates(qvec, filters, limit)
-            return _Candidates(plan, lists, started, qvec)
-        return _Candidates(plan, lists, started)
-
-    def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
-        conn = self.store.conn  # type: ignore[attr-defined]
-        # A Searcher kept across searches (an agent's session) re-checks the matrix's
-        # signature whenever it re-checks freshness and keeps the matrix it holds while
-        # that signature is unchanged.
-        if self._matrix is None or self.fresh:
-            previous = self._matrix or None
-            self._matrix = vectors.load(conn, self.vault.state_dir, previous=previous) or False
-        if not self._matrix:
-            return cand.vec0_candidates(conn, qvec, filters, limit)
-        if not filters.active():
-            return self._matrix.top(qvec, limit)
-        # Filters are applied after an over-fetch; if too few survive, vec0 does it exactly.
-        wide = self._matrix.top(qvec, limit * 20)
-        kept = cand.filtered(conn, list(wide), filters)[:limit]
-        if len(kept) < limit:
-            return cand.vec0_candidates(conn, qvec, filters, limit)
-        return {i: wide[i] for i in kept}
-
     def _rows(self, conn: Any) -> int | None:
         """A shared server's chunk count of this vault (SQLite counts its own)."""
         return None if conn is not None else max(self.store.counts()["chunks"], 1)
@@ -370,20 +313,6 @@ class Searcher:
             notices.append("another memctl process is computing embeddings")
         return done.pending
 
-    def _correct(self, word: str) -> str | None:
-        return self._vocabulary().closest(vocab.fold(word), cand.TYPO_MIN_RATIO)
-
-    def _prefix_terms(self, stem: str) -> list[str]:
-        return self._vocabulary().with_prefix(vocab.fold(stem))
-
-    def _vocabulary(self) -> vocab.Vocabulary:
-        if self._vocab is None:
-            conn = self.store.conn  # type: ignore[attr-defined]
-            self._vocab = vocab.load(conn, self.vault.state_dir, cand.VOCAB_TABLE)
-        elif self.fresh:
-            self._vocab.refresh(self.store.conn)  # type: ignore[attr-defined]
-        return self._vocab
-
     def _other_model(self) -> str | None:
         # Vectors of another model than the configured one (the setting or the default
         # changed; `memctl index` re-embeds) must never meet this model's query vector.
@@ -395,14 +324,6 @@ class Searcher:
         if minutes <= 0:
             return set()
         return set(self.store.reference_counts(now - timedelta(minutes=minutes)))
-
-
-@dataclass
-class _Candidates:
-    plan: cand.LexicalPlan
-    lists: dict[str, dict[int, float]]
-    started: float  # perf_counter when the lists' queries began (timings["search_ms"])
-    vector: Any = None  # the query's vector, when the vector list was searched
 
 
 def _checked(mode: str, k: int, budget: int | None, min_score: float | None) -> int:

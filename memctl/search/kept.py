@@ -44,6 +44,7 @@ class IndexMemory:
     _file_rows: int = 0
     word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
+    line_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the same
     _by_hash: dict[str, list[int]] = field(default_factory=dict)  # the records' ids per hash
     _versions: tuple[int, int] | None = None
 
@@ -80,7 +81,7 @@ class IndexMemory:
             self.trigram.clear()
         if len(self.records) > KEPT:
             self._forget_records()
-        for table in (self.context, self.word_sets, self.line_costs):
+        for table in (self.context, self.word_sets, self.line_costs, self.line_words):
             if len(table) > KEPT:
                 table.clear()
         if self._file_rows > KEPT:

@@ -110,6 +110,7 @@ class Snippets:
         (default: store.context_rows)."""
         self._read = read
         self._store, self._records, self._matcher, self._tokens = store, records, matcher, tokens
+        self.matcher = matcher
         self._made: dict[int, Snippet] = {}
         self._lines: dict[int, SnippetLines] = {}
         self._costs: dict[str, int] = {} if line_costs is None else line_costs

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,30 +114,67 @@ class Model:
         )
 
 
+class _Line:
+    """What one line of text shows of the query (worked out once per line text per search:
+    the 30 windows of a running log overlap)."""
+
+    __slots__ = ("counts", "found", "hits", "speaker", "words")
+
+    def __init__(self, words: Sequence[str], known: _Terms, speaker: str | None) -> None:
+        self.words = bool(words)
+        counts: dict[int, int] = {}
+        hits: list[int | None] = []
+        for word in words:
+            found = known.hits(word)
+            for i in found:
+                counts[i] = counts.get(i, 0) + 1
+            hits.append(found[0] if found else None)
+        self.counts = counts
+        self.found = frozenset(counts)
+        # The first query word each word is, for _adjacent (only lines with one matter).
+        self.hits: tuple[int | None, ...] = tuple(hits) if counts else ()
+        self.speaker = speaker
+
+
 class _Terms:
     """The query's weighted words, and which of them each window word is (worked out once
     per word per search: the 30 windows share most of their words)."""
 
-    def __init__(self, terms: Sequence[WeightedTerm]) -> None:
+    def __init__(
+        self,
+        terms: Sequence[WeightedTerm],
+        may_match: Callable[[str], object] | None = None,
+        line_words: dict[str, tuple[str, ...]] | None = None,
+    ) -> None:
         self.terms = terms
         self._hits: dict[str, tuple[int, ...]] = {}
+        self._lines: dict[str, _Line] = {}
+        self._may_match = may_match
+        self._words = {} if line_words is None else line_words
 
     def hits(self, word: str) -> tuple[int, ...]:
         found = self._hits.get(word)
         if found is None:
-            found = self._hits[word] = tuple(i for i, t in enumerate(self.terms) if t.matches(word))
+            if self._may_match is not None and self._may_match(word) is None:
+                found = ()
+            else:
+                found = tuple(i for i, t in enumerate(self.terms) if t.matches(word))
+            self._hits[word] = found
         return found
 
-    def found(self, words: Sequence[str]) -> tuple[set[int], list[int]]:
-        """Which terms occur among `words`, and how often each does."""
-        counts = [0] * len(self.terms)
-        for word in words:
-            for i in self.hits(word):
-                counts[i] += 1
-        return {i for i, c in enumerate(counts) if c}, counts
+    def line(self, text: str) -> _Line:
+        known = self._lines.get(text)
+        if known is None:
+            words = self._words.get(text)
+            if words is None:
+                words = self._words[text] = tuple(_WORD.findall(text))
+            m = _SPEAKER.match(text)
+            speaker = m.group(1).split()[0].lower() if m else None
+            known = self._lines[text] = _Line(words, self, speaker)
+        return known
 
 
-def _share(terms: Sequence[WeightedTerm], found: set[int], total: float) -> float:
+def _share(terms: Sequence[WeightedTerm], found: AbstractSet[int], total: float) -> float:
     return sum(terms[i].weight for i in found) / total if total > 0 else 0.0
 
 
@@ -146,36 +184,49 @@ def features(
     shown: Mapping[int, Shown],
     terms: Sequence[WeightedTerm],
     query_words: frozenset[str] = frozenset(),
+    may_match: Callable[[str], object] | None = None,
+    line_words: dict[str, tuple[str, ...]] | None = None,
 ) -> dict[int, list[float]]:
     """Each candidate's feature row (FEATURES order); `order`: the candidates by composite
-    score, best first; `query_words`: the query's words, lowercased."""
+    score, best first; `query_words`: the query's words, lowercased; `may_match`: None
+    for a word no term matches (a quicker test of every term's words at once, such as
+    the snippets' matcher); `line_words`: lines' words kept from earlier searches."""
     total = sum(t.weight for t in terms)
-    known = _Terms(terms)
+    known = _Terms(terms, may_match, line_words)
     best_score = max((candidates[c].composite for c in order), default=0.0) or 1.0
     cosines = [c for c in (shown[cid].chunk_cosine for cid in order) if c is not None]
     top_cos = max(cosines, default=0.0)
     low_cos = min(cosines, default=0.0)
     rows: dict[int, list[float]] = {}
+    pair = len(terms) >= 2
     for rank, cid in enumerate(order):
         cand, view = candidates[cid], shown[cid]
         lines = view.text.split("\n")
         # One pass over the window's lines: which query words each line shows.
-        window_words: list[str] = []
         counts = [0] * len(terms)
         found_window: set[int] = set()
         found_before: set[int] = set()
         found_after: set[int] = set()
         best_line = 0.0
-        for offset, line in enumerate(lines):
-            words = _WORD.findall(line)
-            window_words.extend(words)
-            on_line: set[int] = set()
-            for word in words:
-                for i in known.hits(word):
-                    counts[i] += 1
-                    on_line.add(i)
-            if not on_line:
+        pairs: set[tuple[int, int]] = set()
+        previous: int | None = None  # the query word the window's last word was
+        speakers: list[str] = []
+        for offset, text in enumerate(lines):
+            line = known.line(text)
+            if line.speaker is not None:
+                speakers.append(line.speaker)
+            if not line.counts:
+                if line.words:
+                    previous = None
                 continue
+            for i, c in line.counts.items():
+                counts[i] += c
+            if pair:
+                for here in line.hits:
+                    if here is not None and previous is not None and here != previous:
+                        pairs.add((min(here, previous), max(here, previous)))
+                    previous = here
+            on_line = line.found
             found_window |= on_line
             best_line = max(best_line, _share(terms, on_line, total))
             number = view.line_start + offset
@@ -183,9 +234,10 @@ def features(
                 found_before |= on_line
             elif number > view.chunk_end:
                 found_after |= on_line
-        found_chunk, _ = known.found(_WORD.findall(view.chunk_text))
+        found_chunk: set[int] = set()
+        for text in view.chunk_text.split("\n"):
+            found_chunk |= known.line(text).found
         tf = sum(t.weight * c / (c + 1.2) for t, c in zip(terms, counts, strict=True))
-        speakers = [m.group(1).split()[0].lower() for m in map(_SPEAKER.match, lines) if m]
         named = sum(name in query_words for name in speakers) / len(speakers) if speakers else 0.0
         # A window that shows another strong candidate shows more of what was asked.
         support = 0.0
@@ -223,25 +275,10 @@ def features(
             max(view.line_end - view.chunk_end, 0) / n_lines,
             1.0 if cand.cold else 0.0,
             best_line,
-            _adjacent(known, window_words),
+            min(len(pairs) / (len(terms) - 1), 1.0) if pair else 0.0,
             named,
         ]
     return rows
-
-
-def _adjacent(known: _Terms, words: Sequence[str]) -> float:
-    """Pairs of different query words side by side in `words`, per possible pair."""
-    if len(known.terms) < 2:
-        return 0.0
-    previous: int | None = None
-    pairs: set[tuple[int, int]] = set()
-    for word in words:
-        hits = known.hits(word)
-        here = hits[0] if hits else None
-        if here is not None and previous is not None and here != previous:
-            pairs.add((min(here, previous), max(here, previous)))
-        previous = here
-    return min(len(pairs) / (len(known.terms) - 1), 1.0)
 
 
 def rerank(model: Model, rows: Mapping[int, Sequence[float]]) -> dict[int, float]:

@@ -77,13 +77,31 @@ class Matcher:
         return found
 
 
-@dataclass(frozen=True)
 class Snippet:
-    text: str
-    line_start: int  # 1-based, inclusive, in the file
-    line_end: int
-    highlights: tuple[tuple[int, int], ...]  # character spans of matched words in `text`
-    truncated: bool  # True when the matched chunk had more than the snippet shows
+    """A window of a file's lines: `highlights` are the character spans of matched words
+    in `text`, found only when first asked for when `matcher` is given (most snippets a
+    search makes are never shown: the reranker's and diversity's candidates)."""
+
+    __slots__ = ("_matcher", "_spans", "line_end", "line_start", "text", "truncated")
+
+    def __init__(
+        self,
+        text: str,
+        line_start: int,  # 1-based, inclusive, in the file
+        line_end: int,
+        highlights: tuple[tuple[int, int], ...] | None,
+        truncated: bool,  # True when the matched chunk had more than the snippet shows
+        matcher: Matcher | None = None,
+    ) -> None:
+        self.text, self.line_start, self.line_end = text, line_start, line_end
+        self.truncated = truncated
+        self._spans, self._matcher = highlights, matcher
+
+    @property
+    def highlights(self) -> tuple[tuple[int, int], ...]:
+        if self._spans is None:
+            self._spans = tuple(self._matcher.spans(self.text)) if self._matcher else ()
+        return self._spans
 
 
 class _Costs:
@@ -147,8 +165,9 @@ def best_snippet(
         text=body,
         line_start=first_line + start,
         line_end=first_line + stop,
-        highlights=tuple(matcher.spans(body)),
+        highlights=None,
         truncated=start > lo or stop < hi,
+        matcher=matcher,
     )
 
 
@@ -276,6 +295,7 @@ def _cut_line(line: str, line_no: int, matcher: Matcher, budget: int) -> Snippet
         text=body,
         line_start=line_no,
         line_end=line_no,
-        highlights=tuple(matcher.spans(body)),
+        highlights=None,
         truncated=True,
+        matcher=matcher,
     )

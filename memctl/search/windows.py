@@ -107,9 +107,12 @@ def rerank_scores(
     matrix: Any = None,
     apply: bool = True,
     sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
+    may_match: Callable[[str], object] | None = None,
+    line_words: dict[str, tuple[str, ...]] | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
-    `apply`; `sink` receives every candidate's features and window, for training)."""
+    `apply`; `sink` receives every candidate's features and window, for training;
+    `may_match` and `line_words`: see rerank.features)."""
     reranker = model()
     order = reranked(scored.composite)
     if not order:
@@ -130,7 +133,7 @@ def rerank_scores(
         )
         for cid in order
     }
-    rows = features(order, candidates, views, terms, query_words)
+    rows = features(order, candidates, views, terms, query_words, may_match, line_words)
     if sink is not None:
         sink(rows, views)
     if not apply:

@@ -1,0 +1,98 @@
+"""After scoring: the reranking step over the best candidates' windows, and the results
+built from the candidates the relevance floor kept (memctl.search.hybrid runs the stages;
+windows.py reads the windows, rerank.py holds the model, present.py the snippets)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from memctl.index.backend import IndexBackend
+from memctl.index.usage import ChunkRecord
+from memctl.search import present, ranking, windows
+from memctl.search.candidates import LexicalPlan
+from memctl.search.evidence import Verdict, weighted_terms
+from memctl.search.kept import IndexMemory
+from memctl.search.query import Query
+from memctl.search.results import SearchResponse
+from memctl.search.scoring import Weights
+
+if TYPE_CHECKING:
+    from memctl.sqlite import Connection
+
+RerankSink = Callable[[dict[int, list[float]], dict[int, Any]], None]
+
+
+def reranks(store: IndexBackend, rerank: bool, mode: str, lists: Mapping[str, Any]) -> bool:
+    """Whether the reranker reorders this search. Its cosine features are one model's (its
+    weights name it): another model, or a mode without the vector list, keeps fusion's
+    order."""
+    return (
+        rerank
+        and mode == "hybrid"
+        and "vector" in lists
+        and store.model_id == windows.model().model
+    )
+
+
+def rerank_probabilities(
+    store: IndexBackend,
+    conn: Connection | None,
+    query: str,
+    parsed: Query,
+    plan: LexicalPlan,
+    scored: ranking.Scored,
+    fused: Mapping[int, Mapping[str, float]],
+    lists: Mapping[str, Mapping[int, float]],
+    weights: Weights,
+    records: Mapping[int, ChunkRecord],
+    snippet: present.Snippets,
+    kept: IndexMemory,
+    query_vector: Any,
+    *,
+    rows: int | None,
+    matrix: Any,
+    apply: bool,
+    sink: RerankSink | None,
+) -> dict[int, float]:
+    """The reranker's probability for each of the best fused candidates (empty when not
+    `apply`; `sink`, scripts/train_reranker's, receives every search's features)."""
+    return windows.rerank_scores(
+        store,
+        scored,
+        fused,
+        lists,
+        weights,
+        records,
+        snippet,
+        weighted_terms(conn, parsed, plan, kept.counts, rows)[0],
+        query_vector,
+        frozenset(w.lower() for w in re.findall(r"\w+", query)),
+        matrix=matrix,
+        apply=apply,
+        sink=sink,
+        may_match=snippet.matcher.matches,
+        line_words=kept.line_words,
+    )
+
+
+def fill(
+    response: SearchResponse,
+    verdict: Verdict,
+    records: Mapping[int, ChunkRecord],
+    snippet: present.Snippets,
+    scores: Mapping[int, float],
+    probability: Mapping[int, float],
+    vault_name: str,
+    explain: Callable[[int, float | None], dict[str, Any]] | None,
+) -> None:
+    """The results of the candidates the floor kept, best first (`explain`: each one's
+    --explain detail from its id and rerank probability)."""
+    for cid in verdict.kept:
+        record, judged = records[cid], verdict.judged[cid]
+        hit = present.result(record, snippet(cid), scores[cid], judged, vault_name)
+        hit.rerank = probability.get(cid)
+        if explain is not None:
+            hit.explain = explain(cid, hit.rerank)
+        response.results.append(hit)

@@ -1,0 +1,140 @@
+"""A Searcher's candidate lists: computed in SQL beside a shared server's data, or from
+the in-process SQLite index (FTS5, trigram, the vector matrix or vec0) with the typo
+and prefix vocabulary; memctl.search.hybrid fuses them."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from memctl.index.backend import IndexBackend, sqlite_connection
+from memctl.search import candidates as cand
+from memctl.search import vectors, vocab
+from memctl.search.candidates import Filters
+from memctl.search.kept import IndexMemory
+from memctl.search.query import Query
+from memctl.vault import Vault
+
+if TYPE_CHECKING:
+    from memctl.config import SearchSettings
+    from memctl.sqlite import Connection
+
+
+@dataclass
+class _Candidates:
+    plan: cand.LexicalPlan
+    lists: dict[str, dict[int, float]]
+    started: float  # perf_counter when the lists' queries began (timings["search_ms"])
+    vector: Any = None  # the query's vector, when the vector list was searched
+
+
+class CandidateLists:
+    """The list-building half of `Searcher` (which sets these attributes)."""
+
+    vault: Vault
+    settings: SearchSettings
+    fresh: bool
+    _vocab: vocab.Vocabulary | None
+    _matrix: vectors.VectorMatrix | Literal[False] | None  # False: not worth it
+    _kept: IndexMemory
+
+    @property
+    def store(self) -> IndexBackend:
+        raise NotImplementedError
+
+    def embed_query(self, text: str) -> Any:
+        raise NotImplementedError
+
+    def has_vectors(self) -> bool:
+        raise NotImplementedError
+
+    def _conn(self) -> Connection | None:
+        """The index's in-process SQLite connection (None: a shared server's store)."""
+        return sqlite_connection(self.store)
+
+    def _sqlite(self) -> Connection:
+        conn = self._conn()
+        assert conn is not None, "an SQLite-only path"
+        return conn
+
+    def _candidate_lists(
+        self,
+        query: str,
+        parsed: Query,
+        filters: Filters,
+        wanted: tuple[str, ...],
+        vector: Any,
+        notices: list[str],
+    ) -> _Candidates:
+        """Each wanted list's candidates (chunk id -> raw score), and the lexical plan."""
+        limit = self.settings.candidates
+        if self.store.backend != "sqlite":
+            # A shared server computes the candidate lists in SQL beside the data; the
+            # fusion, scoring and snippets are the same for every backend.
+            started = time.perf_counter()
+            plan, shared = self.store.candidate_lists(  # type: ignore[attr-defined]
+                parsed,
+                filters,
+                limit,
+                wanted,
+                lambda: vector if vector is not None else self.embed_query(query),
+                notices,
+                self.settings.common_term_fraction,
+            )
+            return _Candidates(plan, shared, started)
+        conn = self._sqlite()
+        plan = cand.plan_lexical(
+            conn,
+            parsed,
+            self.settings.common_term_fraction,
+            corrector=self._correct,
+            prefix_terms=self._prefix_terms,
+            counts=self._kept.counts,
+        )
+        lists: dict[str, dict[int, float]] = {}
+        started = time.perf_counter()
+        if "fts" in wanted:
+            lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
+        if "trigram" in wanted:
+            lists["trigram"] = cand.trigram_candidates(
+                conn, parsed, plan, filters, limit, self._kept.trigram
+            )
+        if "vector" in wanted and self.has_vectors():
+            qvec = vector if vector is not None else self.embed_query(query)
+            lists["vector"] = self._vector_candidates(qvec, filters, limit)
+            return _Candidates(plan, lists, started, qvec)
+        return _Candidates(plan, lists, started)
+
+    def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
+        conn = self._sqlite()
+        # A Searcher kept across searches (an agent's session) re-checks the matrix's
+        # signature whenever it re-checks freshness and keeps the matrix it holds while
+        # that signature is unchanged.
+        if self._matrix is None or self.fresh:
+            previous = self._matrix or None
+            self._matrix = vectors.load(conn, self.vault.state_dir, previous=previous) or False
+        if not self._matrix:
+            return cand.vec0_candidates(conn, qvec, filters, limit)
+        if not filters.active():
+            return self._matrix.top(qvec, limit)
+        # Filters are applied after an over-fetch; if too few survive, vec0 does it exactly.
+        wide = self._matrix.top(qvec, limit * 20)
+        kept = cand.filtered(conn, list(wide), filters)[:limit]
+        if len(kept) < limit:
+            return cand.vec0_candidates(conn, qvec, filters, limit)
+        return {i: wide[i] for i in kept}
+
+    def _correct(self, word: str) -> str | None:
+        return self._vocabulary().closest(vocab.fold(word), cand.TYPO_MIN_RATIO)
+
+    def _prefix_terms(self, stem: str) -> list[str]:
+        return self._vocabulary().with_prefix(vocab.fold(stem))
+
+    def _vocabulary(self) -> vocab.Vocabulary:
+        if self._vocab is None:
+            conn = self._sqlite()
+            self._vocab = vocab.load(conn, self.vault.state_dir, cand.VOCAB_TABLE)
+        elif self.fresh:
+            self._vocab.refresh(self._sqlite())
+        return self._vocab
