@@ -340,23 +340,30 @@ class Store:
         return [self.context_rows(v, path, lo, hi) for v, path, lo, hi in windows]
 
     def window_vectors(
-        self, windows: Sequence[tuple[str, str, int, int]], matrix: Any = None
+        self,
+        windows: Sequence[tuple[str, str, int, int]],
+        matrix: Any = None,
+        spans: dict[str, list[tuple[int, int, int]]] | None = None,
     ) -> list[dict[int, np.ndarray]]:
         """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it (chunks
         without a vector yet left out); the vectors are read once for all windows, from
-        `matrix` (a search.vectors.VectorMatrix of this index) when given."""
+        `matrix` (a search.vectors.VectorMatrix of this index) when given. `spans`: each
+        file's (id, line_start, line_end) in id order, kept by the caller while the index
+        is unchanged (read here when missing)."""
         import numpy as np
 
-        inside = [
-            [
-                int(cid)
-                for (cid,) in self.conn.execute(
-                    "SELECT id FROM chunks WHERE path = ? AND line_end >= ? AND line_start <= ?",
-                    (path, lo, hi),
-                )
-            ]
-            for _v, path, lo, hi in windows
-        ]
+        if spans is None:
+            spans = {}
+        inside = []
+        for _v, path, lo, hi in windows:
+            rows = spans.get(path)
+            if rows is None:
+                # In id order, as the chunks_path index returns a path's rows.
+                rows = spans[path] = self.conn.execute(
+                    "SELECT id, line_start, line_end FROM chunks WHERE path = ? ORDER BY id",
+                    (path,),
+                ).fetchall()
+            inside.append([int(cid) for cid, start, end in rows if end >= lo and start <= hi])
         wanted = list(dict.fromkeys(cid for ids in inside for cid in ids))
         if matrix is not None:
             found = matrix.rows(wanted)

@@ -41,6 +41,7 @@ class IndexMemory:
     records: dict[int, ChunkRecord] = field(default_factory=dict)
     context: dict[ContextWindow, ContextRows] = field(default_factory=dict)
     files: dict[str, _FileRows] = field(default_factory=dict)  # every chunk of a file
+    spans: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)  # their ids
     _file_rows: int = 0
     word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
@@ -52,7 +53,7 @@ class IndexMemory:
         """Forget everything read from the index (its text may have changed)."""
         self.counts.clear()
         self.trigram.clear()
-        for table in (self.context, self.word_sets, self.files):
+        for table in (self.context, self.word_sets, self.files, self.spans):
             table.clear()
         self._file_rows = 0
         self._forget_records()
@@ -81,7 +82,7 @@ class IndexMemory:
             self.trigram.clear()
         if len(self.records) > KEPT:
             self._forget_records()
-        for table in (self.context, self.word_sets, self.line_costs, self.line_words):
+        for table in (self.context, self.word_sets, self.line_costs, self.line_words, self.spans):
             if len(table) > KEPT:
                 table.clear()
         if self._file_rows > KEPT:

@@ -44,6 +44,7 @@ def shown(
     query_vector: Any,
     list_cosines: Mapping[int, float],
     matrix: Any = None,
+    spans: dict[str, list[tuple[int, int, int]]] | None = None,
 ) -> dict[int, Shown]:
     """Each candidate's window: its snippet, and the cosines of the chunks it shows
     (without a query vector, only the vector list's cosines are known)."""
@@ -57,6 +58,7 @@ def shown(
                 for cid in order
             ],
             matrix,
+            spans,
         )
     cosine: dict[int, float] = dict(list_cosines)
     for vectors in held:
@@ -109,15 +111,18 @@ def rerank_scores(
     sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
     may_match: Callable[[str], object] | None = None,
     line_words: dict[str, tuple[str, ...]] | None = None,
+    spans: dict[str, list[tuple[int, int, int]]] | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
     `apply`; `sink` receives every candidate's features and window, for training;
-    `may_match` and `line_words`: see rerank.features)."""
+    `may_match` and `line_words`: see rerank.features; `spans`: see store.window_vectors)."""
     reranker = model()
     order = reranked(scored.composite)
     if not order:
         return {}
-    views = shown(store, order, records, snippet, query_vector, lists.get("vector", {}), matrix)
+    views = shown(
+        store, order, records, snippet, query_vector, lists.get("vector", {}), matrix, spans
+    )
     trigram = lists.get("trigram", {})
     candidates = {
         cid: Candidate(

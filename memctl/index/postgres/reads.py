@@ -142,10 +142,14 @@ class PgReads:
         return found
 
     def window_vectors(
-        self, windows: Sequence[tuple[str, str, int, int]], matrix: Any = None
+        self,
+        windows: Sequence[tuple[str, str, int, int]],
+        matrix: Any = None,
+        spans: dict[str, list[tuple[int, int, int]]] | None = None,
     ) -> list[dict[int, np.ndarray]]:
         """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it, in
-        one round trip (chunks without a vector left out; `matrix` is SQLite's)."""
+        one round trip (chunks without a vector left out; `matrix` and `spans` are
+        SQLite's)."""
         import numpy as np
 
         if not windows:
