@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import IndexCounts, TrigramMemory
+from memctl.search.rerank import LineWords
 
 if TYPE_CHECKING:
     from memctl.index.backend import ContextWindow, IndexBackend
@@ -45,7 +46,7 @@ class IndexMemory:
     _file_rows: int = 0
     word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
-    line_words: dict[str, tuple[str, ...]] = field(default_factory=dict)  # the same
+    line_words: LineWords = field(default_factory=dict)  # the same
     _by_hash: dict[str, list[int]] = field(default_factory=dict)  # the records' ids per hash
     _versions: tuple[int, int] | None = None
 

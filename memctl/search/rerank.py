@@ -114,26 +114,35 @@ class Model:
         )
 
 
+# A line's words, and the set of them (a pure function of the line's text).
+LineWords = dict[str, tuple[tuple[str, ...], frozenset[str]]]
+
+
 class _Line:
     """What one line of text shows of the query (worked out once per line text per search:
     the 30 windows of a running log overlap)."""
 
     __slots__ = ("counts", "found", "hits", "speaker", "words")
 
-    def __init__(self, words: Sequence[str], known: _Terms, speaker: str | None) -> None:
+    def __init__(
+        self, words: tuple[str, ...], distinct: frozenset[str], known: _Terms, speaker: str | None
+    ) -> None:
         self.words = bool(words)
-        counts: dict[int, int] = {}
-        hits: list[int | None] = []
-        for word in words:
-            found = known.hits(word)
-            for i in found:
-                counts[i] = counts.get(i, 0) + 1
-            hits.append(found[0] if found else None)
-        self.counts = counts
-        self.found = frozenset(counts)
-        # The first query word each word is, for _adjacent (only lines with one matter).
-        self.hits: tuple[int | None, ...] = tuple(hits) if counts else ()
         self.speaker = speaker
+        counts: dict[int, int] = {}
+        self.counts: dict[int, int] = counts
+        self.found: frozenset[int] = frozenset()
+        # The first query word each word is, for the `adjacent` feature.
+        self.hits: tuple[int | None, ...] = ()
+        # Most lines hold no query word: found by set operations, without a word loop.
+        if not known.any_hit(distinct):
+            return
+        for word in distinct & known.hit_words:
+            times = words.count(word)
+            for i in known.hits(word):
+                counts[i] = counts.get(i, 0) + times
+        self.found = frozenset(counts)
+        self.hits = tuple(map(known.first.get, words))
 
 
 class _Terms:
@@ -144,13 +153,15 @@ class _Terms:
         self,
         terms: Sequence[WeightedTerm],
         may_match: Callable[[str], object] | None = None,
-        line_words: dict[str, tuple[str, ...]] | None = None,
+        line_words: LineWords | None = None,
     ) -> None:
         self.terms = terms
         self._hits: dict[str, tuple[int, ...]] = {}
+        self.hit_words: set[str] = set()  # those of _hits that are a query word
+        self.first: dict[str, int] = {}  # the first query word each of them is
         self._lines: dict[str, _Line] = {}
         self._may_match = may_match
-        self._words = {} if line_words is None else line_words
+        self._words: LineWords = {} if line_words is None else line_words
 
     def hits(self, word: str) -> tuple[int, ...]:
         found = self._hits.get(word)
@@ -160,17 +171,27 @@ class _Terms:
             else:
                 found = tuple(i for i, t in enumerate(self.terms) if t.matches(word))
             self._hits[word] = found
+            if found:
+                self.hit_words.add(word)
+                self.first[word] = found[0]
         return found
+
+    def any_hit(self, words: frozenset[str]) -> bool:
+        """Whether any of these words is a query word (each tested once per search)."""
+        for word in words.difference(self._hits):
+            self.hits(word)
+        return not words.isdisjoint(self.hit_words)
 
     def line(self, text: str) -> _Line:
         known = self._lines.get(text)
         if known is None:
-            words = self._words.get(text)
-            if words is None:
-                words = self._words[text] = tuple(_WORD.findall(text))
+            kept = self._words.get(text)
+            if kept is None:
+                words = tuple(_WORD.findall(text))
+                kept = self._words[text] = (words, frozenset(words))
             m = _SPEAKER.match(text)
             speaker = m.group(1).split()[0].lower() if m else None
-            known = self._lines[text] = _Line(words, self, speaker)
+            known = self._lines[text] = _Line(kept[0], kept[1], self, speaker)
         return known
 
 
@@ -185,7 +206,7 @@ def features(
     terms: Sequence[WeightedTerm],
     query_words: frozenset[str] = frozenset(),
     may_match: Callable[[str], object] | None = None,
-    line_words: dict[str, tuple[str, ...]] | None = None,
+    line_words: LineWords | None = None,
 ) -> dict[int, list[float]]:
     """Each candidate's feature row (FEATURES order); `order`: the candidates by composite
     score, best first; `query_words`: the query's words, lowercased; `may_match`: None

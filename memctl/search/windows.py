@@ -19,7 +19,7 @@ from memctl.index.backend import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search import ranking
 from memctl.search.floor import WeightedTerm
-from memctl.search.rerank import FEATURES, Candidate, Model, Shown, features, rerank
+from memctl.search.rerank import FEATURES, Candidate, LineWords, Model, Shown, features, rerank
 from memctl.search.scoring import Weights
 from memctl.search.snippets import Snippet
 
@@ -110,7 +110,7 @@ def rerank_scores(
     apply: bool = True,
     sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
     may_match: Callable[[str], object] | None = None,
-    line_words: dict[str, tuple[str, ...]] | None = None,
+    line_words: LineWords | None = None,
     spans: dict[str, list[tuple[int, int, int]]] | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
