@@ -74,6 +74,7 @@ def rerank_probabilities(
         sink=sink,
         may_match=snippet.matcher.matches,
         line_words=kept.line_words,
+        needles=snippet.matcher.exact | set(snippet.matcher.prefixes),
         spans=kept.spans,
     )
 

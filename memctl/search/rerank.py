@@ -114,8 +114,8 @@ class Model:
         )
 
 
-# A line's words, and the set of them (a pure function of the line's text).
-LineWords = dict[str, tuple[tuple[str, ...], frozenset[str]]]
+# A line's words, the set of them and its lowercase (a pure function of the line's text).
+LineWords = dict[str, tuple[tuple[str, ...], frozenset[str], str]]
 
 
 class _Line:
@@ -125,7 +125,12 @@ class _Line:
     __slots__ = ("counts", "found", "hits", "speaker", "words")
 
     def __init__(
-        self, words: tuple[str, ...], distinct: frozenset[str], known: _Terms, speaker: str | None
+        self,
+        words: tuple[str, ...],
+        distinct: frozenset[str],
+        lower: str,
+        known: _Terms,
+        speaker: str | None,
     ) -> None:
         self.words = bool(words)
         self.speaker = speaker
@@ -134,8 +139,9 @@ class _Line:
         self.found: frozenset[int] = frozenset()
         # The first query word each word is, for the `adjacent` feature.
         self.hits: tuple[int | None, ...] = ()
-        # Most lines hold no query word: found by set operations, without a word loop.
-        if not known.any_hit(distinct):
+        # Most lines hold no query word: found by substring tests and set operations,
+        # without a word loop.
+        if not known.any_hit(distinct, lower):
             return
         for word in distinct & known.hit_words:
             times = words.count(word)
@@ -154,8 +160,14 @@ class _Terms:
         terms: Sequence[WeightedTerm],
         may_match: Callable[[str], object] | None = None,
         line_words: LineWords | None = None,
+        needles: AbstractSet[str] | None = None,
     ) -> None:
         self.terms = terms
+        # A word is a query word only if one of these is in its lowercase: then so is it in
+        # its line's, unless it holds a sigma (the one letter whose lowercase depends on
+        # what follows it, and so differs between a word and its line).
+        sigma = needles is None or any(("σ" in n or "ς" in n or not n) for n in needles)
+        self._needles = None if sigma else tuple(needles or ())
         self._hits: dict[str, tuple[int, ...]] = {}
         self.hit_words: set[str] = set()  # those of _hits that are a query word
         self.first: dict[str, int] = {}  # the first query word each of them is
@@ -176,8 +188,11 @@ class _Terms:
                 self.first[word] = found[0]
         return found
 
-    def any_hit(self, words: frozenset[str]) -> bool:
-        """Whether any of these words is a query word (each tested once per search)."""
+    def any_hit(self, words: frozenset[str], lower: str) -> bool:
+        """Whether any of these words (a line's, `lower` its lowercase) is a query word
+        (each tested once per search)."""
+        if self._needles is not None and not any(n in lower for n in self._needles):
+            return False
         for word in words.difference(self._hits):
             self.hits(word)
         return not words.isdisjoint(self.hit_words)
@@ -188,10 +203,10 @@ class _Terms:
             kept = self._words.get(text)
             if kept is None:
                 words = tuple(_WORD.findall(text))
-                kept = self._words[text] = (words, frozenset(words))
+                kept = self._words[text] = (words, frozenset(words), text.lower())
             m = _SPEAKER.match(text)
             speaker = m.group(1).split()[0].lower() if m else None
-            known = self._lines[text] = _Line(kept[0], kept[1], self, speaker)
+            known = self._lines[text] = _Line(*kept, self, speaker)
         return known
 
 
@@ -207,13 +222,16 @@ def features(
     query_words: frozenset[str] = frozenset(),
     may_match: Callable[[str], object] | None = None,
     line_words: LineWords | None = None,
+    needles: AbstractSet[str] | None = None,
 ) -> dict[int, list[float]]:
     """Each candidate's feature row (FEATURES order); `order`: the candidates by composite
     score, best first; `query_words`: the query's words, lowercased; `may_match`: None
     for a word no term matches (a quicker test of every term's words at once, such as
-    the snippets' matcher); `line_words`: lines' words kept from earlier searches."""
+    the snippets' matcher); `line_words`: lines' words kept from earlier searches;
+    `needles`: strings one of which a query word's lowercase holds (the matcher's forms
+    and stems)."""
     total = sum(t.weight for t in terms)
-    known = _Terms(terms, may_match, line_words)
+    known = _Terms(terms, may_match, line_words, needles)
     best_score = max((candidates[c].composite for c in order), default=0.0) or 1.0
     cosines = [c for c in (shown[cid].chunk_cosine for cid in order) if c is not None]
     top_cos = max(cosines, default=0.0)

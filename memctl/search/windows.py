@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from importlib import resources
 from typing import Any
 
@@ -111,11 +112,12 @@ def rerank_scores(
     sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
     may_match: Callable[[str], object] | None = None,
     line_words: LineWords | None = None,
+    needles: AbstractSet[str] | None = None,
     spans: dict[str, list[tuple[int, int, int]]] | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
     `apply`; `sink` receives every candidate's features and window, for training;
-    `may_match` and `line_words`: see rerank.features; `spans`: see store.window_vectors)."""
+    `may_match`, `line_words`, `needles`: see rerank.features; `spans`: see store.window_vectors)."""
     reranker = model()
     order = reranked(scored.composite)
     if not order:
@@ -138,7 +140,7 @@ def rerank_scores(
         )
         for cid in order
     }
-    rows = features(order, candidates, views, terms, query_words, may_match, line_words)
+    rows = features(order, candidates, views, terms, query_words, may_match, line_words, needles)
     if sink is not None:
         sink(rows, views)
     if not apply:
