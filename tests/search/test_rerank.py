@@ -140,3 +140,54 @@ def test_explain_shows_the_rerank_score_and_the_setting_turns_it_off(
     out = runner.invoke(app, [*args, "--no-log"], env=env)
     assert out.exit_code == 0, out.output
     assert all(r["explain"]["rerank"] is None for r in json.loads(out.stdout)["results"])
+
+
+def test_the_quick_word_tests_leave_every_feature_as_it_was() -> None:
+    """The snippets' matcher, the kept line words and the substring needles only skip
+    words that match no query word: every row is the one the plain word loop gives,
+    for Hebrew prefix letters, a stem, and a form holding a sigma."""
+    from memctl.search.snippets import Matcher
+
+    text = (
+        "**Dana:** the ΟΔΟΣ.Α road and the deploys\nblank words here\n\n"
+        "בבית deploy deploy ΟΔΟΣ\n**Omer:** nothing at all"
+    )
+    view = shown(text, 10, (11, 12), 0.5)
+    other = shown("deploy again\nand οδος", 20, (20, 21), 0.4)
+    terms = [
+        term("deploy", 2.0),
+        WeightedTerm(1.0, lambda w: w.lower().startswith("deplo")),
+        term("בית", 1.5),
+        term("οδος", 1.0),
+        term("οδοσ", 0.5),
+    ]
+    order = [1, 2]
+    cands = {1: candidate(0.9, 0.9), 2: candidate(0.5, 0.5)}
+    views = {1: view, 2: other}
+    plain = features(order, cands, views, terms, frozenset({"dana"}))
+    matcher = Matcher(exact=frozenset({"deploy", "בית", "οδος", "οδοσ"}), prefixes=("deplo",))
+    kept: dict[str, tuple[tuple[str, ...], frozenset[str], str]] = {}
+    for _ in range(2):  # the second time from the kept line words
+        quick = features(
+            order,
+            cands,
+            views,
+            terms,
+            frozenset({"dana"}),
+            matcher.matches,
+            kept,
+            matcher.exact | set(matcher.prefixes),
+        )
+        assert quick == plain
+    assert kept
+    without_sigma = features(
+        order,
+        cands,
+        views,
+        terms[:3],
+        frozenset(),
+        matcher.matches,
+        None,
+        {"deploy", "deplo", "בית"},
+    )
+    assert without_sigma == features(order, cands, views, terms[:3])
