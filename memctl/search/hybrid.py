@@ -2,9 +2,9 @@
 
 A `Searcher` holds the open index and (once needed) the embedding model, so `--batch`
 and `memctl eval` pay the model load once; `search()` is the one-shot entry point.
-The stages live beside it: candidates.py and vectors.py (the lists), ranking.py
-(scores, settling, diversity), evidence.py (the relevance floor), present.py (snippets
-and results).
+The stages live beside it: lists.py, candidates.py and vectors.py (the lists),
+ranking.py (scores, settling, diversity), finish.py (the reranking step and the
+results), evidence.py (the relevance floor), present.py (snippets and results).
 """
 
 from __future__ import annotations
