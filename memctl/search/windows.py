@@ -117,7 +117,8 @@ def rerank_scores(
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
     `apply`; `sink` receives every candidate's features and window, for training;
-    `may_match`, `line_words`, `needles`: see rerank.features; `spans`: see store.window_vectors)."""
+    `may_match`, `line_words`, `needles`: see rerank.features; `spans`: see
+    store.window_vectors)."""
     reranker = model()
     order = reranked(scored.composite)
     if not order:
