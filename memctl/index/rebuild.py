@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from memctl.index.sync import SyncReport
 
 REBUILD_SUFFIX = ".rebuild"
+FTS_TABLES = ("chunks_fts", "chunks_trigram")
+INSERT_TRIGGER = "chunks_ai"  # the schema's trigger that feeds FTS_TABLES row by row
+CACHE_KIB = 65536  # the rebuild connection's page cache per database (SQLite: 2 MB)
 
 
 def rebuild_beside(vault: Vault, build: Callable[[Store], None], report: SyncReport) -> None:
@@ -39,7 +42,11 @@ def rebuild_beside(vault: Vault, build: Callable[[Store], None], report: SyncRep
     model_id, dim = model_identity(vault.settings)
     try:
         with Store.open(vault, path=fresh, model_id=model_id, dim=dim or 384) as store:
+            for schema in ("main", "state"):
+                store.conn.execute(f"PRAGMA {schema}.cache_size = -{CACHE_KIB}")
+            trigger = _drop_insert_trigger(store)
             build(store)
+            _fill_fts(store, trigger)
             report.pending_embeddings = store.pending_count()
             report.model = store.model_id
             store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -56,6 +63,30 @@ def rebuild_beside(vault: Vault, build: Callable[[Store], None], report: SyncRep
         os.replace(fresh, live)
     finally:
         remove_db(fresh)
+
+
+def _drop_insert_trigger(store: Store) -> str:
+    """Drop the FTS insert trigger of a fresh index; returns its SQL to put back.
+
+    Safe only on a fresh file: every path is written once, so no chunk is ever deleted
+    (the delete trigger would tell FTS5 to remove a row it never had).
+    """
+    row = store.conn.execute(
+        "SELECT sql FROM main.sqlite_master WHERE type = 'trigger' AND name = ?",
+        (INSERT_TRIGGER,),
+    ).fetchone()
+    if row is None:
+        raise AssertionError(f"index schema has no {INSERT_TRIGGER} trigger")
+    store.conn.execute(f"DROP TRIGGER {INSERT_TRIGGER}")
+    return str(row[0])
+
+
+def _fill_fts(store: Store, trigger: str) -> None:
+    """Index every chunk in both FTS5 tables in one pass, and put the trigger back."""
+    with store.transaction():
+        for table in FTS_TABLES:
+            store.conn.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
+        store.conn.execute(trigger)
 
 
 def _copy_into(fresh: Path, live: Path) -> None:

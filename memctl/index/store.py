@@ -41,6 +41,7 @@ INDEX_FILE = "index.db"
 STATE_FILE = "state.db"
 NEIGHBOURS_FILE = "neighbours.json"  # lint's nearest-neighbour lists (index/neighbours.py)
 DEFAULT_DIM = 384
+_ROWS_PER_INSERT = 80  # x 11 values: under SQLite's oldest bound of 999 per statement
 
 
 def index_path(vault: Vault) -> Path:
@@ -199,12 +200,15 @@ class Store:
         """Swap a file's chunks for new ones (caller holds a transaction); returns how many
         of them got their vector straight from the embedding cache."""
         self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
-        for chunk in chunks:
+        # Many rows per INSERT: each statement that fires the FTS triggers opens a savepoint,
+        # at which FTS5 flushes its pending terms to a new segment; one row per statement
+        # made one segment per chunk (and their merges), most of a first build's time.
+        for part in iter_batches(chunks, _ROWS_PER_INSERT):
             self.conn.execute(
                 "INSERT INTO chunks(path, line_start, line_end, heading, text, hash, tier, "
-                "source, date, tags, importance, embedded) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-                (path, *chunk.columns()),
+                "source, date, tags, importance, embedded) VALUES "
+                + ",".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)"] * len(part)),
+                [value for chunk in part for value in (path, *chunk.columns())],
             )
         stamp = clock.iso(now)
         self.conn.executemany(

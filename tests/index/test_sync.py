@@ -178,6 +178,25 @@ def test_full_rebuild_swaps_content_under_an_open_reader(notes_vault: Vault) -> 
         assert store.counts()["chunks"] == report.chunks_total
 
 
+def test_full_rebuild_keeps_the_schema_and_the_fts_triggers(notes_vault: Vault) -> None:
+    # The rebuild fills FTS5 in one pass with its insert trigger dropped (rebuild.py):
+    # the trigger must be back, word for word, so later syncs keep FTS5 in step.
+    schema = "SELECT type, name, sql FROM main.sqlite_master ORDER BY name"
+    sync(notes_vault, embed=False)
+    with Store.open(notes_vault) as store:
+        before = store.conn.execute(schema).fetchall()
+    sync(notes_vault, embed=False, full=True)
+    with Store.open(notes_vault) as store:
+        assert store.conn.execute(schema).fetchall() == before
+        _fts_integrity(store)
+    write(notes_vault.archive_dir / "2026-01-02.md", "zebrafish colony notes\n")
+    sync(notes_vault, embed=False)
+    assert fts_paths(notes_vault, "zebrafish") == ["memory/archive/2026-01-02.md"]
+    assert fts_paths(notes_vault, "DNS") == [DAILY]
+    with Store.open(notes_vault) as store:
+        _fts_integrity(store)
+
+
 def test_failed_rebuild_keeps_the_live_index(
     notes_vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
