@@ -70,6 +70,7 @@ class SearchSettings:
     common_term_fraction: float = (
         0.02  # terms in more rows than this are dropped from BM25 OR-queries
     )
+    rerank: bool = True  # the learned second stage over the best fused candidates
 
 
 @dataclass(frozen=True)

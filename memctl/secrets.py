@@ -9,6 +9,7 @@ that quotes a line (lint, maintain, a tool's notice) never repeats the secret.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -76,6 +77,19 @@ _ANCHORS = (
     "://", "mysql", "mariadb", "pass", "pwd", "secret", "key", "token", "пароль", "секрет",
     "токен", "סיסמ",
 )  # fmt: skip
+
+
+# Changes whenever a pattern or an anchor does: what a scan found under other patterns
+# is not reused (lifecycle/secret_scan.py keeps hits per file).
+PATTERNS_ID = hashlib.sha256(
+    repr(
+        (
+            [(k, p.pattern, p.flags) for k, p in _PATTERNS + _VALUE_PATTERNS],
+            [(p.pattern, p.flags) for p in (_ASSIGNED, _SAID, _PLACEHOLDER)],
+            _ANCHORS,
+        )
+    ).encode()
+).hexdigest()[:16]
 
 
 def _anchored(text: str) -> re.Pattern[str] | None:

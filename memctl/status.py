@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.memory import load_decisions
 from memctl.vault import Vault
+
+if TYPE_CHECKING:
+    from memctl.index.status import IndexStatus
 
 
 @dataclass(frozen=True)
@@ -98,32 +101,38 @@ def tier_metrics(
     )
 
 
-def full_status(vault: Vault) -> dict[str, Any]:
+@dataclass(frozen=True)
+class StatusReport:
+    """`memctl status`: the tiers, the index and the resident process."""
+
+    vault: str
+    tiers: TierMetrics
+    index: IndexStatus
+    resident: dict[str, Any]  # resident.presence.resident_status's shape
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "vault": self.vault,
+            **self.tiers.to_dict(),
+            "index": {**self.index.to_dict(), "action": self.index.action},
+            "resident": self.resident,
+        }
+
+
+def full_status(vault: Vault) -> StatusReport:
     """Vault metrics plus the index's own (chunks per tier, freshness, pending embeddings)
     and whether a resident process (`memctl serve`) serves the vault."""
     from memctl.index.status import index_status
     from memctl.resident.presence import resident_status
 
     index = index_status(vault)
-    cold_chunks = index["chunks_by_tier"]["cold"] if index.get("exists") else None
-    report = {"vault": str(vault.root), **tier_metrics(vault, cold_chunks=cold_chunks).to_dict()}
-    report["index"] = index
-    report["index"]["action"] = index_action(report["index"])
-    report["resident"] = resident_status(vault)
-    return report
-
-
-def index_action(index: dict[str, Any]) -> str | None:
-    """What the owner should run so search has words and vectors for everything, or None."""
-    if not index.get("exists"):
-        return "the index is not built yet: run `memctl index`"
-    pending = int(index.get("pending_embeddings") or 0)
-    if pending:
-        return (
-            f"{pending} chunks wait for embeddings (searched by words only until then): "
-            "run `memctl index`, or keep `memctl watch &` running"
-        )
-    return None
+    cold_chunks = index.chunks_by_tier["cold"] if index.exists else None
+    return StatusReport(
+        str(vault.root),
+        tier_metrics(vault, cold_chunks=cold_chunks),
+        index,
+        resident_status(vault),
+    )
 
 
 def keep_current_hint(directory: Path) -> str:

@@ -177,35 +177,34 @@ def status(
     vault = get_vault(ctx)
     report = full_status(vault)
     if json_out:
-        print_json(report)
+        print_json(report.to_dict())
         return
-    hot, warm, cold, index = report["hot"], report["warm"], report["cold"], report["index"]
-    table = Table(title=f"memctl vault {report['vault']}")
+    hot, warm, cold, index = report.tiers.hot, report.tiers.warm, report.tiers.cold, report.index
+    table = Table(title=f"memctl vault {report.vault}")
     table.add_column("tier")
     table.add_column("holds")
     table.add_column("notes")
-    cap_note = Text("over cap", style="red") if hot["over_cap"] else "within cap"
-    table.add_row("HOT", f"{hot['path']}: {hot['lines']}/{hot['cap']} lines", cap_note)
+    cap_note = Text("over cap", style="red") if hot.over_cap else "within cap"
+    table.add_row("HOT", f"{hot.path}: {hot.lines}/{hot.cap} lines", cap_note)
     table.add_row(
         "WARM",
-        f"{warm['daily_files']} daily notes, {warm['decisions']} decisions",
-        f"latest daily {warm['latest_daily'] or '-'}",
+        f"{warm.daily_files} daily notes, {warm.decisions} decisions",
+        f"latest daily {warm.latest_daily or '-'}",
     )
-    chunks = index.get("chunks_by_tier", {}) if index else {}
     table.add_row(
         "COLD",
-        f"{cold['files']} archive files, {chunks.get('cold', 0)} chunks",
+        f"{cold.files} archive files, {index.chunks_by_tier.get('cold', 0)} chunks",
         "search only",
     )
     console.print(table)
-    if not index or not index.get("exists"):
+    if not index.exists:
         console.print("index: not built yet (run `memctl index`)")
     else:
         console.print(
-            f"index: {index['chunks']} chunks, {index['stale_files']} files changed since last sync, "
-            f"{index['pending_embeddings']} pending embeddings, model {index['model']}"
+            f"index: {index.chunks} chunks, {index.stale_files} files changed since last sync, "
+            f"{index.pending_embeddings} pending embeddings, model {index.model}"
         )
-    resident = report["resident"]
+    resident = report.resident
     if resident["running"]:
         console.print(
             f"resident process: pid {resident['pid']} (memctl {resident['memctl']}) "
@@ -214,5 +213,5 @@ def status(
     else:
         stale = " (a stale socket was removed)" if resident.get("stale_removed") else ""
         console.print(f"resident process: none (`memctl serve` starts one){stale}")
-    if index and index.get("exists") and index.get("action"):
-        console.print(f"[yellow]to do:[/yellow] {index['action']}", highlight=False)
+    if index.exists and index.action:
+        console.print(f"[yellow]to do:[/yellow] {index.action}", highlight=False)

@@ -2,30 +2,78 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from memctl.vault import Vault, tier_of
 
 
-def index_status(vault: Vault) -> dict[str, Any]:
-    """Keys: exists, path, chunks, chunks_by_tier {hot, warm, cold}, files, stale_files
-    (files added, changed or removed since the last sync, by a stat walk: nothing is read),
-    pending_embeddings, model, last_sync (ISO or None)."""
+@dataclass(frozen=True)
+class IndexStatus:
+    """`stale_files`: files added, changed or removed since the last sync (by a stat walk:
+    nothing is read); `last_sync` ISO or None."""
+
+    exists: bool
+    path: str = ""
+    chunks: int = 0
+    chunks_by_tier: dict[str, int] = field(default_factory=dict)  # hot, warm, cold
+    files: int = 0
+    pending_embeddings: int = 0
+    stale_files: int = 0
+    model: str = ""
+    last_sync: str | None = None
+
+    @property
+    def action(self) -> str | None:
+        """What the owner should run so search has words and vectors for everything."""
+        if not self.exists:
+            return "the index is not built yet: run `memctl index`"
+        if self.pending_embeddings:
+            return (
+                f"{self.pending_embeddings} chunks wait for embeddings (searched by words only "
+                "until then): run `memctl index`, or keep `memctl watch &` running"
+            )
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """`status --json`'s `index` (without `action`): only `exists` when there is none."""
+        if not self.exists:
+            return {"exists": False}
+        return {
+            "exists": True,
+            "path": self.path,
+            "chunks": self.chunks,
+            "chunks_by_tier": self.chunks_by_tier,
+            "files": self.files,
+            "pending_embeddings": self.pending_embeddings,
+            "stale_files": self.stale_files,
+            "model": self.model,
+            "last_sync": self.last_sync,
+        }
+
+
+def index_status(vault: Vault) -> IndexStatus:
     from memctl.index.backend import backend_of, database_url, has_index, open_store, redact
     from memctl.index.store import index_path
 
     if not has_index(vault):
-        return {"exists": False}
+        return IndexStatus(exists=False)
     shared = backend_of(vault) == "postgres"
     where = redact(database_url(vault)) if shared else vault.rel(index_path(vault))
     with open_store(vault) as store:
         known = store.file_states()
-        report: dict[str, Any] = {"exists": True, "path": where}
-        report.update(store.counts())
-        report["stale_files"] = _stale_files(vault, known)
-        report["model"] = store.model_id
-        report["last_sync"] = store.meta("last_sync")
-    return report
+        counts = store.counts()
+        return IndexStatus(
+            exists=True,
+            path=where,
+            chunks=counts["chunks"],
+            chunks_by_tier=counts["chunks_by_tier"],
+            files=counts["files"],
+            pending_embeddings=counts["pending_embeddings"],
+            stale_files=_stale_files(vault, known),
+            model=store.model_id,
+            last_sync=store.meta("last_sync"),
+        )
 
 
 def _stale_files(vault: Vault, known: dict[str, tuple[int, int, str]]) -> int:

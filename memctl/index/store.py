@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 INDEX_FILE = "index.db"
 STATE_FILE = "state.db"
+NEIGHBOURS_FILE = "neighbours.json"  # lint's nearest-neighbour lists (index/neighbours.py)
 DEFAULT_DIM = 384
 
 
@@ -55,20 +56,6 @@ class Store:
         self.conn = conn
         self.path = path
         self.vault_name = vault_name
-        self._db: Any = None
-
-    def _tables(self) -> Any:
-        """sqlite-utils over this connection, for the plain tables' upserts.
-
-        Imported on first use only: the import costs ~0.3 s (it pulls in NumPy), more than
-        the whole CLI start, and searches never write. It joins the caller's open
-        transaction.
-        """
-        if self._db is None:
-            import sqlite_utils
-
-            self._db = sqlite_utils.Database(self.conn)
-        return self._db
 
     @classmethod
     def open(
@@ -148,7 +135,13 @@ class Store:
         return row[0] if row else None
 
     def _set_meta(self, key: str, value: str) -> None:
-        self._tables()["meta"].upsert({"key": key, "value": value}, pk="key")
+        # Plain SQL: sqlite-utils' import (it pulls in NumPy, ~0.3-0.8 s) was most of a
+        # no-change `memctl index` and of maintain's two stamps.
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
 
     @property
     def model_id(self) -> str:
@@ -219,8 +212,6 @@ class Store:
             "access_count) VALUES (?, ?, NULL, 0)",
             [(chunk.hash, stamp) for chunk in chunks],
         )
-        # Plain SQL, not sqlite-utils: this runs before an edit becomes searchable, and
-        # importing sqlite-utils (which imports NumPy) would add ~0.3 s to that wait.
         self.conn.execute(
             "INSERT INTO files(path, size, mtime_ns, hash, indexed_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(path) DO UPDATE SET size = excluded.size, "
@@ -303,9 +294,10 @@ class Store:
     def chunks_by_ids(self, ids: Sequence[int]) -> list[ChunkRecord]:
         return usage.chunks_by_ids(self.conn, ids)
 
-    def chunk_usage(self) -> Iterator[ChunkUsage]:
-        """Every chunk with its last reference, in id order, streamed (the lifecycle rules)."""
-        return usage.chunk_usage(self.conn)
+    def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:
+        """Every chunk with its last reference, in id order, streamed (the lifecycle rules);
+        COLD chunks dated `cold_before` (ISO day) or later left out."""
+        return usage.chunk_usage(self.conn, cold_before)
 
     def record_references(
         self,
@@ -347,12 +339,51 @@ class Store:
         """`context_rows` of each (vault, path, lo, hi) window; in-process, one query each."""
         return [self.context_rows(v, path, lo, hi) for v, path, lo, hi in windows]
 
+    def window_vectors(
+        self, windows: Sequence[tuple[str, str, int, int]], matrix: Any = None
+    ) -> list[dict[int, np.ndarray]]:
+        """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it (chunks
+        without a vector yet left out); the vectors are read once for all windows, from
+        `matrix` (a search.vectors.VectorMatrix of this index) when given."""
+        import numpy as np
+
+        inside = [
+            [
+                int(cid)
+                for (cid,) in self.conn.execute(
+                    "SELECT id FROM chunks WHERE path = ? AND line_end >= ? AND line_start <= ?",
+                    (path, lo, hi),
+                )
+            ]
+            for _v, path, lo, hi in windows
+        ]
+        wanted = list(dict.fromkeys(cid for ids in inside for cid in ids))
+        if matrix is not None:
+            found = matrix.rows(wanted)
+            return [{cid: found[cid] for cid in ids if cid in found} for ids in inside]
+        found = {
+            int(cid): np.frombuffer(blob, dtype=np.float32)
+            for cid, blob in select_in(
+                self.conn,
+                "SELECT rowid, embedding FROM chunks_vec WHERE rowid IN ({marks})",
+                wanted,
+            )
+        }
+        return [{cid: found[cid] for cid in ids if cid in found} for ids in inside]
+
     def near_pairs(
         self, min_cosine: float, k: int, blocks: neighbours.BlockSource | None = None
     ) -> list[NeighbourPair]:
         """Each HOT and WARM chunk's `k` nearest chunks of another tier, cosine >= `min_cosine`
-        (`blocks`: a faster copy of the vectors than vec0, when the caller has one)."""
-        return neighbours.near_pairs(self.conn, min_cosine=min_cosine, k=k, blocks=blocks)
+        (`blocks`: a faster copy of the vectors than vec0, when the caller has one). The
+        lists are kept beside the index, so the next call scans only what changed."""
+        return neighbours.near_pairs(
+            self.conn,
+            min_cosine=min_cosine,
+            k=k,
+            blocks=blocks,
+            memo=self.path.parent / NEIGHBOURS_FILE,
+        )
 
     def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]:
         """id -> cosine of the `limit` chunks nearest to a unit vector (sqlite-vec, exact)."""

@@ -94,12 +94,19 @@ class ChunkUsage(NamedTuple):
     last_referenced_at: str | None
 
 
-def chunk_usage(conn: Any) -> Iterator[ChunkUsage]:
-    """Every chunk in id order, streamed from one scan (a million rows never sit in a list)."""
+def chunk_usage(conn: Any, cold_before: str | None = None) -> Iterator[ChunkUsage]:
+    """Every chunk in id order, streamed from one scan (a million rows never sit in a list).
+
+    `cold_before` (an ISO day): COLD chunks dated that day or later are left out in SQL,
+    before a Python object is made for each (see `IndexBackend.chunk_usage`)."""
+    where, params = "", []
+    if cold_before is not None:
+        where, params = "WHERE c.tier != 'cold' OR c.date IS NULL OR c.date < ? ", [cold_before]
     for row in conn.execute(
         "SELECT c.hash, c.path, c.line_start, c.line_end, c.text, c.tier, c.source, c.date, "
         "u.last_referenced_at FROM chunks AS c LEFT JOIN state.usage AS u ON u.hash = c.hash "
-        "ORDER BY c.id"
+        f"{where}ORDER BY c.id",
+        params,
     ):
         yield ChunkUsage(*row)
 

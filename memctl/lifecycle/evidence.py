@@ -44,7 +44,11 @@ def load_chunk_uses(
     vault: Vault, now: datetime, store: IndexBackend | None = None
 ) -> list[ChunkUse]:
     """Every indexed chunk with its references; empty when there is no index yet.
-    `store`: an index the caller holds open (else it is opened here, if it exists)."""
+    `store`: an index the caller holds open (else it is opened here, if it exists).
+
+    COLD chunks dated after the prune age's cutoff day are not loaded: the only rule that
+    reads COLD chunks is prune's, and it never picks one (a dated chunk's anchor is its
+    date). At a million archived chunks, most of them, this saves a Python object each."""
     if store is None:
         if not has_index(vault):
             return []
@@ -56,7 +60,9 @@ def load_chunk_uses(
     window, asked = store.reference_window(since, now)
     uses = []
     days: dict[str, date | None] = {}  # a million chunks share a few thousand dates
-    for r in store.chunk_usage():
+    cutoff = now - timedelta(days=vault.settings.lifecycle.prune_after_days)
+    # The day after the cutoff's: a chunk dated on the cutoff day may still be older.
+    for r in store.chunk_usage((cutoff.date() + timedelta(days=1)).isoformat()):
         count, first, last = window.get(r.hash, (0, None, None))
         if r.date and r.date not in days:
             days[r.date] = parse_iso_date(r.date)

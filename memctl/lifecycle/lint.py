@@ -26,10 +26,11 @@ from memctl.lifecycle.duplicates import (
 from memctl.lifecycle.hot import content_lines, line_count, missing_sections
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.lifecycle.rules import unmatched_supersedes
+from memctl.lifecycle.secret_scan import secret_hits
 from memctl.lifecycle.units import Unit, normalise, units_of
 from memctl.llm import LLM, LLMError
 from memctl.notes import daily_note_date, parse_decisions
-from memctl.secrets import find_secrets, redact_text
+from memctl.secrets import SecretHit, redact_text
 from memctl.vault import CORE, DECISIONS, Vault, tier_of
 
 if TYPE_CHECKING:
@@ -170,7 +171,7 @@ def check_daily_names(rel_paths: list[str]) -> list[Finding]:
     ]
 
 
-def check_secrets(path: str, text: str) -> list[Finding]:
+def secret_findings(path: str, hits: list[SecretHit]) -> list[Finding]:
     return [
         Finding(
             "error",
@@ -179,7 +180,7 @@ def check_secrets(path: str, text: str) -> list[Finding]:
             h.line,
             f"possible {h.kind} ({h.preview}): remove it, the vault goes to git",
         )
-        for h in find_secrets(text)
+        for h in hits
     ]
 
 
@@ -266,8 +267,8 @@ def lint(
         report.findings += check_decisions(texts[DECISIONS])
     daily_files = [p for p in texts if p.startswith(("memory/daily/", "memory/archive/daily/"))]
     report.findings += check_daily_names(daily_files)
-    for path, text in texts.items():
-        report.findings += check_secrets(path, text)
+    for path, hits in secret_hits(vault, texts).items():
+        report.findings += secret_findings(path, hits)
     with contextlib.ExitStack() as stack:
         if store is None and has_index(vault):
             store = stack.enter_context(open_store(vault))

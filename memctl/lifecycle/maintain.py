@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.leftovers import notice as leftover_notice
@@ -40,11 +40,14 @@ from memctl.secrets import redact_text
 from memctl.status import TierMetrics
 from memctl.vault import Vault
 
+if TYPE_CHECKING:
+    from memctl.index.sync import SyncReport
+
 
 @dataclass
 class MaintainReport:
     now: str
-    sync: dict[str, Any] | None = None
+    sync: SyncReport | None = None  # the run's last sync
     recovered: list[str] = field(default_factory=list)
     moves: list[dict[str, str]] = field(default_factory=list)
     skipped_moves: list[str] = field(default_factory=list)
@@ -79,7 +82,7 @@ class MaintainReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "now": self.now,
-            "sync": self.sync,
+            "sync": self.sync.to_dict() if self.sync else None,
             "recovered": self.recovered,
             "moves": self.moves,
             "skipped_moves": self.skipped_moves,
@@ -153,7 +156,8 @@ def _maintain(
     if leftovers:
         report.notices.append(leftover_notice(leftovers))
     _sync(run, report, sync_index, False)
-    if not run.uses():
+    counts = run.counts()
+    if counts is None or not counts["chunks"]:
         report.notices.append("the index is empty or missing: usage-based rules had no data")
     with vault.lock():
         applied = apply_demotions(vault, plan_demotions(vault, run.uses(), now))
@@ -231,7 +235,7 @@ def _sync(run: LifecycleRun, report: MaintainReport, enabled: bool, embed: bool)
     from memctl.index.sync import sync
 
     result = sync(run.vault, embed=embed, now=run.now, store=run.store)
-    report.sync = result.to_dict()
+    report.sync = result
     if result.skipped:
         report.notices.append(f"index sync skipped: {result.skipped}")
 

@@ -27,6 +27,7 @@ from memctl.vault import CORE, Vault
 
 if TYPE_CHECKING:
     from memctl.index.backend import IndexBackend
+    from memctl.index.usage import IndexCounts
     from memctl.status import TierMetrics
 
 
@@ -39,6 +40,7 @@ class LifecycleRun:
     _texts: dict[str, str] | None = None
     _state: evidence.LifecycleState | None = None
     _book: ProposalBook | None = None
+    _counts: IndexCounts | None = None
     loads: dict[str, int] = field(default_factory=dict)  # what was read how often
 
     @classmethod
@@ -59,7 +61,8 @@ class LifecycleRun:
         self.loads[what] = self.loads.get(what, 0) + 1
 
     def uses(self) -> list[ChunkUse]:
-        """Every indexed chunk with its references (empty without an index)."""
+        """Every indexed chunk the rules can pick, with its references (empty without an
+        index; COLD chunks newer than the prune age are not loaded: see load_chunk_uses)."""
         if self._uses is None:
             self._count("uses")
             self._uses = (
@@ -68,6 +71,12 @@ class LifecycleRun:
                 else []
             )
         return self._uses
+
+    def counts(self) -> IndexCounts | None:
+        """The index's chunk counts by tier (None without an index)."""
+        if self._counts is None and self.store is not None:
+            self._counts = self.store.counts()
+        return self._counts
 
     def texts(self) -> dict[str, str]:
         """Every memory file's text by vault-relative path."""
@@ -103,11 +112,11 @@ class LifecycleRun:
         """The vault's files changed (and the index was synced): forget what was read."""
         self._uses = None
         self._texts = None
+        self._counts = None
 
     def metrics(self) -> TierMetrics:
         from memctl.status import tier_metrics
 
-        cold = None
-        if self.store is not None:
-            cold = sum(1 for u in self.uses() if u.tier == "cold")
+        counts = self.counts()
+        cold = counts["chunks_by_tier"]["cold"] if counts is not None else None
         return tier_metrics(self.vault, core_text=self.core_text(), cold_chunks=cold)

@@ -56,16 +56,22 @@ class Judged:
 
 
 def weighted_terms(
-    conn: Connection | None, query: Query, plan: LexicalPlan, counts: IndexCounts | None = None
+    conn: Connection | None,
+    query: Query,
+    plan: LexicalPlan,
+    counts: IndexCounts | None = None,
+    rows: int | None = None,
 ) -> tuple[list[WeightedTerm], list[bool]]:
     """Each content word of the query with its IDF and a matcher for its forms, and
-    whether the vault holds the word at all (a form, its stem, or its typo correction)."""
-    if conn is None:
+    whether the vault holds the word at all (a form, its stem, or its typo correction).
+    `rows`: another backend's chunk count, where its IDF must match SQLite's (the
+    reranker's features)."""
+    if conn is not None:
+        rows = max(row_count(conn, counts), 1)
+    elif rows is None:
         # Another backend (PostgreSQL) computes its lists in SQL: the words weigh by what
         # its plan counted, and no word is judged missing (the gate is not calibrated there).
         rows = max(max(plan.doc_freqs.values(), default=0) * 10, 1000)
-    else:
-        rows = max(row_count(conn, counts), 1)
     terms = floor_terms(query)
     forms = {
         t.text: [*t.forms(), *([plan.corrections[t.text]] if t.text in plan.corrections else [])]

@@ -9,7 +9,9 @@ and results).
 
 from __future__ import annotations
 
+import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -21,9 +23,9 @@ from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
 from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
-from memctl.search import present, ranking, vectors, vocab
+from memctl.search import present, ranking, vectors, vocab, windows
 from memctl.search.candidates import Filters
-from memctl.search.evidence import judge_results
+from memctl.search.evidence import judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
 from memctl.search.query import Query, parse_query
 from memctl.search.results import SearchResponse, SearchResult
@@ -69,6 +71,8 @@ class Searcher:
         # index does not change, so emptied whenever a search re-checks freshness.
         self._kept = IndexMemory()
         self.timings: dict[str, float] = {}
+        # scripts/train_reranker: receives every search's reranking features and windows.
+        self.rerank_sink: Callable[[dict[int, list[float]], dict[int, Any]], None] | None = None
 
     @property
     def store(self) -> IndexBackend:
@@ -183,22 +187,50 @@ class Searcher:
             context=mode != "bm25",
             explain=explain,
         )
+        conn = self.store.conn if self.store.backend == "sqlite" else None  # type: ignore[attr-defined]
+        # The reranker's cosine features are one model's (its weights name it): another
+        # model, or a mode without the vector list, keeps fusion's order.
+        rerank = (
+            self.settings.rerank
+            and mode == "hybrid"
+            and "vector" in lists
+            and self.store.model_id == windows.model().model
+        )
         snippet = present.Snippets(
             self.store,
             records,
             present.matcher_for(parsed, plan),
             self.settings.snippet_tokens,
-            # A server's round trips are worth saving: the pool's context in one statement.
-            # In-process SQLite makes only the snippets diversity and the results need.
+            # A server's round trips are worth saving: the pool's context (and the reranked
+            # candidates') in one statement. In-process SQLite makes only those it needs.
             likely=ranking.diversity_pool(scored.scores, k)
-            if self.store.backend != "sqlite"
+            + (windows.reranked(scored.composite) if rerank else [])
+            if conn is None
             else (),
             context=kept.context if kept else None,
             line_costs=self._kept.line_costs,
             read=kept.context_reader(self.store) if kept else None,
         )
+        scores, probability = scored.scores, {}
+        if rerank or self.rerank_sink is not None:
+            probability = windows.rerank_scores(
+                self.store,
+                scored,
+                fused,
+                lists,
+                weights,
+                records,
+                snippet,
+                weighted_terms(conn, parsed, plan, self._kept.counts, self._rows(conn))[0],
+                found.vector,
+                frozenset(w.lower() for w in re.findall(r"\w+", query)),
+                matrix=self._matrix or None,
+                apply=rerank,
+                sink=self.rerank_sink,
+            )
+            scores = ranking.rescore(scored, probability, records, now)
         chosen = ranking.diversify(
-            scored.scores,
+            scores,
             records,
             snippet,
             k,
@@ -208,7 +240,7 @@ class Searcher:
             words_of=kept.word_sets if kept else None,
         )
         verdict = judge_results(
-            self.store.conn if self.store.backend == "sqlite" else None,  # type: ignore[attr-defined]
+            conn,
             parsed,
             plan,
             lists,
@@ -227,12 +259,11 @@ class Searcher:
         self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
         for cid in verdict.kept:
             record, judged = records[cid], verdict.judged[cid]
-            hit = present.result(
-                record, snippet(cid), scored.scores[cid], judged, self.store.vault_name
-            )
+            hit = present.result(record, snippet(cid), scores[cid], judged, self.store.vault_name)
+            hit.rerank = probability.get(cid)
             if explain:
                 hit.explain = present.explain(
-                    scored.detail[cid], record, plan, weights, verdict, judged
+                    scored.detail[cid], record, plan, weights, verdict, judged, hit.rerank
                 )
             response.results.append(hit)
         if log and response.results:
@@ -303,6 +334,7 @@ class Searcher:
         if "vector" in wanted and self.has_vectors():
             qvec = vector if vector is not None else self.embed_query(query)
             lists["vector"] = self._vector_candidates(qvec, filters, limit)
+            return _Candidates(plan, lists, started, qvec)
         return _Candidates(plan, lists, started)
 
     def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
@@ -323,6 +355,10 @@ class Searcher:
         if len(kept) < limit:
             return cand.vec0_candidates(conn, qvec, filters, limit)
         return {i: wide[i] for i in kept}
+
+    def _rows(self, conn: Any) -> int | None:
+        """A shared server's chunk count of this vault (SQLite counts its own)."""
+        return None if conn is not None else max(self.store.counts()["chunks"], 1)
 
     def _catch_up(self, pending: int, notices: list[str]) -> int:
         """Embed a few pending chunks before answering (memctl.index.catch_up)."""
@@ -366,6 +402,7 @@ class _Candidates:
     plan: cand.LexicalPlan
     lists: dict[str, dict[int, float]]
     started: float  # perf_counter when the lists' queries began (timings["search_ms"])
+    vector: Any = None  # the query's vector, when the vector list was searched
 
 
 def _checked(mode: str, k: int, budget: int | None, min_score: float | None) -> int:

@@ -181,10 +181,13 @@ def explain(
     weights: Weights,
     verdict: Verdict,
     judged: Judged,
+    rerank: float | None = None,
 ) -> dict[str, Any]:
-    """`--explain`: the scoring detail plus the query's terms, the weights and the floor."""
+    """`--explain`: the scoring detail plus the query's terms, the weights, the reranker's
+    probability (null when it did not rerank this result) and the floor."""
     return {
         **detail,
+        "rerank": None if rerank is None else round(rerank, 6),
         "chunk_lines": [record.line_start, record.line_end],
         "terms": plan.forms,
         "prefixes": plan.prefixes,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -48,6 +49,8 @@ class Scored:
     scores: dict[int, float]  # settled composite score of each candidate with a record
     relevance: dict[int, float]  # fused relevance after the context boost
     detail: dict[int, dict[str, Any]] = field(default_factory=dict)  # explain only
+    composite: dict[int, float] = field(default_factory=dict)  # before settling
+    factors: dict[int, float] = field(default_factory=dict)  # composite / relevance
 
 
 def score(
@@ -66,6 +69,7 @@ def score(
     when `context`) times recency, importance and usage; then settled."""
     scored: dict[int, float] = {}
     detail: dict[int, dict[str, Any]] = {}
+    product: dict[int, float] = {}
     base = {cid: sum(parts.values()) for cid, parts in fused.items() if cid in records}
     placed = {
         cid: Placed(records[cid].path, records[cid].line_start, records[cid].line_end)
@@ -89,6 +93,7 @@ def score(
         )
         value, factors = composite(relevance, signals, words, now, policy)
         scored[cid] = value
+        product[cid] = math.prod(factors.values())
         if explain:
             detail[cid] = {
                 "raw": {name: round(lists[name][cid], 6) for name in lists if cid in lists[name]},
@@ -99,7 +104,31 @@ def score(
                 "access_count": record.access_count,
                 "final": round(value, 6),
             }
-    return Scored(settle(scored, boosted, records, now, detail), boosted, detail)
+    settled = settle(scored, boosted, records, now, detail)
+    return Scored(settled, boosted, detail, scored, product)
+
+
+def rescore(
+    scored: Scored,
+    probability: Mapping[int, float],
+    records: Mapping[int, ChunkRecord],
+    now: datetime,
+) -> dict[int, float]:
+    """Scores after the reranker: each reranked candidate's probability times its
+    composite factors (recency, importance, usage, tags, recent penalty), every other
+    candidate kept in its order below them; then settled again (COLD under WARM, newer
+    facts first), with the probability as the reranked candidates' relevance."""
+    if not probability:
+        return scored.scores
+    values = {cid: p * scored.factors[cid] for cid, p in probability.items()}
+    relevance = dict(probability)
+    rest = [cid for cid in scored.composite if cid not in probability]
+    top_rest = max((scored.composite[cid] for cid in rest), default=0.0)
+    shrink = 0.99 * min(values.values()) / top_rest if top_rest > 0 else 1.0
+    for cid in rest:
+        values[cid] = scored.composite[cid] * shrink
+        relevance[cid] = scored.relevance[cid] * shrink
+    return settle(values, relevance, records, now, scored.detail)
 
 
 def settle(

@@ -27,6 +27,7 @@ class SearchResult:
     cosine: float | None = None
     cross: bool = False  # written in another script than the query (its own cosine bar)
     tokens: int = 0  # the snippet's cost (memctl.tokens estimate)
+    rerank: float | None = None  # the reranker's probability (None: not reranked)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -20,7 +20,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +75,24 @@ class VectorMatrix:
         self.mean = mean
         self.bits = bits
         self.prefilter_min = prefilter_min
+        self._order: np.ndarray | None = None  # argsort of ids, made on first rows()
+
+    def rows(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The vectors of these chunk ids that the matrix holds (the reranker's windows:
+        a memory-mapped read, where vec0 point lookups cost ~1 ms each)."""
+        if not ids or len(self) == 0:
+            return {}
+        if self._order is None:
+            self._order = np.argsort(self.ids, kind="stable")
+        wanted = np.asarray(ids, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.ids, wanted, sorter=self._order), len(self) - 1)
+        positions = self._order[at]
+        held = self.ids[positions] == wanted
+        return {
+            int(cid): np.asarray(self.matrix[pos], dtype=np.float32)
+            for cid, pos, ok in zip(wanted, positions, held, strict=True)
+            if ok
+        }
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])

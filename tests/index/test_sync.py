@@ -192,10 +192,10 @@ def test_failed_rebuild_keeps_the_live_index(
 
 
 def test_status_counts_tiers_staleness_and_pending(notes_vault: Vault) -> None:
-    assert index_status(notes_vault) == {"exists": False}
+    assert index_status(notes_vault).to_dict() == {"exists": False}
     sync(notes_vault, embed=False)
     write(notes_vault.archive_dir / "2026-01-01.md", "cold words\n")
-    status = index_status(notes_vault)
+    status = index_status(notes_vault).to_dict()
     assert status["exists"] is True and status["path"] == ".memctl/index.db"
     assert status["files"] == 3 and status["stale_files"] == 1
     assert status["chunks_by_tier"]["cold"] == 0 and status["chunks_by_tier"]["warm"] > 0
@@ -237,7 +237,7 @@ def test_ensure_fresh_writes_nothing_when_nothing_changed(notes_vault: Vault) ->
 
     sync(notes_vault, embed=False, now=datetime(2026, 11, 20, 8, 0))
     assert ensure_fresh(notes_vault, now=datetime(2026, 11, 21)).changed == []
-    assert index_status(notes_vault)["last_sync"] == "2026-11-20T08:00:00"
+    assert index_status(notes_vault).last_sync == "2026-11-20T08:00:00"
     (notes_vault.root / DAILY).write_text("- 14:00 fig\n", encoding="utf-8")
     assert ensure_fresh(notes_vault, now=datetime(2026, 11, 22)).changed == [DAILY]
-    assert index_status(notes_vault)["last_sync"] == "2026-11-22T00:00:00"
+    assert index_status(notes_vault).last_sync == "2026-11-22T00:00:00"

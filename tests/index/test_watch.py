@@ -135,8 +135,8 @@ def test_vectors_follow_on_their_own_thread(notes_vault: Vault) -> None:
     thread.start()
     try:
         assert ready.wait(20)
-        assert _until(lambda: index_status(notes_vault)["pending_embeddings"] == 0, 60)
-        assert index_status(notes_vault)["chunks"] > 0
+        assert _until(lambda: index_status(notes_vault).pending_embeddings == 0, 60)
+        assert index_status(notes_vault).chunks > 0
     finally:
         stop.set()
         thread.join(10)

@@ -234,3 +234,22 @@ def test_commit_without_git_changes_nothing(vault: Vault) -> None:
     with pytest.raises(MemctlError, match="not in a git repository"):
         maintain(vault, now=NOW, sync_index=False, commit=True)
     assert (vault.root / "memory/daily/2026-09-01.md").exists()
+
+
+def test_cold_chunks_newer_than_the_prune_age_are_counted_not_loaded(git_vault: Vault) -> None:
+    """The usage load leaves out COLD chunks dated after the prune cutoff's day (no rule
+    can pick them); prune still finds a chunk of the cutoff day, and the COLD count in
+    the report still counts every COLD chunk."""
+    from memctl.lifecycle.evidence import load_chunk_uses
+
+    cutoff = NOW - timedelta(days=git_vault.settings.lifecycle.prune_after_days)
+    for day in (cutoff.date(), cutoff.date() + timedelta(days=1)):
+        write(git_vault, f"memory/archive/daily/{day}.md", f"# {day}\n\n- 09:00 note of {day}\n")
+    report = maintain(git_vault, now=NOW, embed=False)
+    assert [p["path"] for p in report.prunes] == [f"memory/archive/daily/{cutoff.date()}.md"]
+    loaded = {u.path for u in load_chunk_uses(git_vault, NOW) if u.tier == "cold"}
+    assert f"memory/archive/daily/{cutoff.date()}.md" in loaded
+    assert f"memory/archive/daily/{cutoff.date() + timedelta(days=1)}.md" not in loaded
+    with Store.open(git_vault) as store:
+        cold = store.counts()["chunks_by_tier"]["cold"]
+    assert report.to_dict()["cold"]["chunks"] == cold >= 3  # the two notes and the archived one

@@ -141,12 +141,40 @@ class PgReads:
             found[i - 1].append(ContextRow(start, end, text))
         return found
 
-    def chunk_usage(self) -> Iterator[ChunkUsage]:
+    def window_vectors(
+        self, windows: Sequence[tuple[str, str, int, int]], matrix: Any = None
+    ) -> list[dict[int, np.ndarray]]:
+        """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it, in
+        one round trip (chunks without a vector left out; `matrix` is SQLite's)."""
+        import numpy as np
+
+        if not windows:
+            return []
+        found: list[dict[int, np.ndarray]] = [{} for _ in windows]
+        rows = self.conn.execute(
+            "SELECT w.i, c.id, c.embedding FROM unnest(%s::text[], %s::text[], "
+            "%s::integer[], %s::integer[]) WITH ORDINALITY AS w(vault, path, lo, hi, i) "
+            "JOIN chunks AS c ON c.vault = w.vault AND c.path = w.path "
+            "AND c.line_end >= w.lo AND c.line_start <= w.hi WHERE c.embedding IS NOT NULL",
+            (
+                [v or self.vault_name for v, _, _, _ in windows],
+                [w[1] for w in windows],
+                [w[2] for w in windows],
+                [w[3] for w in windows],
+            ),
+        ).fetchall()
+        for i, cid, vector in rows:
+            found[i - 1][int(cid)] = np.asarray(vector, dtype=np.float32)
+        return found
+
+    def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:
         for row in self.conn.execute(
             "SELECT c.hash, c.path, c.line_start, c.line_end, c.text, c.tier, c.source, c.date, "
             "u.last_referenced_at FROM chunks AS c LEFT JOIN usage AS u "
-            "ON u.vault = c.vault AND u.hash = c.hash WHERE c.vault = %s ORDER BY c.id",
-            (self.vault_name,),
+            "ON u.vault = c.vault AND u.hash = c.hash WHERE c.vault = %s "
+            "AND (%s::text IS NULL OR c.tier <> 'cold' OR c.date IS NULL OR c.date < %s) "
+            "ORDER BY c.id",
+            (self.vault_name, cold_before, cold_before),
         ):
             yield ChunkUsage(*row)
 

@@ -1,0 +1,144 @@
+"""The reranking stage's reads: what the best candidates' snippets show (the chunks inside
+each window and their cosines with the query) and the reranker's shipped weights.
+
+Only the ~30 reranked candidates are looked at, so nothing is precomputed at index time:
+the vectors of the chunks their windows show are read once per search
+(memctl.search.rerank holds the policy).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from memctl.index.backend import IndexBackend
+from memctl.index.usage import ChunkRecord
+from memctl.search import ranking
+from memctl.search.floor import WeightedTerm
+from memctl.search.rerank import FEATURES, Candidate, Model, Shown, features, rerank
+from memctl.search.scoring import Weights
+from memctl.search.snippets import Snippet
+
+WEIGHTS_FILE = "rerank_weights.json"
+_model: Model | None = None
+
+
+def model() -> Model:
+    """The shipped reranker (written by scripts/train_reranker)."""
+    global _model
+    if _model is None:
+        text = (resources.files("memctl.search") / WEIGHTS_FILE).read_text(encoding="utf-8")
+        _model = Model.from_dict(json.loads(text))
+    return _model
+
+
+def shown(
+    store: IndexBackend,
+    order: Sequence[int],
+    records: Mapping[int, ChunkRecord],
+    snippet: Callable[[int], Snippet],
+    query_vector: Any,
+    list_cosines: Mapping[int, float],
+    matrix: Any = None,
+) -> dict[int, Shown]:
+    """Each candidate's window: its snippet, and the cosines of the chunks it shows
+    (without a query vector, only the vector list's cosines are known)."""
+    snips = {cid: snippet(cid) for cid in order}
+    qvec = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
+    held: list[dict[int, np.ndarray]] = [{} for _ in order]
+    if qvec is not None:
+        held = store.window_vectors(
+            [
+                (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
+                for cid in order
+            ],
+            matrix,
+        )
+    cosine: dict[int, float] = dict(list_cosines)
+    for vectors in held:
+        for cid, vec in vectors.items():
+            if cid not in cosine and qvec is not None:
+                cosine[cid] = float(vec @ qvec)
+    out: dict[int, Shown] = {}
+    for cid, vectors in zip(order, held, strict=True):
+        record, s = records[cid], snips[cid]
+        known = [cosine[i] for i in (*vectors, cid) if i in cosine]
+        mean = None
+        if vectors and qvec is not None:
+            total = np.sum(list(vectors.values()), axis=0)
+            norm = float(np.linalg.norm(total))
+            mean = float(total @ qvec) / norm if norm > 0 else None
+        out[cid] = Shown(
+            path=record.path,
+            text=s.text,
+            line_start=s.line_start,
+            line_end=s.line_end,
+            chunk_text=record.text,
+            chunk_start=record.line_start,
+            chunk_end=record.line_end,
+            chunk_cosine=cosine.get(cid),
+            window_cosine=max(known) if known else None,
+            mean_cosine=mean,
+        )
+    return out
+
+
+def reranked(composite: Mapping[int, float]) -> list[int]:
+    """The candidates the reranker looks at: the best by composite score."""
+    return sorted(composite, key=lambda c: (-composite[c], c))[: model().candidates]
+
+
+def rerank_scores(
+    store: IndexBackend,
+    scored: ranking.Scored,
+    fused: Mapping[int, Mapping[str, float]],
+    lists: Mapping[str, Mapping[int, float]],
+    weights: Weights,
+    records: Mapping[int, ChunkRecord],
+    snippet: Callable[[int], Snippet],
+    terms: Sequence[WeightedTerm],
+    query_vector: Any,
+    query_words: frozenset[str],
+    *,
+    matrix: Any = None,
+    apply: bool = True,
+    sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
+) -> dict[int, float]:
+    """The reranker's probability for each of the best fused candidates (empty when not
+    `apply`; `sink` receives every candidate's features and window, for training)."""
+    reranker = model()
+    order = reranked(scored.composite)
+    if not order:
+        return {}
+    views = shown(store, order, records, snippet, query_vector, lists.get("vector", {}), matrix)
+    trigram = lists.get("trigram", {})
+    candidates = {
+        cid: Candidate(
+            parts={
+                name: value / weights.of(name) if weights.of(name) > 0 else 0.0
+                for name, value in fused[cid].items()
+            },
+            date_match=trigram.get(cid, 0.0) >= 1.0,
+            relevance=sum(fused[cid].values()),
+            boosted=scored.relevance[cid],
+            composite=scored.composite[cid],
+            cold=records[cid].tier == "cold",
+        )
+        for cid in order
+    }
+    rows = features(order, candidates, views, terms, query_words)
+    if sink is not None:
+        sink(rows, views)
+    if not apply:
+        return {}
+    shows = FEATURES.index("cover_window")
+    if not any(row[shows] > 0 for row in rows.values()):
+        # No window shows a word of the query (a question in another language than the
+        # notes): the model's word features say nothing, and its window cosines favour
+        # wide running-log windows over a lone decision; fusion's order stands.
+        return {}
+    return rerank(reranker, rows)

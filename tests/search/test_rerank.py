@@ -1,0 +1,142 @@
+"""The reranking stage: its features, its model, and how its probabilities reorder."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+import pytest
+from typer.testing import CliRunner
+
+from memctl.cli import app
+from memctl.index.usage import ChunkRecord
+from memctl.search import ranking, windows
+from memctl.search.floor import WeightedTerm
+from memctl.search.rerank import FEATURES, Candidate, Model, Shown, features, rerank
+from memctl.vault import Vault
+
+from .conftest import NOW, copy_fixture
+
+
+def term(word: str, weight: float) -> WeightedTerm:
+    return WeightedTerm(weight, lambda w: w.lower() == word)
+
+
+def shown(text: str, start: int, chunk: tuple[int, int], cosine: float | None) -> Shown:
+    lines = text.split("\n")
+    chunk_text = "\n".join(lines[chunk[0] - start : chunk[1] - start + 1])
+    return Shown(
+        path="memory/daily/2026-11-01.md",
+        text=text,
+        line_start=start,
+        line_end=start + len(lines) - 1,
+        chunk_text=chunk_text,
+        chunk_start=chunk[0],
+        chunk_end=chunk[1],
+        chunk_cosine=cosine,
+        window_cosine=cosine,
+        mean_cosine=cosine,
+    )
+
+
+def candidate(relevance: float, composite: float) -> Candidate:
+    return Candidate(
+        parts={"fts": 1.0}, date_match=False, relevance=relevance, boosted=relevance,
+        composite=composite, cold=False,
+    )  # fmt: skip
+
+
+def test_window_features_see_the_reply_after_the_chunk() -> None:
+    terms = [term("piano", 2.0), term("lessons", 1.0)]
+    views = {
+        # The chunk (line 3) asks; the reply after it names the piano.
+        1: shown("- A: any news?\n- B: what lessons?\n- A: piano, every Monday", 2, (3, 3), 0.8),
+        2: shown("- C: lessons are fun", 10, (10, 10), 0.9),
+    }
+    cands = {1: candidate(0.5, 0.4), 2: candidate(0.9, 0.8)}
+    rows = features([2, 1], cands, views, terms)
+    row = dict(zip(FEATURES, rows[1], strict=True))
+    assert row["cover_chunk"] == pytest.approx(1 / 3)
+    assert row["cover_window"] == pytest.approx(1.0)
+    assert row["cover_after"] == pytest.approx(2 / 3)
+    assert row["cover_before"] == 0.0
+    assert row["cos_chunk"] == pytest.approx(0.8 - 0.9)  # against the query's best cosine
+    assert row["rank"] == 0.5 and row["score_share"] == pytest.approx(0.5)
+    assert row["lines_after"] == pytest.approx(1 / 3)
+    top = dict(zip(FEATURES, rows[2], strict=True))
+    assert top["rank"] == 1.0 and top["cos_chunk"] == 0.0
+
+
+def test_support_is_another_candidate_the_window_shows() -> None:
+    views = {
+        1: shown("- A: hello\n- B: the answer", 1, (1, 1), 0.8),
+        2: shown("- B: the answer", 2, (2, 2), 0.8),
+    }
+    cands = {1: candidate(0.3, 0.3), 2: candidate(0.7, 0.7)}
+    rows = features([2, 1], cands, views, [term("answer", 1.0)])
+    assert rows[1][FEATURES.index("support")] == 0.7
+    assert rows[2][FEATURES.index("support")] == 0.0
+
+
+def test_model_probability_is_a_standardised_logistic() -> None:
+    n = len(FEATURES)
+    model = Model(FEATURES, (1.0,) * n, (2.0,) * n, (0.5,) + (0.0,) * (n - 1), -1.0, 30)
+    row = [5.0] + [0.0] * (n - 1)
+    assert model.probability(row) == pytest.approx(1 / (1 + math.exp(-(-1.0 + 0.5 * 2.0))))
+    assert rerank(model, {7: row}) == {7: pytest.approx(0.5)}
+
+
+def test_weights_must_match_the_features() -> None:
+    with pytest.raises(ValueError, match="retrain"):
+        Model.from_dict({"features": ["fts"], "mean": [0], "scale": [1], "coef": [0],
+                         "intercept": 0})  # fmt: skip
+
+
+def test_the_shipped_weights_load() -> None:
+    model = windows.model()
+    assert model.names == FEATURES and len(model.coef) == len(FEATURES)
+    assert 10 <= model.candidates <= 100
+
+
+def record(cid: int, tier: str = "warm") -> ChunkRecord:
+    return ChunkRecord(
+        cid, f"memory/daily/2026-11-0{cid}.md", 1, 1, "", f"note {cid}", f"h{cid}", tier,
+        "daily", None, [], 0.5, True, None, None, 0,
+    )  # fmt: skip
+
+
+def test_rescore_puts_the_reranked_above_the_rest_and_keeps_cold_under_warm() -> None:
+    records = {i: record(i, "cold" if i == 3 else "warm") for i in (1, 2, 3, 4)}
+    scored = ranking.Scored(
+        scores={1: 0.9, 2: 0.8, 3: 0.7, 4: 0.95},
+        relevance={1: 0.9, 2: 0.8, 3: 0.7, 4: 0.95},
+        composite={1: 0.9, 2: 0.8, 3: 0.7, 4: 0.95},
+        factors={1: 1.0, 2: 1.0, 3: 1.0, 4: 1.0},
+    )
+    # 4 was not reranked: it falls below every reranked candidate; the COLD 3, though
+    # judged the most likely, stays under the WARM 2 it is no more relevant than.
+    out = ranking.rescore(scored, {1: 0.6, 2: 0.9, 3: 0.9}, records, datetime(2026, 11, 22))
+    assert out[4] < min(out[1], out[2], out[3])
+    assert out[2] > out[3] > out[1]
+
+
+def test_explain_shows_the_rerank_score_and_the_setting_turns_it_off(
+    runner: CliRunner, tmp_path: object
+) -> None:
+    from pathlib import Path
+
+    vault: Vault = copy_fixture(Path(str(tmp_path)))
+    env = {"MEMCTL_NOW": NOW.isoformat()}
+    indexed = runner.invoke(app, ["--vault", str(vault.root), "index"], env=env)
+    assert indexed.exit_code == 0, indexed.output
+    args = ["--vault", str(vault.root), "search", "deploy checklist", "--explain", "--json"]
+    out = runner.invoke(app, [*args, "--no-log"], env=env)
+    assert out.exit_code == 0, out.output
+    import json
+
+    results = json.loads(out.stdout)["results"]
+    assert results and all(isinstance(r["explain"]["rerank"], float) for r in results)
+    (vault.root / ".memctl.toml").write_text("[search]\nrerank = false\n", encoding="utf-8")
+    out = runner.invoke(app, [*args, "--no-log"], env=env)
+    assert out.exit_code == 0, out.output
+    assert all(r["explain"]["rerank"] is None for r in json.loads(out.stdout)["results"])
