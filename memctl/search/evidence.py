@@ -52,6 +52,7 @@ class Judged:
     cosine: float | None
     evidence: float
     cross: bool = False  # the chunk is in another script than the query
+    bm25_rank: float = 0.0  # floor.bm25_rank of its rank in the words list
 
 
 def weighted_terms(
@@ -140,6 +141,7 @@ class Judge:
         places: Mapping[int, tuple[str, int, int]],
         thresholds: FloorThresholds,
         signals: fl.QuerySignals | None = None,
+        bm25: Mapping[int, float] | None = None,
     ) -> None:
         self.signals = signals or fl.QuerySignals()
         self.missing = self.signals.missing
@@ -148,6 +150,8 @@ class Judge:
         self.cosines = cosines
         self.places = places
         self.thresholds = thresholds
+        scores = bm25 or {}
+        self.bm25_ranks = {cid: i for i, cid in enumerate(sorted(scores, key=lambda c: -scores[c]))}
         # Each file's vector candidates (line_start, line_end, cosine): a result looks
         # only at its own file's, not at every candidate.
         self._by_path: dict[str, list[tuple[int, int, float]]] = {}
@@ -166,8 +170,9 @@ class Judge:
         cover = fl.coverage(self.terms, dict.fromkeys(_WORD.findall(text)))
         cosine = self._cosine(cid, path, line_start, line_end)
         cross = fl.cross_script(self.query_script, chunk or text)
-        value = fl.evidence(cover, cosine, self.thresholds, self.missing, cross, self.signals)
-        return Judged(cover, cosine, value, cross)
+        rank = fl.bm25_rank(self.bm25_ranks.get(cid))
+        value = fl.evidence(cover, cosine, self.thresholds, self.missing, cross, self.signals, rank)
+        return Judged(cover, cosine, value, cross, rank)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -230,6 +235,7 @@ def judge_results(
         {cid: (r.path, r.line_start, r.line_end) for cid, r in records.items()},
         thresholds,
         signals,
+        lists.get("fts"),
     )
     judged = {}
     for cid in chosen:

@@ -50,7 +50,7 @@ LEXICAL_ONLY = "lexical"  # the table's key for "no trusted vectors"
 CLASSIFIER_FLOOR = 0.5  # a classifier's evidence is a probability: the floor is even odds
 
 # The classifier's inputs, in the order of its weights (see QuerySignals and evidence()).
-FEATURES = ("cosine", "coverage", "missing", "best_cosine", "unknown_name")
+FEATURES = ("cosine", "coverage", "missing", "best_cosine", "unknown_name", "bm25_rank")
 CROSS = "cross"  # the offset of a result in another script than its query
 
 # Words that ask rather than say what about ("when", "how many", "which"): no answer
@@ -299,14 +299,16 @@ def evidence(
     missing: float = 0.0,
     cross: bool = False,
     query: QuerySignals | None = None,
+    bm25_rank: float = 0.0,
 ) -> float:
     """One number in [0, 1] that passes when it reaches `thresholds.floor`: the
     classifier's probability when there is one and a cosine (the result's, or for a
     result outside the vector list that list's lowest), else coverage (none when the
     query's words are mostly missing from the vault) or the cosine on coverage's scale
-    (see the module docstring); `cross`: the result is in another script than the query."""
+    (see the module docstring); `cross`: the result is in another script than the query;
+    `bm25_rank`: see bm25_rank()."""
     if thresholds.classifier is not None:
-        values = features(cover, cosine, query)
+        values = features(cover, cosine, query, bm25_rank)
         if values is not None and query is not None:
             model = thresholds.classifier.for_result(query.script, cross)
             return model.probability(values, CROSS if cross else query.script)
@@ -323,8 +325,18 @@ def evidence(
     return min(max(value, 0.0), 1.0)
 
 
+def bm25_rank(rank: int | None) -> float:
+    """The words list's (BM25's) rank of a result as evidence: 1 for its first, 1/2 for
+    the second, ..., 0 outside the list. Coverage says which of the query's words a
+    snippet shows; this says whether, among this vault's chunks, it is one of those that
+    show them most: in a vault on the question's subject, where every chunk shares two
+    or three of its words (HeQ's foreign questions), the near-answers rank behind the
+    paragraph that repeats them, when there is one."""
+    return 0.0 if rank is None else 1.0 / (1 + rank)
+
+
 def features(
-    cover: float, cosine: float | None, query: QuerySignals | None
+    cover: float, cosine: float | None, query: QuerySignals | None, bm25_rank: float = 0.0
 ) -> tuple[float, ...] | None:
     """The classifier's inputs (FEATURES) for one result; None without a cosine."""
     if query is None:
@@ -333,7 +345,7 @@ def features(
     if cos is None:
         return None
     best = query.best_cosine if query.best_cosine is not None else cos
-    return (cos, cover, query.missing, best, float(query.unknown_name))
+    return (cos, cover, query.missing, best, float(query.unknown_name), bm25_rank)
 
 
 def passes(value: float, floor: float | None) -> bool:

@@ -25,6 +25,7 @@ class Observed:
     cosine: float | None
     gold: bool = False  # own question: this result shows a gold item
     cross: bool = False  # in another script than the question
+    bm25_rank: float = 0.0  # floor.bm25_rank of its rank in the words list
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,9 @@ def outcome(
         kept = [
             r
             for r in q.results
-            if evidence(r.coverage, r.cosine, thresholds, q.missing, r.cross, q.signals)
+            if evidence(
+                r.coverage, r.cosine, thresholds, q.missing, r.cross, q.signals, r.bm25_rank
+            )
             >= floor - 1e-9
         ]
         if q.own:

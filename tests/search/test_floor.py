@@ -201,7 +201,7 @@ def test_unknown_name_is_a_capitalised_word_the_vault_lacks() -> None:
 
 def classifier(offsets: tuple[tuple[str, float], ...] = ()) -> fl.ByScript:
     # evidence rises with the cosine and the coverage, falls with an unknown name.
-    return fl.ByScript((("latin", fl.Classifier((10.0, 2.0, 0.0, 0.0, -5.0), -9.0, offsets)),))
+    return fl.ByScript((("latin", fl.Classifier((10.0, 2.0, 0.0, 0.0, -5.0, 0.0), -9.0, offsets)),))
 
 
 def test_the_classifier_needs_cosine_and_words_together() -> None:
@@ -235,8 +235,10 @@ def test_classifier_offsets_per_script_and_across_scripts() -> None:
 
 
 def test_each_script_has_its_model_and_cross_results_the_cross_one() -> None:
-    latin = fl.Classifier((1.0, 0.0, 0.0, 0.0, 0.0), 0.0, (("latin", 0.0),))
-    russian = fl.Classifier((2.0, 0.0, 0.0, 0.0, 0.0), 0.0, (("cyrillic", 0.0), (fl.CROSS, 1.0)))
+    latin = fl.Classifier((1.0, 0.0, 0.0, 0.0, 0.0, 0.0), 0.0, (("latin", 0.0),))
+    russian = fl.Classifier(
+        (2.0, 0.0, 0.0, 0.0, 0.0, 0.0), 0.0, (("cyrillic", 0.0), (fl.CROSS, 1.0))
+    )
     models = fl.ByScript((("latin", latin), ("cyrillic", russian)))
     assert models.for_result("cyrillic", False) is russian
     assert models.for_result("latin", False) is latin
@@ -293,3 +295,38 @@ def test_fit_classifier_separates_and_keeps_own_answers() -> None:
     assert fewer.classifier is not None
     assert all(fl.CROSS not in dict(m.offsets) for _, m in fewer.classifier.models)
     assert results == {name: ff.outcome(qs, chosen) for name, qs in groups.items()}
+
+
+def test_a_result_bm25_ranks_first_counts_for_it() -> None:
+    assert fl.bm25_rank(0) == 1.0 and fl.bm25_rank(3) == 0.25 and fl.bm25_rank(None) == 0.0
+    model = fl.Classifier((10.0, 2.0, 0.0, 0.0, 0.0, 1.5), -9.0)
+    t = FloorThresholds(0.3, classifier=fl.ByScript((("hebrew", model),)))
+    q = fl.QuerySignals(best_cosine=0.85, lowest_cosine=0.7, script="hebrew")
+    # The same words and cosine: BM25's first passes (8 + 0.6 + 1.5 - 9 > 0), its
+    # fourth or a chunk outside the words list does not.
+    assert fl.evidence(0.3, 0.8, t, query=q, bm25_rank=fl.bm25_rank(0)) >= t.floor
+    assert fl.evidence(0.3, 0.8, t, query=q, bm25_rank=fl.bm25_rank(3)) < t.floor
+    assert fl.evidence(0.3, 0.8, t, query=q) < t.floor
+    assert fl.features(0.3, 0.8, q, 0.5) == (0.8, 0.3, 0.0, 0.85, 0.0, 0.5)
+    # A table written before the feature existed loads with no weight on it.
+    old = {"weights": {"cosine": 10.0, "coverage": 2.0}, "bias": -9.0}
+    assert fl.Classifier.from_dict(old).weights == (10.0, 2.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def test_fit_classifier_learns_from_the_words_lists_rank() -> None:
+    # Own gold results and foreign results share words and cosines alike; only the gold
+    # ones are BM25's first, so that is what the fit must read.
+    signals = fl.QuerySignals(best_cosine=0.85, lowest_cosine=0.7, script="hebrew")
+    own = [
+        Question(True, (Observed(c, v, gold=True, bm25_rank=1.0),), 0.0, signals)
+        for c, v in ((0.5, 0.82), (0.4, 0.84), (0.6, 0.81), (0.5, 0.83))
+    ]
+    foreign = [
+        Question(False, (Observed(c, v, bm25_rank=0.2), Observed(c, v)), 0.0, signals)
+        for c, v in ((0.5, 0.83), (0.6, 0.82), (0.4, 0.81), (0.5, 0.84))
+    ]
+    chosen, results = floor_learn.fit_classifier({"heq": own + foreign}, max_own_lost=0.0)
+    assert results["heq"].own_lost == 0.0 and results["heq"].foreign_rejected == 1.0
+    assert chosen.classifier is not None
+    weights = chosen.classifier.for_result("hebrew", False).to_dict()["weights"]
+    assert weights["bm25_rank"] > 0
