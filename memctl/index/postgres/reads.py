@@ -35,6 +35,15 @@ _RECORD = (
 )
 
 
+# Each numbered (vault, path, lo, hi) window joined to the chunks overlapping its lines.
+_WINDOW_CHUNKS = (
+    "FROM unnest(%s::text[], %s::text[], %s::integer[], %s::integer[]) "
+    "WITH ORDINALITY AS w(vault, path, lo, hi, i) "
+    "JOIN chunks AS c ON c.vault = w.vault AND c.path = w.path "
+    "AND c.line_end >= w.lo AND c.line_start <= w.hi"
+)
+
+
 class PgReads:
     """Everything a search, the lifecycle and the agent read; usage is per vault."""
 
@@ -118,6 +127,17 @@ class PgReads:
         ).fetchall()
         return [ContextRow(*row) for row in rows]
 
+    def _window_arrays(
+        self, windows: Sequence[tuple[str, str, int, int]]
+    ) -> tuple[list[str], list[str], list[int], list[int]]:
+        """The (vault, path, lo, hi) windows as the four arrays `_WINDOW_CHUNKS` unnests."""
+        return (
+            [v or self.vault_name for v, _, _, _ in windows],
+            [w[1] for w in windows],
+            [w[2] for w in windows],
+            [w[3] for w in windows],
+        )
+
     def context_windows(
         self, windows: Sequence[tuple[str, str, int, int]]
     ) -> list[list[ContextRow]]:
@@ -126,16 +146,9 @@ class PgReads:
             return []
         found: list[list[ContextRow]] = [[] for _ in windows]
         rows = self.conn.execute(
-            "SELECT w.i, c.line_start, c.line_end, c.text FROM unnest(%s::text[], %s::text[], "
-            "%s::integer[], %s::integer[]) WITH ORDINALITY AS w(vault, path, lo, hi, i) "
-            "JOIN chunks AS c ON c.vault = w.vault AND c.path = w.path "
-            "AND c.line_end >= w.lo AND c.line_start <= w.hi ORDER BY w.i, c.line_start",
-            (
-                [v or self.vault_name for v, _, _, _ in windows],
-                [w[1] for w in windows],
-                [w[2] for w in windows],
-                [w[3] for w in windows],
-            ),
+            f"SELECT w.i, c.line_start, c.line_end, c.text {_WINDOW_CHUNKS} "
+            "ORDER BY w.i, c.line_start",
+            self._window_arrays(windows),
         ).fetchall()
         for i, start, end, text in rows:
             found[i - 1].append(ContextRow(start, end, text))
@@ -156,16 +169,8 @@ class PgReads:
             return []
         found: list[dict[int, np.ndarray]] = [{} for _ in windows]
         rows = self.conn.execute(
-            "SELECT w.i, c.id, c.embedding FROM unnest(%s::text[], %s::text[], "
-            "%s::integer[], %s::integer[]) WITH ORDINALITY AS w(vault, path, lo, hi, i) "
-            "JOIN chunks AS c ON c.vault = w.vault AND c.path = w.path "
-            "AND c.line_end >= w.lo AND c.line_start <= w.hi WHERE c.embedding IS NOT NULL",
-            (
-                [v or self.vault_name for v, _, _, _ in windows],
-                [w[1] for w in windows],
-                [w[2] for w in windows],
-                [w[3] for w in windows],
-            ),
+            f"SELECT w.i, c.id, c.embedding {_WINDOW_CHUNKS} WHERE c.embedding IS NOT NULL",
+            self._window_arrays(windows),
         ).fetchall()
         for i, cid, vector in rows:
             found[i - 1][int(cid)] = np.asarray(vector, dtype=np.float32)
