@@ -144,7 +144,8 @@ class Snippets:
         """The results' snippets with budgets by rank (RANK_SHARES), best first: each is
         remade at its rank's share of the budget and kept when it shows no line another
         result shows (the later ones' snippets as they stand, the earlier ones' as
-        remade); otherwise it stays as it was."""
+        remade) and, when larger, holds every line it showed; otherwise it stays as it
+        was."""
         out: dict[int, Snippet] = {}
         for rank, cid in enumerate(ranked):
             share = RANK_SHARES[min(rank, len(RANK_SHARES) - 1)]
@@ -159,11 +160,17 @@ class Snippets:
                 for other in ranked
                 if other != cid and self._records[other].path == path
             ]
+            even = self(cid)
             clash = any(
                 remade.line_start <= o.line_end and o.line_start <= remade.line_end
                 for o in others
             )
-            out[cid] = self(cid) if clash else remade
+            # A bigger budget may centre a window elsewhere in a long chunk: a larger share
+            # only ever adds lines to what the result showed.
+            lost = share > 1 and not (
+                remade.line_start <= even.line_start and even.line_end <= remade.line_end
+            )
+            out[cid] = even if clash or lost else remade
         return out
 
     def reach(self, cid: int) -> tuple[int, int]:
