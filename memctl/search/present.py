@@ -149,8 +149,11 @@ class Snippets:
         out: dict[int, Snippet] = {}
         for rank, cid in enumerate(ranked):
             share = RANK_SHARES[min(rank, len(RANK_SHARES) - 1)]
-            lines, first, core = self._lines_of(cid)
             tokens = max(int(self._tokens * share), 1)
+            if tokens == self._tokens:
+                out[cid] = self(cid)
+                continue
+            lines, first, core = self._lines_of(cid)
             remade = best_snippet(
                 lines, first, self._matcher, tokens, core=core, line_costs=self._costs
             )
@@ -162,8 +165,7 @@ class Snippets:
             ]
             even = self(cid)
             clash = any(
-                remade.line_start <= o.line_end and o.line_start <= remade.line_end
-                for o in others
+                remade.line_start <= o.line_end and o.line_start <= remade.line_end for o in others
             )
             # A bigger budget may centre a window elsewhere in a long chunk: a larger share
             # only ever adds lines to what the result showed.
