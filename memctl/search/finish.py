@@ -88,12 +88,16 @@ def fill(
     probability: Mapping[int, float],
     vault_name: str,
     explain: Callable[[int, float | None], dict[str, Any]] | None,
+    by_rank: bool = False,
 ) -> None:
     """The results of the candidates the floor kept, best first (`explain`: each one's
-    --explain detail from its id and rerank probability)."""
+    --explain detail from its id and rerank probability; `by_rank`: snippets sized by
+    rank, present.Snippets.by_rank)."""
+    sized = snippet.by_rank(verdict.kept) if by_rank else {}
     for cid in verdict.kept:
         record, judged = records[cid], verdict.judged[cid]
-        hit = present.result(record, snippet(cid), scores[cid], judged, vault_name)
+        snip = sized.get(cid) or snippet(cid)
+        hit = present.result(record, snip, scores[cid], judged, vault_name)
         hit.rerank = probability.get(cid)
         if explain is not None:
             hit.explain = explain(cid, hit.rerank)

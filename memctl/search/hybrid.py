@@ -275,6 +275,8 @@ class Searcher(CandidateLists):
             )
             if explain
             else None,
+            # --budget adds up the snippets the floor priced: their sizes stay as they are.
+            by_rank=self.settings.snippet_by_rank and budget is None,
         )
         if log and response.results:
             self.store.record_references(
