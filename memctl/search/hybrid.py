@@ -203,6 +203,7 @@ class Searcher(CandidateLists):
             context=kept.context if kept else None,
             line_costs=self._kept.line_costs,
             read=kept.context_reader(self.store) if kept else None,
+            fits=kept.fits if kept else None,
         )
         scores, probability = scored.scores, {}
         if rerank or self.rerank_sink is not None:
