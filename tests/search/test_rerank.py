@@ -12,7 +12,7 @@ from memctl.cli import app
 from memctl.index.usage import ChunkRecord
 from memctl.search import ranking, windows
 from memctl.search.floor import WeightedTerm
-from memctl.search.rerank import FEATURES, Candidate, LineWords, Model, Shown, features, rerank
+from memctl.search.rerank import FEATURES, Candidate, Model, Shown, features, rerank
 from memctl.vault import Vault
 
 from .conftest import NOW, copy_fixture
@@ -166,7 +166,7 @@ def test_the_quick_word_tests_leave_every_feature_as_it_was() -> None:
     views = {1: view, 2: other}
     plain = features(order, cands, views, terms, frozenset({"dana"}))
     matcher = Matcher(exact=frozenset({"deploy", "בית", "οδος", "οδοσ"}), prefixes=("deplo",))
-    kept: LineWords = {}
+    kept: dict[str, tuple[tuple[str, ...], frozenset[str], str]] = {}
     for _ in range(2):  # the second time from the kept line words
         quick = features(
             order,
@@ -191,24 +191,3 @@ def test_the_quick_word_tests_leave_every_feature_as_it_was() -> None:
         {"deploy", "deplo", "בית"},
     )
     assert without_sigma == features(order, cands, views, terms[:3])
-
-
-def test_the_one_scan_word_test_gives_the_plain_rows_where_lowercase_splits_words() -> None:
-    """A line whose lowercase does not split into its words' lowercases (İ lowercases to
-    i and a combining dot, no word character) is tested word by word: "deployİ" starts
-    with the stem, though the line's lowercase holds it as "deployi" and a dot."""
-    from memctl.search.snippets import Matcher
-
-    view = shown("the deployİ went\nsee deploy.x and İdeploys", 10, (10, 11), 0.5)
-    terms = [term("deploy", 2.0), WeightedTerm(1.0, lambda w: w.lower().startswith("deplo"))]
-    cands = {1: candidate(0.9, 0.9)}
-    plain = features([1], cands, {1: view}, terms)
-    matcher = Matcher(exact=frozenset({"deploy"}), prefixes=("deplo",))
-    kept: LineWords = {}
-    for _ in range(2):
-        quick = features(
-            [1], cands, {1: view}, terms, frozenset(), matcher.matches, kept, {"deploy", "deplo"}
-        )
-        assert quick == plain
-    assert plain[1][FEATURES.index("cover_window")] == 1.0
-    assert [same for *_, same in kept.values()] == [False, False]
