@@ -114,9 +114,8 @@ class Model:
         )
 
 
-# A line's words, the set of them, its lowercase, and whether that lowercase's words are
-# its words' lowercases (a pure function of the line's text).
-LineWords = dict[str, tuple[tuple[str, ...], frozenset[str], str, bool]]
+# A line's words, the set of them and its lowercase (a pure function of the line's text).
+LineWords = dict[str, tuple[tuple[str, ...], frozenset[str], str]]
 
 
 class _Line:
@@ -130,7 +129,6 @@ class _Line:
         words: tuple[str, ...],
         distinct: frozenset[str],
         lower: str,
-        same: bool,
         known: _Terms,
         speaker: str | None,
     ) -> None:
@@ -143,7 +141,7 @@ class _Line:
         self.hits: tuple[int | None, ...] = ()
         # Most lines hold no query word: found by substring tests and set operations,
         # without a word loop.
-        if not known.any_hit(distinct, lower, same):
+        if not known.any_hit(distinct, lower):
             return
         for word in distinct & known.hit_words:
             times = words.count(word)
@@ -170,12 +168,6 @@ class _Terms:
         # what follows it, and so differs between a word and its line).
         sigma = needles is None or any(("σ" in n or "ς" in n or not n) for n in needles)
         self._needles = None if sigma else tuple(needles or ())
-        # The lowercase words of a line holding one of them, found in one scan of the
-        # line (needles of word characters only: each then lies inside one word).
-        self._holding: re.Pattern[str] | None = None
-        if self._needles and all(_WORD.fullmatch(n) for n in self._needles):
-            either = "|".join(re.escape(n) for n in self._needles)
-            self._holding = re.compile(rf"(?<!\w)\w*(?:{either})\w*")
         self._hits: dict[str, tuple[int, ...]] = {}
         self.hit_words: set[str] = set()  # those of _hits that are a query word
         self.first: dict[str, int] = {}  # the first query word each of them is
@@ -196,23 +188,13 @@ class _Terms:
                 self.first[word] = found[0]
         return found
 
-    def any_hit(self, words: frozenset[str], lower: str, same: bool = False) -> bool:
+    def any_hit(self, words: frozenset[str], lower: str) -> bool:
         """Whether any of these words (a line's, `lower` its lowercase) is a query word
-        (each tested once per search). `same`: `lower`'s words are the words' lowercases,
-        so a word none of whose needles `lower`'s scan found is no query word untested."""
+        (each tested once per search)."""
         if self._needles is not None and not any(n in lower for n in self._needles):
             return False
-        new = words.difference(self._hits)
-        if new and same and self._holding is not None:
-            holding = frozenset(self._holding.findall(lower))
-            for word in new:
-                if word.lower() in holding:
-                    self.hits(word)
-                else:
-                    self._hits[word] = ()
-        else:
-            for word in new:
-                self.hits(word)
+        for word in words.difference(self._hits):
+            self.hits(word)
         return not words.isdisjoint(self.hit_words)
 
     def line(self, text: str) -> _Line:
@@ -221,9 +203,7 @@ class _Terms:
             kept = self._words.get(text)
             if kept is None:
                 words = tuple(_WORD.findall(text))
-                lower = text.lower()
-                same = tuple(_WORD.findall(lower)) == tuple(w.lower() for w in words)
-                kept = self._words[text] = (words, frozenset(words), lower, same)
+                kept = self._words[text] = (words, frozenset(words), text.lower())
             m = _SPEAKER.match(text)
             speaker = m.group(1).split()[0].lower() if m else None
             known = self._lines[text] = _Line(*kept, self, speaker)
