@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 ContextRows = Sequence[tuple[int, int, str]]
 
-KEPT = 50_000  # entries a table may hold before it is emptied (~30 MB at most)
+KEPT = 50_000  # entries a table may hold before it is emptied (~30 MB; ~55 MB for `fits`)
 
 
 @dataclass
