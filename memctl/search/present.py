@@ -14,8 +14,7 @@ from memctl.search.query import Query
 from memctl.search.ranking import CONTEXT_SOURCES
 from memctl.search.results import SearchResult
 from memctl.search.scoring import Weights
-from memctl.search.snippets import Matcher, Snippet, best_snippet
-from memctl.search.snippets import reach as snippet_reach
+from memctl.search.snippets import Matcher, Snippet, best_snippet, fitted_snippet
 from memctl.tokens import estimate_tokens
 
 # How far around a chunk the snippet may look for context lines.
@@ -109,16 +108,19 @@ class Snippets:
         context: dict[ContextWindow, Sequence[tuple[int, int, str]]] | None = None,
         line_costs: dict[str, int] | None = None,
         read: Callable[[ContextWindow], Sequence[tuple[int, int, str]]] | None = None,
+        fits: dict[tuple[int, int], Snippet | None] | None = None,
     ) -> None:
         """`context` and `line_costs`: windows and line prices kept from earlier searches
         (memctl.search.kept), filled in as this one reads more; `read` reads a window
-        (default: store.context_rows)."""
+        (default: store.context_rows); `fits`: the snippets of chunks that fit the budget
+        whole, by (chunk id, budget), kept the same way (None: those fitting, not yet)."""
         self._read = read
         self._store, self._records, self._matcher, self._tokens = store, records, matcher, tokens
         self.matcher = matcher
         self._made: dict[int, Snippet] = {}
         self._lines: dict[int, SnippetLines] = {}
         self._costs: dict[str, int] = {} if line_costs is None else line_costs
+        self._fits: dict[tuple[int, int], Snippet | None] = {} if fits is None else fits
         # The neighbouring chunks of every running-log candidate likely to be shown, fetched
         # at once: one round trip on PostgreSQL instead of one per snippet.
         windows = list(
@@ -134,10 +136,14 @@ class Snippets:
 
     def __call__(self, cid: int) -> Snippet:
         if cid not in self._made:
-            lines, first, core = self._lines_of(cid)
-            self._made[cid] = best_snippet(
-                lines, first, self._matcher, self._tokens, core=core, line_costs=self._costs
-            )
+            fit = self._fit(cid)
+            if fit is not None:
+                self._made[cid] = fit.for_matcher(self._matcher)
+            else:
+                lines, first, core = self._lines_of(cid)
+                self._made[cid] = best_snippet(
+                    lines, first, self._matcher, self._tokens, core=core, line_costs=self._costs
+                )
         return self._made[cid]
 
     def by_rank(self, ranked: Sequence[int]) -> dict[int, Snippet]:
@@ -177,10 +183,23 @@ class Snippets:
 
     def reach(self, cid: int) -> tuple[int, int]:
         """Lines this candidate's snippet can show, found without the query's words
-        (snippets.reach): diversity compares two chunks' snippets only when these meet."""
+        (the fitted snippet, else the chunk): diversity compares two chunks' snippets only when these meet."""
+        fit = self._fit(cid)
+        if fit is not None:
+            return fit.line_start, fit.line_end
         lines, first, core = self._lines_of(cid)
-        lo, hi = snippet_reach(lines, core or (0, len(lines) - 1), self._tokens, self._costs)
+        lo, hi = core or (0, len(lines) - 1)
         return first + lo, first + hi
+
+    def _fit(self, cid: int) -> Snippet | None:
+        """The chunk's snippet when it fits the budget whole: the same for every query, so
+        a kept Searcher makes it once per chunk (most chunks of a running log fit)."""
+        key = (cid, self._tokens)
+        if key in self._fits:
+            return self._fits[key]
+        lines, first, core = self._lines_of(cid)
+        fit = self._fits[key] = fitted_snippet(lines, first, self._tokens, core, self._costs)
+        return fit
 
     def _lines_of(self, cid: int) -> SnippetLines:
         if cid not in self._lines:

@@ -223,3 +223,34 @@ def test_snippets_sized_by_rank_give_the_first_results_more_and_never_overlap(
     assert [(r.line_start, r.tokens) for r in _sized(vault, True, budget=200)] == [
         (r.line_start, r.tokens) for r in _sized(vault, False, budget=200)
     ]
+
+
+@pytest.mark.parametrize("budget", [10, 60, 200])
+def test_kept_fitting_snippets_answer_as_fresh_ones_for_another_query(
+    vault: Vault, budget: int
+) -> None:
+    """A chunk that fits the budget keeps its snippet across queries (IndexMemory.fits):
+    a later query gets the same window as a fresh Snippets would give it, highlighting
+    its own words, not the earlier query's."""
+    _long_log(vault)
+    fits: dict[tuple[int, int], Snippet | None] = {}
+    with Store.open(vault) as store:
+        records = {r.id: r for r in store.chunks_by_ids(store.chunk_ids())}
+        for query in ("backup", "deploy step", "detail 7"):
+            parsed = parse_query(query)
+            plan = cand.plan_lexical(store.conn, parsed, 0.5)
+            kept = Snippets(store, records, matcher_for(parsed, plan), budget, fits=fits)
+            fresh = Snippets(store, records, matcher_for(parsed, plan), budget)
+            for cid in records:
+                a, b = kept(cid), fresh(cid)
+                assert (a.text, a.line_start, a.line_end, a.truncated) == (
+                    b.text,
+                    b.line_start,
+                    b.line_end,
+                    b.truncated,
+                )
+                assert a.highlights == b.highlights
+                assert kept.reach(cid) == fresh.reach(cid)
+    assert any(fit is not None for fit in fits.values())
+    if budget == 10:
+        assert any(fit is None for fit in fits.values())
