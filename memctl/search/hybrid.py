@@ -300,8 +300,11 @@ class Searcher(CandidateLists):
         return wanted
 
     def _rows(self, conn: Any) -> int | None:
-        """A shared server's chunk count of this vault (SQLite counts its own)."""
-        return None if conn is not None else max(self.store.counts()["chunks"], 1)
+        """A shared server's chunk count of this vault (SQLite counts its own): its
+        statistics row, as BM25 reads it, not a count of the rows (~150 ms at 100k)."""
+        if conn is not None:
+            return None
+        return max(self.store.stats([self.store.vault_name])[0], 1)  # type: ignore[attr-defined]
 
     def _catch_up(self, pending: int, notices: list[str]) -> int:
         """Embed a few pending chunks before answering (memctl.index.catch_up)."""

@@ -48,7 +48,8 @@ class PgStore(PgWrites, PgReads):
         self._delta = [0, 0]  # chunks and tokens added by the open transaction
         self._new_words: set[str] = set()
         self._new_hashes: dict[str, str] = {}
-        self._stats: tuple[float, int, float] | None = None  # (read at, rows, mean length)
+        # scope -> (read at, rows, mean length)
+        self._stats: dict[tuple[str, ...] | None, tuple[float, int, float]] = {}
         self._table_rows: tuple[float, int] | None = None
         self._estimates: tuple[tuple[float, int, int], dict[str, int]] | None = None
         self._prefetched: dict[int, ChunkRecord] = {}
