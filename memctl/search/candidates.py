@@ -402,7 +402,7 @@ def trigram_candidates(
         kept.words[i] = chunk_words(text)
     known, empty = kept.words, chunk_words("")
     scored = {
-        i: _fuzzy_score(targets, known.get(i, empty)) + (1.0 if i in dated else 0.0) for i in ids
+        i: words_score(targets, known.get(i, empty)) + (1.0 if i in dated else 0.0) for i in ids
     }
     best = sorted(scored, key=lambda i: -scored[i])[:limit]
     return {i: scored[i] for i in best if scored[i] > 0}
@@ -410,7 +410,7 @@ def trigram_candidates(
 
 def fuzzy_score(targets: Sequence[str], text: str) -> float:
     """Mean over query words of the best word-to-word similarity (0..1); substrings score 1."""
-    return _fuzzy_score(targets, chunk_words(text))
+    return words_score(targets, chunk_words(text))
 
 
 def chunk_words(text: str) -> ChunkWords:
@@ -418,7 +418,8 @@ def chunk_words(text: str) -> ChunkWords:
     return lower, list(dict.fromkeys(lower.split()))
 
 
-def _fuzzy_score(targets: Sequence[str], text_words: ChunkWords) -> float:
+def words_score(targets: Sequence[str], text_words: ChunkWords) -> float:
+    """fuzzy_score of a text from its `chunk_words` (kept per chunk by a Searcher)."""
     if not targets:
         return 0.0
     lower, words = text_words

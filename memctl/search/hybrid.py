@@ -304,7 +304,8 @@ class Searcher(CandidateLists):
         statistics row, as BM25 reads it, not a count of the rows (~150 ms at 100k)."""
         if conn is not None:
             return None
-        return max(self.store.stats([self.store.vault_name])[0], 1)  # type: ignore[attr-defined]
+        rows, _ = self.store.stats([self.store.vault_name])  # type: ignore[attr-defined]
+        return max(int(rows), 1)
 
     def _catch_up(self, pending: int, notices: list[str]) -> int:
         """Embed a few pending chunks before answering (memctl.index.catch_up)."""

@@ -28,6 +28,7 @@ from memctl.index.postgres.lists import Lists, SideConnections
 from memctl.index.postgres.reads import PgReads
 from memctl.index.postgres.writes import PgWrites
 from memctl.index.usage import ChunkRecord
+from memctl.search.candidates import ChunkWords
 from memctl.vault import Vault
 
 
@@ -53,6 +54,7 @@ class PgStore(PgWrites, PgReads):
         self._table_rows: tuple[float, int] | None = None
         self._estimates: tuple[tuple[float, int, int], dict[str, int]] | None = None
         self._prefetched: dict[int, ChunkRecord] = {}
+        self.chunk_words: dict[int, ChunkWords] = {}  # by id: a row's text never changes
         self._searches = 0
         self._side: SideConnections | None = None
 
