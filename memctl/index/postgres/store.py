@@ -77,9 +77,10 @@ class PgStore(PgWrites, PgReads):
 
     def list_runner(self) -> Lists:
         """Where this search's candidate lists run: from a store's second search on, on
-        side connections at once (lists.py)."""
+        side connections at once (lists.py), unless `[index] parallel_lists` is off."""
         self._searches += 1
-        if self._searches >= 2 and self._side is None:
+        parallel = self.vault.settings.index.parallel_lists
+        if parallel and self._searches >= 2 and self._side is None:
             self._side = SideConnections(database_url(self.vault))
         return Lists(self.conn, self._side)
 
