@@ -234,7 +234,8 @@ class Searcher(CandidateLists):
             self.policy,
             self.settings.snippet_tokens,
             reach_of=snippet.reach,
-            words_of=kept.word_sets if kept else None,
+            # By chunk id: kept on a shared server too (a row's text never changes there).
+            words_of=self._kept.word_sets,
         )
         verdict = judge_results(
             conn,
