@@ -148,6 +148,17 @@ def test_parallel_lists_off_keeps_a_searcher_on_one_connection(
     assert opened[one_root] == 1
 
 
+def test_a_search_connection_scans_from_the_first_block(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unranked lookups (LIMIT without ORDER BY) give the same rows every search: a scan
+    of a big table may not start where another scan of it happens to be."""
+    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    with open_store(vault) as store:
+        row = store.conn.execute("SHOW synchronize_seqscans").fetchone()  # type: ignore[attr-defined]
+        assert row is not None and row[0] == "off"
+
+
 def test_snippet_context_of_many_windows_in_one_statement(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
