@@ -152,11 +152,16 @@ def test_a_search_connection_scans_from_the_first_block(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Unranked lookups (LIMIT without ORDER BY) give the same rows every search: a scan
-    of a big table may not start where another scan of it happens to be."""
+    of a big table may not start where another scan of it happens to be, nor run in
+    parallel workers."""
     vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
     with open_store(vault) as store:
-        row = store.conn.execute("SHOW synchronize_seqscans").fetchone()  # type: ignore[attr-defined]
-        assert row is not None and row[0] == "off"
+        for setting, value in (
+            ("synchronize_seqscans", "off"),
+            ("max_parallel_workers_per_gather", "0"),
+        ):
+            row = store.conn.execute(f"SHOW {setting}").fetchone()  # type: ignore[attr-defined]
+            assert row is not None and row[0] == value, setting
 
 
 def test_snippet_context_of_many_windows_in_one_statement(

@@ -219,3 +219,8 @@ def prepare_session(conn: psycopg.Connection[Any]) -> None:
     # would return other rows from one search to the next. From the first block, the
     # same query gives the same results, and they are the rows the index would give.
     conn.execute("SET synchronize_seqscans = off")
+    # Nor in parallel workers: a LIMIT over their rows takes whichever worker answers
+    # first, and a substring scan the planner thinks reads the whole table (it cannot
+    # estimate `(text || '') ILIKE`, the common word's scan) started two of them for a
+    # lookup that stops within a few hundred rows.
+    conn.execute("SET max_parallel_workers_per_gather = 0")
