@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 
@@ -28,8 +28,10 @@ from memctl.index.postgres.lists import Lists, SideConnections
 from memctl.index.postgres.reads import PgReads
 from memctl.index.postgres.writes import PgWrites
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates import ChunkWords
 from memctl.vault import Vault
+
+if TYPE_CHECKING:
+    from memctl.search.candidates import ChunkWords
 
 
 class PgStore(PgWrites, PgReads):
