@@ -122,6 +122,10 @@ class IndexSettings:
     database_url: str = ""
     # This vault's namespace in a shared index; empty = the vault folder's name.
     vault: str = ""
+    # A long-running searcher on a shared server runs its three candidate lists at once
+    # on two extra connections (from its second search on); false: one statement on its
+    # own connection, for fewer connections or a machine with no core to spare.
+    parallel_lists: bool = True
 
 
 @dataclass(frozen=True)

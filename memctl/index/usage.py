@@ -111,7 +111,7 @@ def chunk_usage(conn: Any, cold_before: str | None = None) -> Iterator[ChunkUsag
         yield ChunkUsage(*row)
 
 
-def _record(row: Sequence[Any]) -> ChunkRecord:
+def _record(row: Sequence[Any], vault: str = "") -> ChunkRecord:
     return ChunkRecord(
         id=row[0],
         path=row[1],
@@ -129,6 +129,7 @@ def _record(row: Sequence[Any]) -> ChunkRecord:
         created_at=row[13],
         last_referenced_at=row[14],
         access_count=int(row[15]),
+        vault=vault,
     )
 
 

@@ -410,7 +410,7 @@ def trigram_candidates(
 
 def fuzzy_score(targets: Sequence[str], text: str) -> float:
     """Mean over query words of the best word-to-word similarity (0..1); substrings score 1."""
-    return _fuzzy_score(targets, chunk_words(text))
+    return words_score(targets, chunk_words(text))
 
 
 def chunk_words(text: str) -> ChunkWords:
@@ -418,7 +418,8 @@ def chunk_words(text: str) -> ChunkWords:
     return lower, list(dict.fromkeys(lower.split()))
 
 
-def _fuzzy_score(targets: Sequence[str], text_words: ChunkWords) -> float:
+def words_score(targets: Sequence[str], text_words: ChunkWords) -> float:
+    """fuzzy_score of a text from its `chunk_words` (kept per chunk by a Searcher)."""
     if not targets:
         return 0.0
     total = 0.0
@@ -428,7 +429,7 @@ def _fuzzy_score(targets: Sequence[str], text_words: ChunkWords) -> float:
 
 
 def _kept_score(targets: Sequence[str], cid: int, kept: TrigramMemory) -> float:
-    """_fuzzy_score of a chunk, each word's part kept (the same sums, in the same order)."""
+    """words_score of a chunk, each word's part kept (the same sums, in the same order)."""
     if not targets:
         return 0.0
     total = 0.0

@@ -242,7 +242,8 @@ class Searcher(CandidateLists):
             self.policy,
             self.settings.snippet_tokens,
             reach_of=snippet.reach,
-            words_of=kept.word_sets if kept else None,
+            # By chunk id: kept on a shared server too (a row's text never changes there).
+            words_of=self._kept.word_sets,
         )
         verdict = judge_results(
             conn,
@@ -311,8 +312,12 @@ class Searcher(CandidateLists):
         return wanted
 
     def _rows(self, conn: Any) -> int | None:
-        """A shared server's chunk count of this vault (SQLite counts its own)."""
-        return None if conn is not None else max(self.store.counts()["chunks"], 1)
+        """A shared server's chunk count of this vault (SQLite counts its own): its
+        statistics row, as BM25 reads it, not a count of the rows (~150 ms at 100k)."""
+        if conn is not None:
+            return None
+        rows, _ = self.store.stats([self.store.vault_name])  # type: ignore[attr-defined]
+        return max(int(rows), 1)
 
     def _catch_up(self, pending: int, notices: list[str]) -> int:
         """Embed a few pending chunks before answering (memctl.index.catch_up)."""

@@ -73,16 +73,25 @@ class CandidateLists:
             # A shared server computes the candidate lists in SQL beside the data; the
             # fusion, scoring and snippets are the same for every backend.
             started = time.perf_counter()
+            # The store asks for the vector only when it builds the vector list; the
+            # reranker's window cosines need the same one, as on SQLite.
+            asked: list[Any] = []
+
+            def query_vector() -> Any:
+                if not asked:
+                    asked.append(vector if vector is not None else self.embed_query(query))
+                return asked[0]
+
             plan, shared = self.store.candidate_lists(  # type: ignore[attr-defined]
                 parsed,
                 filters,
                 limit,
                 wanted,
-                lambda: vector if vector is not None else self.embed_query(query),
+                query_vector,
                 notices,
                 self.settings.common_term_fraction,
             )
-            return _Candidates(plan, shared, started)
+            return _Candidates(plan, shared, started, asked[0] if asked else None)
         conn = self._sqlite()
         plan = cand.plan_lexical(
             conn,

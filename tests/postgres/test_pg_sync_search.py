@@ -59,6 +59,10 @@ def test_fixture_vault_ranks_alike_on_both_backends(
                 assert [round(r.score, 4) for r in a] == [round(r.score, 4) for r in b] or (
                     mode == "hybrid" and any(q in text for q in ("_", "."))
                 ), (mode, text)
+                # The reranker sees the same windows with the same vectors on both.
+                assert [None if r.rerank is None else round(r.rerank, 3) for r in a] == [
+                    None if r.rerank is None else round(r.rerank, 3) for r in b
+                ] or any(q in text for q in ("_", ".")), (mode, text)
 
 
 def test_namespaces_own_by_default_team_on_request(
@@ -104,6 +108,64 @@ def test_namespaces_own_by_default_team_on_request(
     assert {r["vault"] for r in data["results"]} == {"bob"}
     out = runner.invoke(app, ["--vault", str(alice.root), "search", "x", "--scope", "carol"])
     assert out.exit_code == 2 and "no vault named carol" in out.output
+
+
+def test_parallel_lists_off_keeps_a_searcher_on_one_connection(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`[index] parallel_lists = false`: a kept searcher's lists run on its own connection
+    (no side connections on the server), with the same results as the lists at once."""
+    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    sync(vault, embed=False, now=NOW)
+    one_root = tmp_path / "one"
+    shutil.copytree(vault.root, one_root)
+    config = one_root / ".memctl.toml"
+    config.write_text(config.read_text() + "parallel_lists = false\n", encoding="utf-8")
+    one = Vault(one_root)
+    assert one.settings.index.parallel_lists is False and vault.settings.index.parallel_lists
+    queries = ["kubernetes", "deploy rollback window", "postgres migration plan"]
+
+    def connections(admin: psycopg.Connection[tuple[int]]) -> int:
+        row = admin.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+    found: dict[Path, list[list[tuple[str, int, float]]]] = {}
+    opened: dict[Path, int] = {}
+    # Autocommit: pg_stat_activity is read once per transaction.
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        for v in (one, vault):  # one first: a closed connection's backend may linger a moment
+            with Searcher(v, fresh=False) as searcher:
+                found[v.root] = [
+                    [
+                        (r.path, r.line_start, r.score)
+                        for r in searcher.search(q, k=3, now=NOW, log=False, mode="lexical").results
+                    ]
+                    for q in queries * 2
+                ]
+                opened[v.root] = connections(admin)
+    assert found[vault.root] == found[one_root] and any(found[one_root])
+    assert opened[vault.root] >= 2  # its own and a side connection or two
+    assert opened[one_root] == 1
+
+
+def test_a_search_connection_scans_from_the_first_block(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unranked lookups (LIMIT without ORDER BY) give the same rows every search: a scan
+    of a big table may not start where another scan of it happens to be, nor run in
+    parallel workers."""
+    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    with open_store(vault) as store:
+        for setting, value in (
+            ("synchronize_seqscans", "off"),
+            ("max_parallel_workers_per_gather", "0"),
+        ):
+            row = store.conn.execute(f"SHOW {setting}").fetchone()  # type: ignore[attr-defined]
+            assert row is not None and row[0] == value, setting
 
 
 def test_snippet_context_of_many_windows_in_one_statement(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
 from typing import Any
 
 import psycopg
@@ -37,29 +36,32 @@ Statement = tuple[str, list[Any]]
 
 def record_of(row: Sequence[Any]) -> ChunkRecord:
     """A chunk record from its id and RECORD_COLUMNS."""
-    return replace(_record(row), vault=row[16])
+    return _record(row, row[16])
 
 
-def with_records(statement: Statement, vault: str, usage: bool = True) -> Statement:
+def with_records(statement: Statement, vault: str) -> Statement:
     """A list's (kind, id, score) rows, each followed by its chunk record's columns (usage
-    as the searching vault's). Without `usage` those columns are NULL: for a list whose
-    rows are mostly dropped (substring lookups, scored afterwards), where the usage
-    lookup of every row would cost more than fetching the kept ones' records later."""
+    as the searching vault's)."""
     sql, args = statement
-    if not usage:
-        columns = RECORD_COLUMNS.replace("u.created_at, u.last_referenced_at", "NULL, NULL")
-        columns = columns.replace("coalesce(u.access_count, 0)", "NULL")
-        return (
-            f"SELECT l.kind, l.id, l.score, {columns} FROM ({sql}) AS l(kind, id, score) "
-            "JOIN chunks AS c ON c.id = l.id",
-            list(args),
-        )
     return (
         f"SELECT l.kind, l.id, l.score, {RECORD_COLUMNS} FROM ({sql}) AS l(kind, id, score) "
         "JOIN chunks AS c ON c.id = l.id "
         "LEFT JOIN usage AS u ON u.vault = %s AND u.hash = c.hash",
         [*args, vault],
     )
+
+
+# The text is the record's fifth column; the rest NULL (cheap to send and decode).
+_TEXT_ONLY = ", ".join(["NULL"] * 4 + ["l.text"] + ["NULL"] * 11)
+
+
+def with_texts(statement: Statement) -> Statement:
+    """A list's (kind, id, score, text) rows in the shape of `with_records`, the record's
+    other columns NULL: for a list whose rows are mostly dropped (substring lookups,
+    scored afterwards on their texts), where every row's record would cost more to send
+    and decode than fetching the kept ones' records later."""
+    sql, args = statement
+    return (f"SELECT l.kind, l.id, l.score, {_TEXT_ONLY} FROM ({sql}) AS l", list(args))
 
 
 class SideUnavailable(Exception):

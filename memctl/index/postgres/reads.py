@@ -51,7 +51,7 @@ class PgReads:
     vault_name: str
     _has_vectors: bool
     _common: tuple[float, dict[str, float]] | None
-    _stats: tuple[float, int, float] | None
+    _stats: dict[tuple[str, ...] | None, tuple[float, int, float]]
     _prefetched: dict[int, ChunkRecord]
     _table_rows: tuple[float, int] | None
     _estimates: tuple[tuple[float, int, int], dict[str, int]] | None
@@ -173,7 +173,9 @@ class PgReads:
             self._window_arrays(windows),
         ).fetchall()
         for i, cid, vector in rows:
-            found[i - 1][int(cid)] = np.asarray(vector, dtype=np.float32)
+            # pgvector's binary loader gives a Vector, its text loader an array.
+            array = vector.to_numpy() if hasattr(vector, "to_numpy") else vector
+            found[i - 1][int(cid)] = np.asarray(array, dtype=np.float32)
         return found
 
     def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:
@@ -241,16 +243,19 @@ class PgReads:
         return {int(cid): float(cosine) for cid, cosine in rows}
 
     def stats(self, vaults: Sequence[str] | None) -> tuple[int, float]:
-        """(rows, mean row length in tokens) of the vaults searched, for BM25; cached 60 s."""
-        if self._stats is None or time.monotonic() - self._stats[0] > 60:
+        """(rows, mean row length in tokens) of the vaults searched, for BM25 (and the
+        reranker's IDF: this vault's, without a count of its rows); cached 60 s a scope."""
+        key = None if vaults is None else tuple(vaults)
+        kept = self._stats.get(key)
+        if kept is None or time.monotonic() - kept[0] > 60:
             row = self.conn.execute(
                 "SELECT coalesce(sum(chunks), 0), coalesce(sum(tokens), 0) FROM vault_stats "
                 "WHERE %s::text[] IS NULL OR vault = ANY(%s)",
                 (vaults, vaults),
             ).fetchone()
             rows, tokens = int(schema.one(row)[0]), int(schema.one(row)[1])
-            self._stats = (time.monotonic(), rows, tokens / rows if rows else 1.0)
-        return self._stats[1], self._stats[2]
+            kept = self._stats[key] = (time.monotonic(), rows, tokens / rows if rows else 1.0)
+        return kept[1], kept[2]
 
     def table_rows(self) -> int:
         """Rows of every vault on the server (what a scan of the table reads); cached 60 s."""

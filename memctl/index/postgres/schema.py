@@ -206,7 +206,7 @@ def migrate(conn: psycopg.Connection[Any], dim: int = DEFAULT_DIM) -> list[int]:
 
 
 def prepare_session(conn: psycopg.Connection[Any]) -> None:
-    """Vector adapters and the HNSW settings of this connection."""
+    """Vector adapters, the HNSW settings and the scan order of this connection."""
     from pgvector.psycopg import register_vector
 
     register_vector(conn)
@@ -214,3 +214,13 @@ def prepare_session(conn: psycopg.Connection[Any]) -> None:
     # Filtered vector queries (one vault, a tier) keep scanning the graph until enough
     # rows pass the filter instead of returning fewer than asked (pgvector 0.8).
     conn.execute("SET hnsw.iterative_scan = relaxed_order")
+    # A scan of a table larger than a quarter of shared_buffers otherwise starts wherever
+    # another scan of it is: an unranked lookup's LIMIT (a common word's substring rows)
+    # would return other rows from one search to the next. From the first block, the
+    # same query gives the same results, and they are the rows the index would give.
+    conn.execute("SET synchronize_seqscans = off")
+    # Nor in parallel workers: a LIMIT over their rows takes whichever worker answers
+    # first, and a substring scan the planner thinks reads the whole table (it cannot
+    # estimate `(text || '') ILIKE`, the common word's scan) started two of them for a
+    # lookup that stops within a few hundred rows.
+    conn.execute("SET max_parallel_workers_per_gather = 0")

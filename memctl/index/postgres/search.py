@@ -19,9 +19,9 @@ from rapidfuzz import fuzz, process
 
 from memctl.errors import UsageError
 from memctl.index.postgres import words
-from memctl.index.postgres.lists import Statement, record_of, with_records
+from memctl.index.postgres.lists import Statement, record_of, with_records, with_texts
 from memctl.search import candidates as cand
-from memctl.search.candidates import Filters, LexicalPlan
+from memctl.search.candidates import ChunkWords, Filters, LexicalPlan
 from memctl.search.query import Query
 from memctl.search.vocab import fold
 
@@ -35,6 +35,7 @@ B = 0.75
 RANK_PER_TERM = 150
 ESTIMATE_MIN_ROWS = 1000  # a word the statistics put in more rows is not counted
 SCAN_ROWS = 600  # a substring lookup expected to stop within this many rows scans the table
+KEPT_WORDS = 50_000  # chunks whose words a store keeps for the substring list's scores
 
 
 def scope_vaults(store: PgStore, scope: Sequence[str]) -> list[str] | None:
@@ -114,7 +115,7 @@ def candidate_lists(
         sql, sql_args = _trigram_sql(
             query, plan, trigram_words, where, params, limit, store.table_rows()
         )
-        run.add(with_records((sql, sql_args), store.vault_name, usage=False))
+        run.add(with_texts((sql, sql_args)))
     if "fts" in wanted:
         sql, sql_args = _fts_sql(plan, counter, rows, mean_length, where, params, limit)
         if sql:
@@ -130,7 +131,7 @@ def candidate_lists(
             hits.setdefault(name, []).append((int(cid), record[4]))
     store.prefetched(records)
     if "trigram" in wanted:
-        lists["trigram"] = _score_trigram(query, trigram_words, hits, limit)
+        lists["trigram"] = _score_trigram(query, trigram_words, hits, limit, store.chunk_words)
     return plan, lists
 
 
@@ -320,7 +321,7 @@ def _trigram_sql(
     dropped = set(plan.dropped)
     usable = [w for w in lookups if len(w) >= 3]
     coordinate = [w for w in usable if w not in dropped]
-    select = "SELECT '{}', c.id, 0::float8 FROM chunks AS c WHERE "
+    select = "SELECT '{}' AS kind, c.id, 0::float8 AS score, c.text FROM chunks AS c WHERE "
     parts: list[str] = []
     args: list[Any] = []
     head, gate = "", ""
@@ -343,7 +344,10 @@ def _trigram_sql(
         parts.append(f"({select.format('dated')} c.date = %s AND {where} LIMIT %s)")
         args += [day, *params, per_word]
     if not parts:
-        return "SELECT 'one', 0::bigint, 0::float8 WHERE false", []
+        return (
+            "SELECT 'one' AS kind, 0::bigint AS id, 0::float8 AS score, ''::text AS text WHERE false",
+            [],
+        )
     return head + " UNION ALL ".join(parts), args
 
 
@@ -361,28 +365,35 @@ def _substring(plan: LexicalPlan, word: str, per_word: int, table_rows: int) -> 
 
 
 def _score_trigram(
-    query: Query, lookups: list[str], hits: dict[str, list[tuple[int, str]]], limit: int
+    query: Query,
+    lookups: list[str],
+    hits: dict[str, list[tuple[int, str]]],
+    limit: int,
+    kept: dict[int, ChunkWords],
 ) -> dict[int, float]:
-    """SQLite's scores of the rows found (the lookups' own order is irrelevant)."""
-    texts: dict[int, str] = {}
+    """SQLite's scores of the rows found (the lookups' own order is irrelevant). `kept`:
+    each chunk's words by id, from earlier searches (a row's text never changes: an
+    edited chunk is a new row)."""
     ids: dict[int, None] = {}
     coordinate = hits.get("all", [])
+    found = [coordinate]
     ids.update((i, None) for i, _ in coordinate)
-    texts.update(coordinate)
     # SQLite stops after the all-words lookup when it alone fills the list.
     if not (coordinate and len(ids) >= limit):
-        for i, text in hits.get("one", []):
-            ids[i] = None
-            texts[i] = text
-    dated = {i for i, _ in hits.get("dated", [])}
-    for i, text in hits.get("dated", []):
-        ids[i] = None
-        texts[i] = text
+        found.append(hits.get("one", []))
+    found.append(hits.get("dated", []))
+    for rows in found[1:]:
+        ids.update((i, None) for i, _ in rows)
     if not ids:
         return {}
+    if len(kept) > KEPT_WORDS:
+        kept.clear()
+    for rows in found:
+        for i, text in rows:
+            if i not in kept:
+                kept[i] = cand.chunk_words(text)
+    dated = {i for i, _ in hits.get("dated", [])}
     targets = [w.lower() for w in lookups if w not in query.dates]
-    scored = {
-        i: cand.fuzzy_score(targets, texts.get(i, "")) + (1.0 if i in dated else 0.0) for i in ids
-    }
+    scored = {i: cand.words_score(targets, kept[i]) + (1.0 if i in dated else 0.0) for i in ids}
     best = sorted(scored, key=lambda i: -scored[i])[:limit]
     return {i: scored[i] for i in best if scored[i] > 0}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 
@@ -29,6 +29,9 @@ from memctl.index.postgres.reads import PgReads
 from memctl.index.postgres.writes import PgWrites
 from memctl.index.usage import ChunkRecord
 from memctl.vault import Vault
+
+if TYPE_CHECKING:
+    from memctl.search.candidates import ChunkWords
 
 
 class PgStore(PgWrites, PgReads):
@@ -48,10 +51,12 @@ class PgStore(PgWrites, PgReads):
         self._delta = [0, 0]  # chunks and tokens added by the open transaction
         self._new_words: set[str] = set()
         self._new_hashes: dict[str, str] = {}
-        self._stats: tuple[float, int, float] | None = None  # (read at, rows, mean length)
+        # scope -> (read at, rows, mean length)
+        self._stats: dict[tuple[str, ...] | None, tuple[float, int, float]] = {}
         self._table_rows: tuple[float, int] | None = None
         self._estimates: tuple[tuple[float, int, int], dict[str, int]] | None = None
         self._prefetched: dict[int, ChunkRecord] = {}
+        self.chunk_words: dict[int, ChunkWords] = {}  # by id: a row's text never changes
         self._searches = 0
         self._side: SideConnections | None = None
 
@@ -74,9 +79,10 @@ class PgStore(PgWrites, PgReads):
 
     def list_runner(self) -> Lists:
         """Where this search's candidate lists run: from a store's second search on, on
-        side connections at once (lists.py)."""
+        side connections at once (lists.py), unless `[index] parallel_lists` is off."""
         self._searches += 1
-        if self._searches >= 2 and self._side is None:
+        parallel = self.vault.settings.index.parallel_lists
+        if parallel and self._searches >= 2 and self._side is None:
             self._side = SideConnections(database_url(self.vault))
         return Lists(self.conn, self._side)
 
