@@ -148,7 +148,8 @@ def best_snippet(
     inside `core` (0-based, inclusive; default: every line), the chunk that matched; if
     the whole core fits, the leftover budget shows its neighbouring lines, following
     ones first, because an answer tends to follow the words that name its topic.
-    Ties go to the window whose matches sit nearest its centre, then to the earliest.
+    Ties go to the window whose matches sit nearest its centre, then to the earliest; a
+    window clipped by the chunk's end is grown back inside the chunk to the budget.
     A single line longer than the budget is cut to the words around its first match.
     `line_costs`: lines priced before, by text (filled in as lines are priced).
     """
@@ -261,7 +262,26 @@ def _best_window(
     whole_best = max(range(lo, hi + 1), key=lambda i: (len(found[i]), -i))
     if best is None or (len(found[whole_best]) > best[0] and costs[whole_best] > budget):
         return _cut_line(text_of[whole_best], first_line + whole_best, matcher, budget)
-    return best_range
+    return _filled(costs, lo, hi, best_range, budget)
+
+
+def _filled(
+    costs: _Costs, lo: int, hi: int, window: tuple[int, int], budget: int
+) -> tuple[int, int]:
+    """A window that stops at the chunk's end (or starts at its start) grown the other
+    way, inside the chunk, up to the budget: the tie-break on centred matches favours
+    such a clipped window, which alone would show only part of the budget."""
+    start, stop = window
+    used = sum(costs[start : stop + 1])
+    if stop == hi:
+        while start > lo and used + costs[start - 1] <= budget:
+            start -= 1
+            used += costs[start]
+    if start == lo:
+        while stop < hi and used + costs[stop + 1] <= budget:
+            stop += 1
+            used += costs[stop]
+    return start, stop
 
 
 def _widen(

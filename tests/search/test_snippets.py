@@ -60,3 +60,15 @@ def test_context_widens_a_small_chunk_but_stops_at_hidden_lines() -> None:
 def test_empty_text() -> None:
     snip = best_snippet([""], 1, m("x"), budget=10)
     assert snip.text == "" and snip.highlights == ()
+
+
+def test_a_hit_near_the_chunks_end_still_gets_the_whole_budget() -> None:
+    # A chunk of 60 lines (far over budget), the only match on its second-last line: the
+    # window centred on it is clipped by the chunk's end and grows back to the budget.
+    lines = [f"filler line number {i} about nothing much at all here" for i in range(60)]
+    lines[58] = "the sqlite decision was made here"
+    snip = best_snippet(lines, 1, m("sqlite"), budget=120, core=(0, 59))
+    assert "sqlite" in snip.text
+    assert snip.line_end == 60
+    used = estimate_tokens(snip.text)
+    assert 120 - estimate_tokens(lines[0]) - 1 < used <= 120
