@@ -222,6 +222,27 @@ def script_of(text: str) -> str | None:
     return name if count else None
 
 
+# A query in Hebrew or Russian often names a product or a person in Latin letters ("מהו
+# PUBG?", "באיזו שנה הוקם Cyber Observer?"): counted by letters it would be a Latin query,
+# every Hebrew result a cross-script one, held to the lenient cross-lingual bar (HeQ's
+# foreign questions of that kind all kept five results). Latin wins only below this share.
+QUERY_SCRIPT_SHARE = 0.25
+
+
+def query_script(text: str) -> str | None:
+    """The script a query is asked in: the non-Latin script with the most letters when it
+    holds at least QUERY_SCRIPT_SHARE of them (the Latin ones are then names), else the
+    script most of its letters are written in."""
+    counts = {name: len(pattern.findall(text)) for name, pattern in _SCRIPTS.items()}
+    total = sum(counts.values())
+    other, count = max(
+        ((name, n) for name, n in counts.items() if name != "latin"), key=lambda item: item[1]
+    )
+    if total and count >= QUERY_SCRIPT_SHARE * total:
+        return other
+    return script_of(text)
+
+
 def cross_script(query_script: str | None, text: str) -> bool:
     """A result written in another script than the query (a cross-lingual answer)."""
     other = script_of(text)

@@ -114,6 +114,13 @@ class _Design:
         self.aimed = np.array([name not in guarded for name in groups]) | all(
             name in guarded for name in groups
         )
+        self.names = list(groups)
+
+    def limits(self, max_own_lost: float, by_set: Mapping[str, float]) -> Any:
+        """Each set's own-loss target: its own in `by_set`, else `max_own_lost`."""
+        import numpy as np
+
+        return np.array([by_set.get(name, max_own_lost) for name in self.names])
 
     def keep(self, z: Any, bars: Mapping[str, float]) -> Any:
         keep = self.exists.copy()
@@ -136,7 +143,7 @@ class _Design:
             self.n_foreign, 1
         )
 
-    def bars(self, z: Any, max_own_lost: float, min_cross_gold: int) -> dict[str, float]:
+    def bars(self, z: Any, max_own_lost: Any, min_cross_gold: int) -> dict[str, float]:
         """CROSS first, then each script: the loosest bar on `z` that keeps every set's
         own losses within the target (no CROSS bar from a handful of such answers)."""
         import numpy as np
@@ -161,7 +168,7 @@ class _Design:
             bars[key] = _loosest(candidates, feasible) - BAR_MARGIN
         return bars
 
-    def score(self, weights: Any, max_own_lost: float, min_cross_gold: int) -> tuple[float, float]:
+    def score(self, weights: Any, max_own_lost: Any, min_cross_gold: int) -> tuple[float, float]:
         """The worst aimed set's foreign rejection (then the mean) once the bars are set."""
         z = self.x @ weights
         bars = self.bars(z, max_own_lost, min_cross_gold)
@@ -188,6 +195,7 @@ def fit_classifier(
     l2: float = 1.0,
     refine: int = 2,
     min_cross_gold: int = 50,
+    own_lost_by_set: Mapping[str, float] | None = None,
 ) -> tuple[FloorThresholds, dict[str, FloorOutcome]]:
     """One classifier per query script (see floor.ByScript), each fitted on the
     questions of that script (every set holds the loss target on them), starting from
@@ -196,7 +204,7 @@ def fit_classifier(
     (the fallback for a script with no model). A CROSS bar needs `min_cross_gold` gold
     results in another script than their question (fewer: too few to choose from).
     Every question needs its `signals`."""
-    settings = (max_own_lost, guarded, l2, refine, min_cross_gold)
+    settings = (max_own_lost, guarded, l2, refine, min_cross_gold, own_lost_by_set or {})
     pooled = _fit_one(groups, *settings)[0]
     counts: dict[str, int] = {}
     for qs in groups.values():
@@ -232,6 +240,7 @@ def _fit_one(
     l2: float,
     refine: int,
     min_cross_gold: int,
+    by_set: Mapping[str, float],
     start: Classifier | None = None,
 ) -> tuple[Classifier, tuple[float, float]]:
     """A logistic model telling own questions' gold results (1) from foreign questions'
@@ -246,6 +255,7 @@ def _fit_one(
     import numpy as np
 
     d = _Design(groups, guarded)
+    limits = d.limits(max_own_lost, by_set)
     if start is None:
         fitted = d.fitted
         mean, scale = d.x[fitted].mean(axis=0), d.x[fitted].std(axis=0)
@@ -259,17 +269,17 @@ def _fit_one(
     # or more of the question's words: a weight of the wrong sign (fitted to a quirk
     # of one set, such as LoCoMo's paraphrases missing words) is dropped.
     weights = np.where(np.array(SIGNS) * weights < 0, 0.0, weights)
-    best = d.score(weights, max_own_lost, min_cross_gold)
+    best = d.score(weights, limits, min_cross_gold)
     for _ in range(refine):
         for k in range(len(weights)):
             for factor in REFINE_FACTORS:
                 trial = weights.copy()
                 trial[k] *= factor
-                value = d.score(trial, max_own_lost, min_cross_gold)
+                value = d.score(trial, limits, min_cross_gold)
                 if value > best:
                     best, weights = value, trial
     z = d.x @ weights + bias
-    bars = d.bars(z, max_own_lost, min_cross_gold)
+    bars = d.bars(z, limits, min_cross_gold)
     model = Classifier(
         tuple(float(w) for w in weights),
         bias,

@@ -249,6 +249,7 @@ class Searcher(CandidateLists):
             floor=(True if min_score is None else min_score) if use_floor else None,
             budget=budget,
             counts=self._kept.counts,
+            rerank=probability,
         )
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
         response.matched, response.missing = verdict.matched, verdict.missing
