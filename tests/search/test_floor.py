@@ -363,12 +363,15 @@ def test_fit_classifier_holds_each_sets_own_loss_target() -> None:
         for c, v in ((0.8, 0.84), (0.7, 0.85), (0.2, 0.80))
     ]
     foreign = [
-        Question(False, (Observed(0.2, 0.80), Observed(0.25, 0.80)), 0.0, signals)
-        for _ in range(3)
+        Question(False, (Observed(0.2, 0.80), Observed(0.25, 0.80)), 0.0, signals) for _ in range(3)
     ]
     groups = {"strict": own + foreign}
-    tight, res_tight = floor_learn.fit_classifier(groups, max_own_lost=0.5, own_lost_by_set={"strict": 0.0})
-    loose, res_loose = floor_learn.fit_classifier(groups, max_own_lost=0.0, own_lost_by_set={"strict": 0.5})
+    tight, res_tight = floor_learn.fit_classifier(
+        groups, max_own_lost=0.5, own_lost_by_set={"strict": 0.0}
+    )
+    loose, res_loose = floor_learn.fit_classifier(
+        groups, max_own_lost=0.0, own_lost_by_set={"strict": 0.5}
+    )
     assert res_tight["strict"].own_lost == 0.0 and res_tight["strict"].foreign_rejected == 0.0
     assert res_loose["strict"].own_lost <= 0.5 and res_loose["strict"].foreign_rejected == 1.0
     assert tight.classifier is not None and loose.classifier is not None
