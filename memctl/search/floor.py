@@ -168,8 +168,9 @@ class FloorThresholds:
     # paragraphs of the same field that share no name with them).
     coverage_weight: float = 0.0
     # When set, evidence is this classifier's probability and the floor is even odds;
-    # min_coverage then applies only without cosines (coverage alone); the cosine bars,
-    # max_missing and coverage_weight are unused.
+    # min_coverage then applies only without cosines (coverage alone); max_missing
+    # gates only results in the query's own script (a cross-lingual answer shares no
+    # word with its question); the cosine bars and coverage_weight are unused.
     classifier: ByScript | None = None
 
     @property
@@ -329,6 +330,11 @@ def evidence(
     (see the module docstring); `cross`: the result is in another script than the query;
     `bm25_rank`: see bm25_rank()."""
     if thresholds.classifier is not None:
+        if not cross and gated(missing, thresholds):
+            # No word of the query anywhere in the vault, and the result in the query's
+            # own script: nothing lexical to stand on, and a cosine alone passes any
+            # generic note ("root:x:0": e5 scores 0.82-0.83 to a core.md).
+            return 0.0
         values = features(cover, cosine, query, bm25_rank)
         if values is not None and query is not None:
             model = thresholds.classifier.for_result(query.script, cross)
