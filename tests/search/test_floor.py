@@ -375,3 +375,20 @@ def test_fit_classifier_holds_each_sets_own_loss_target() -> None:
     assert res_tight["strict"].own_lost == 0.0 and res_tight["strict"].foreign_rejected == 0.0
     assert res_loose["strict"].own_lost <= 0.5 and res_loose["strict"].foreign_rejected == 1.0
     assert tight.classifier is not None and loose.classifier is not None
+
+
+def test_a_query_with_no_word_in_the_vault_keeps_only_cross_script_results() -> None:
+    model = fl.Classifier((100.0, 10.0, 0.0, 0.0, 0.0, 0.0), -80.0)
+    t = FloorThresholds(0.3, max_missing=1.0, classifier=fl.ByScript((("latin", model),)))
+    q = fl.QuerySignals(missing=1.0, best_cosine=0.83, lowest_cosine=0.7, script="latin")
+    # A cosine of 0.83 alone would pass (83 - 80 > 0), but no word of the query is in
+    # the vault: a result in its own script is gated, one in another script is not.
+    assert fl.evidence(0.0, 0.83, t, missing=1.0, query=q) == 0.0
+    assert fl.evidence(0.0, 0.83, t, missing=1.0, cross=True, query=q) >= t.floor
+    assert fl.evidence(0.0, 0.83, t, missing=0.9, query=q) >= t.floor
+    # Calibration drops gated results whatever the weights and fits without them.
+    own = [Question(True, (Observed(0.8, 0.85, gold=True),), 0.0, q) for _ in range(3)]
+    foreign = [Question(False, (Observed(0.0, 0.86), Observed(0.0, 0.86)), 1.0, q)]
+    chosen, results = floor_learn.fit_classifier({"set": own + foreign}, max_missing=1.0)
+    assert chosen.max_missing == 1.0 and results["set"].foreign_rejected == 1.0
+    assert results["set"].own_lost == 0.0
