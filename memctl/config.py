@@ -65,6 +65,9 @@ class SearchSettings:
     weight_vector: float = 0.4
     rrf_k: int = 60
     snippet_tokens: int = 200
+    # The first results' snippets get more of the budget, the later ones less
+    # (memctl.search.present.RANK_SHARES); false: every snippet gets snippet_tokens.
+    snippet_by_rank: bool = True
     half_life_days: float = 14.0  # recency decay of dated operational notes
     recent_penalty_minutes: int = 10
     common_term_fraction: float = (

@@ -332,17 +332,20 @@ ChunkWords = tuple[str, list[str]]
 class TrigramMemory:
     """What trigram lists read from the index, kept by a Searcher while the index does not
     change (memctl.search.kept): each substring lookup's rows (the same common words
-    come back query after query) and each chunk's words."""
+    come back query after query), each chunk's words, and each query word's score in a
+    chunk (a lookup's rows come back with its word)."""
 
     lookups: dict[tuple[Any, ...], list[int]] = field(default_factory=dict)
     words: dict[int, ChunkWords] = field(default_factory=dict)
+    scores: dict[tuple[str, int], float] = field(default_factory=dict)
 
     def clear(self) -> None:
         self.lookups.clear()
         self.words.clear()
+        self.scores.clear()
 
     def size(self) -> int:
-        return max(len(self.lookups), len(self.words))
+        return max(len(self.lookups), len(self.words), len(self.scores))
 
 
 def trigram_candidates(
@@ -400,10 +403,7 @@ def trigram_candidates(
     unknown = [i for i in ids if i not in kept.words]
     for i, text in _texts(conn, unknown).items():
         kept.words[i] = chunk_words(text)
-    known, empty = kept.words, chunk_words("")
-    scored = {
-        i: _fuzzy_score(targets, known.get(i, empty)) + (1.0 if i in dated else 0.0) for i in ids
-    }
+    scored = {i: _kept_score(targets, i, kept) + (1.0 if i in dated else 0.0) for i in ids}
     best = sorted(scored, key=lambda i: -scored[i])[:limit]
     return {i: scored[i] for i in best if scored[i] > 0}
 
@@ -421,15 +421,36 @@ def chunk_words(text: str) -> ChunkWords:
 def _fuzzy_score(targets: Sequence[str], text_words: ChunkWords) -> float:
     if not targets:
         return 0.0
-    lower, words = text_words
     total = 0.0
     for target in targets:
-        if target in lower:
-            total += 1.0
-            continue
-        best = process.extractOne(target, words, scorer=fuzz.ratio, score_cutoff=70.0)
-        total += best[1] / 100.0 if best else 0.0
+        total += _word_score(target, text_words)
     return total / len(targets)
+
+
+def _kept_score(targets: Sequence[str], cid: int, kept: TrigramMemory) -> float:
+    """_fuzzy_score of a chunk, each word's part kept (the same sums, in the same order)."""
+    if not targets:
+        return 0.0
+    total = 0.0
+    scores = kept.scores
+    for target in targets:
+        part = scores.get((target, cid))
+        if part is None:
+            part = scores[target, cid] = _word_score(target, kept.words.get(cid, _EMPTY))
+        total += part
+    return total / len(targets)
+
+
+def _word_score(target: str, text_words: ChunkWords) -> float:
+    """1 for a substring of the chunk, else its best word's similarity (0 below 0.7)."""
+    lower, words = text_words
+    if target in lower:
+        return 1.0
+    best = process.extractOne(target, words, scorer=fuzz.ratio, score_cutoff=70.0)
+    return best[1] / 100.0 if best else 0.0
+
+
+_EMPTY: ChunkWords = ("", [])
 
 
 def _texts(conn: Connection, ids: Sequence[int]) -> dict[int, str]:

@@ -215,14 +215,16 @@ def judge_results(
     budget: int | None = None,
     counts: IndexCounts | None = None,
     rerank: Mapping[int, float] | None = None,
+    weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
     `floor`: None turns the floor off (--all), a number replaces the calibrated one
-    (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for).
+    (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for);
+    `weighted`: weighted_terms(conn, query, plan, counts), when the caller has them.
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
-    terms, present = weighted_terms(conn, query, plan, counts)
+    terms, present = weighted or weighted_terms(conn, query, plan, counts)
     missing = fl.missing_share(terms, present)
     cosines = lists.get("vector", {}) if trusted else {}
     signals = fl.QuerySignals(

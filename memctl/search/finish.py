@@ -13,6 +13,7 @@ from memctl.index.usage import ChunkRecord
 from memctl.search import present, ranking, windows
 from memctl.search.candidates import LexicalPlan
 from memctl.search.evidence import Verdict, weighted_terms
+from memctl.search.floor import WeightedTerm
 from memctl.search.kept import IndexMemory
 from memctl.search.query import Query
 from memctl.search.results import SearchResponse
@@ -55,9 +56,11 @@ def rerank_probabilities(
     matrix: Any,
     apply: bool,
     sink: RerankSink | None,
+    terms: list[WeightedTerm] | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
-    `apply`; `sink`, scripts/train_reranker's, receives every search's features)."""
+    `apply`; `sink`, scripts/train_reranker's, receives every search's features; `terms`:
+    the query's weighted terms, when the caller has them)."""
     return windows.rerank_scores(
         store,
         scored,
@@ -66,7 +69,7 @@ def rerank_probabilities(
         weights,
         records,
         snippet,
-        weighted_terms(conn, parsed, plan, kept.counts, rows)[0],
+        terms if terms is not None else weighted_terms(conn, parsed, plan, kept.counts, rows)[0],
         query_vector,
         frozenset(w.lower() for w in re.findall(r"\w+", query)),
         matrix=matrix,
@@ -88,12 +91,16 @@ def fill(
     probability: Mapping[int, float],
     vault_name: str,
     explain: Callable[[int, float | None], dict[str, Any]] | None,
+    by_rank: bool = False,
 ) -> None:
     """The results of the candidates the floor kept, best first (`explain`: each one's
-    --explain detail from its id and rerank probability)."""
+    --explain detail from its id and rerank probability; `by_rank`: snippets sized by
+    rank, present.Snippets.by_rank)."""
+    sized = snippet.by_rank(verdict.kept) if by_rank else {}
     for cid in verdict.kept:
         record, judged = records[cid], verdict.judged[cid]
-        hit = present.result(record, snippet(cid), scores[cid], judged, vault_name)
+        snip = sized.get(cid) or snippet(cid)
+        hit = present.result(record, snip, scores[cid], judged, vault_name)
         hit.rerank = probability.get(cid)
         if explain is not None:
             hit.explain = explain(cid, hit.rerank)

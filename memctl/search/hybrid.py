@@ -21,7 +21,7 @@ from memctl.index.embed.registry import canonical
 from memctl.index.usage import ChunkRecord
 from memctl.search import finish, present, ranking, vectors, vocab, windows
 from memctl.search.candidates import Filters
-from memctl.search.evidence import judge_results
+from memctl.search.evidence import judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
 from memctl.search.lists import CandidateLists
 from memctl.search.query import parse_query
@@ -203,6 +203,13 @@ class Searcher(CandidateLists):
             context=kept.context if kept else None,
             line_costs=self._kept.line_costs,
             read=kept.context_reader(self.store) if kept else None,
+            fits=kept.fits if kept else None,
+        )
+        # The query's words by IDF, read once for the reranker and the floor (their tests
+        # remember the words they saw). Another backend's reranker weighs by its own
+        # chunk count, its floor by its plan: each reads its own.
+        weighted = (
+            weighted_terms(conn, parsed, plan, self._kept.counts) if conn is not None else None
         )
         scores, probability = scored.scores, {}
         if rerank or self.rerank_sink is not None:
@@ -224,6 +231,7 @@ class Searcher(CandidateLists):
                 matrix=self._matrix or None,
                 apply=rerank,
                 sink=self.rerank_sink,
+                terms=weighted[0] if weighted else None,
             )
             scores = ranking.rescore(scored, probability, records, now)
         chosen = ranking.diversify(
@@ -250,6 +258,7 @@ class Searcher(CandidateLists):
             budget=budget,
             counts=self._kept.counts,
             rerank=probability,
+            weighted=weighted,
         )
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
         response.matched, response.missing = verdict.matched, verdict.missing
@@ -276,6 +285,8 @@ class Searcher(CandidateLists):
             )
             if explain
             else None,
+            # --budget adds up the snippets the floor priced: their sizes stay as they are.
+            by_rank=self.settings.snippet_by_rank and budget is None,
         )
         if log and response.results:
             self.store.record_references(

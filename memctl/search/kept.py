@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import IndexCounts, TrigramMemory
 from memctl.search.rerank import LineWords
+from memctl.search.snippets import Snippet
 
 if TYPE_CHECKING:
     from memctl.index.backend import ContextWindow, IndexBackend
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 ContextRows = Sequence[tuple[int, int, str]]
 
-KEPT = 50_000  # entries a table may hold before it is emptied (~30 MB at most)
+KEPT = 50_000  # entries a table may hold before it is emptied (~30 MB; ~55 MB for `fits`)
 
 
 @dataclass
@@ -45,6 +46,7 @@ class IndexMemory:
     spans: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)  # their ids
     _file_rows: int = 0
     word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
+    fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present.py
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     line_words: LineWords = field(default_factory=dict)  # the same
     _by_hash: dict[str, list[int]] = field(default_factory=dict)  # the records' ids per hash
@@ -54,7 +56,7 @@ class IndexMemory:
         """Forget everything read from the index (its text may have changed)."""
         self.counts.clear()
         self.trigram.clear()
-        for table in (self.context, self.word_sets, self.files, self.spans):
+        for table in (self.context, self.word_sets, self.files, self.spans, self.fits):
             table.clear()
         self._file_rows = 0
         self._forget_records()
@@ -83,7 +85,15 @@ class IndexMemory:
             self.trigram.clear()
         if len(self.records) > KEPT:
             self._forget_records()
-        for table in (self.context, self.word_sets, self.line_costs, self.line_words, self.spans):
+        tables = (
+            self.context,
+            self.word_sets,
+            self.line_costs,
+            self.line_words,
+            self.spans,
+            self.fits,
+        )
+        for table in tables:
             if len(table) > KEPT:
                 table.clear()
         if self._file_rows > KEPT:

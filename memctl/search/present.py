@@ -14,12 +14,16 @@ from memctl.search.query import Query
 from memctl.search.ranking import CONTEXT_SOURCES
 from memctl.search.results import SearchResult
 from memctl.search.scoring import Weights
-from memctl.search.snippets import Matcher, Snippet, best_snippet
-from memctl.search.snippets import reach as snippet_reach
+from memctl.search.snippets import Matcher, Snippet, best_snippet, fitted_snippet
 from memctl.tokens import estimate_tokens
 
 # How far around a chunk the snippet may look for context lines.
 CONTEXT_LINES = 40
+# Each result's share of `snippet_tokens` by rank (the last for any further rank): the
+# first result is the likeliest answer and its neighbouring lines the likeliest to hold
+# the rest of it. Measured on LoCoMo dev conversations 0-2 (docs/search.md, "Snippet
+# budget"): 1.6/1.2/1.0/0.6/0.6 found more evidence than the same budget spread evenly.
+RANK_SHARES = (1.6, 1.2, 1.0, 0.6, 0.6)
 
 
 def matcher_for(parsed: Query, plan: LexicalPlan) -> Matcher:
@@ -104,16 +108,19 @@ class Snippets:
         context: dict[ContextWindow, Sequence[tuple[int, int, str]]] | None = None,
         line_costs: dict[str, int] | None = None,
         read: Callable[[ContextWindow], Sequence[tuple[int, int, str]]] | None = None,
+        fits: dict[tuple[int, int], Snippet | None] | None = None,
     ) -> None:
         """`context` and `line_costs`: windows and line prices kept from earlier searches
         (memctl.search.kept), filled in as this one reads more; `read` reads a window
-        (default: store.context_rows)."""
+        (default: store.context_rows); `fits`: the snippets of chunks that fit the budget
+        whole, by (chunk id, budget), kept the same way (None: those fitting, not yet)."""
         self._read = read
         self._store, self._records, self._matcher, self._tokens = store, records, matcher, tokens
         self.matcher = matcher
         self._made: dict[int, Snippet] = {}
         self._lines: dict[int, SnippetLines] = {}
         self._costs: dict[str, int] = {} if line_costs is None else line_costs
+        self._fits: dict[tuple[int, int], Snippet | None] = {} if fits is None else fits
         # The neighbouring chunks of every running-log candidate likely to be shown, fetched
         # at once: one round trip on PostgreSQL instead of one per snippet.
         windows = list(
@@ -129,18 +136,70 @@ class Snippets:
 
     def __call__(self, cid: int) -> Snippet:
         if cid not in self._made:
-            lines, first, core = self._lines_of(cid)
-            self._made[cid] = best_snippet(
-                lines, first, self._matcher, self._tokens, core=core, line_costs=self._costs
-            )
+            fit = self._fit(cid)
+            if fit is not None:
+                self._made[cid] = fit.for_matcher(self._matcher)
+            else:
+                lines, first, core = self._lines_of(cid)
+                self._made[cid] = best_snippet(
+                    lines, first, self._matcher, self._tokens, core=core, line_costs=self._costs
+                )
         return self._made[cid]
+
+    def by_rank(self, ranked: Sequence[int]) -> dict[int, Snippet]:
+        """The results' snippets with budgets by rank (RANK_SHARES), best first: each is
+        remade at its rank's share of the budget and kept when it shows no line another
+        result shows (the later ones' snippets as they stand, the earlier ones' as
+        remade) and, when larger, holds every line it showed; otherwise it stays as it
+        was."""
+        out: dict[int, Snippet] = {}
+        for rank, cid in enumerate(ranked):
+            share = RANK_SHARES[min(rank, len(RANK_SHARES) - 1)]
+            tokens = max(int(self._tokens * share), 1)
+            if tokens == self._tokens:
+                out[cid] = self(cid)
+                continue
+            lines, first, core = self._lines_of(cid)
+            remade = best_snippet(
+                lines, first, self._matcher, tokens, core=core, line_costs=self._costs
+            )
+            path = self._records[cid].path
+            others = [
+                out[other] if other in out else self(other)
+                for other in ranked
+                if other != cid and self._records[other].path == path
+            ]
+            even = self(cid)
+            clash = any(
+                remade.line_start <= o.line_end and o.line_start <= remade.line_end for o in others
+            )
+            # A bigger budget may centre a window elsewhere in a long chunk: a larger share
+            # only ever adds lines to what the result showed.
+            lost = share > 1 and not (
+                remade.line_start <= even.line_start and even.line_end <= remade.line_end
+            )
+            out[cid] = even if clash or lost else remade
+        return out
 
     def reach(self, cid: int) -> tuple[int, int]:
         """Lines this candidate's snippet can show, found without the query's words
-        (snippets.reach): diversity compares two chunks' snippets only when these meet."""
+        (the fitted snippet, else the chunk): diversity compares two chunks' snippets only when these meet."""
+        fit = self._fit(cid)
+        if fit is not None:
+            return fit.line_start, fit.line_end
         lines, first, core = self._lines_of(cid)
-        lo, hi = snippet_reach(lines, core or (0, len(lines) - 1), self._tokens, self._costs)
+        lo, hi = core or (0, len(lines) - 1)
         return first + lo, first + hi
+
+    def _fit(self, cid: int) -> Snippet | None:
+        """The chunk's snippet when it fits the budget whole: the same for every query, so
+        a kept Searcher makes it once per chunk (most chunks of a running log fit)."""
+        key = (cid, self._tokens)
+        if key in self._fits:
+            return self._fits[key]
+        lines, first, core = self._lines_of(cid)
+        fit = self._fits[key] = fitted_snippet(lines, first, self._tokens, core, self._costs)
+        return fit
 
     def _lines_of(self, cid: int) -> SnippetLines:
         if cid not in self._lines:

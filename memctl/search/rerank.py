@@ -238,6 +238,11 @@ def features(
     low_cos = min(cosines, default=0.0)
     rows: dict[int, list[float]] = {}
     pair = len(terms) >= 2
+    # `support` looks only at candidates of the same file (each one's others, in order).
+    same_file: dict[str, list[int]] = {}
+    for other in order:
+        if other in shown:
+            same_file.setdefault(shown[other].path, []).append(other)
     for rank, cid in enumerate(order):
         cand, view = candidates[cid], shown[cid]
         lines = view.text.split("\n")
@@ -280,13 +285,12 @@ def features(
         named = sum(name in query_words for name in speakers) / len(speakers) if speakers else 0.0
         # A window that shows another strong candidate shows more of what was asked.
         support = 0.0
-        for other in order:
-            if other == cid or other not in shown:
+        for other in same_file[view.path]:
+            if other == cid:
                 continue
             o = shown[other]
             if (
-                o.path == view.path
-                and (o.chunk_start, o.chunk_end) != (view.chunk_start, view.chunk_end)
+                (o.chunk_start, o.chunk_end) != (view.chunk_start, view.chunk_end)
                 and view.line_start <= o.chunk_start
                 and o.chunk_end <= view.line_end
             ):

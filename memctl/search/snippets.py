@@ -33,11 +33,13 @@ class Matcher:
 
     def matches(self, word: str) -> str | None:
         """The query form this word matches (lowercased), or None."""
-        try:
-            return self._known[word]
-        except KeyError:
-            form = self._known[word] = self._match(word)
-            return form
+        # A test, not try/except: most words are asked once per query (the reranker's
+        # window words), and a raised KeyError costs ~1 µs each.
+        known = self._known
+        if word in known:
+            return known[word]
+        form = known[word] = self._match(word)
+        return form
 
     def _match(self, word: str) -> str | None:
         lw = word.lower()
@@ -96,6 +98,10 @@ class Snippet:
         self.text, self.line_start, self.line_end = text, line_start, line_end
         self.truncated = truncated
         self._spans, self._matcher = highlights, matcher
+
+    def for_matcher(self, matcher: Matcher) -> Snippet:
+        """The same window, highlighting `matcher`'s words (a kept snippet in a new search)."""
+        return Snippet(self.text, self.line_start, self.line_end, None, self.truncated, matcher)
 
     @property
     def highlights(self) -> tuple[tuple[int, int], ...]:
@@ -160,30 +166,44 @@ def best_snippet(
         if (start, stop) == (lo, hi):
             start, stop = _widen(lines, costs, lo, hi, budget)
         start, stop = _trimmed(text_of, start, stop)
-    body = "\n".join(text_of[start : stop + 1])
+    return _window(text_of, first_line, start, stop, lo, hi, matcher)
+
+
+def fitted_snippet(
+    lines: Sequence[str | None],
+    first_line: int,
+    budget: int,
+    core: tuple[int, int] | None = None,
+    line_costs: dict[str, int] | None = None,
+) -> Snippet | None:
+    """best_snippet's answer when the whole core fits the budget (it then owes nothing to
+    the query's words, so a caller may keep it across queries: give it a matcher with
+    `Snippet.for_matcher`), else None."""
+    lo, hi = core if core is not None else (0, len(lines) - 1)
+    text_of = [line or "" for line in lines]
+    shown = _fitted(lines, text_of, _Costs(text_of, line_costs), lo, hi, budget)
+    if shown is None:
+        return None
+    return _window(text_of, first_line, *shown, lo, hi, None)
+
+
+def _window(
+    text_of: list[str],
+    first_line: int,
+    start: int,
+    stop: int,
+    lo: int,
+    hi: int,
+    matcher: Matcher | None,
+) -> Snippet:
     return Snippet(
-        text=body,
+        text="\n".join(text_of[start : stop + 1]),
         line_start=first_line + start,
         line_end=first_line + stop,
         highlights=None,
         truncated=start > lo or stop < hi,
         matcher=matcher,
     )
-
-
-def reach(
-    lines: Sequence[str | None],
-    core: tuple[int, int],
-    budget: int,
-    line_costs: dict[str, int] | None = None,
-) -> tuple[int, int]:
-    """The lines (0-based, inclusive) best_snippet can show: exactly those it shows when
-    the whole core fits the budget (the choice then owes nothing to the query's words),
-    else the core (the snippet is a window inside it)."""
-    text_of = [line or "" for line in lines]
-    lo, hi = core
-    shown = _fitted(lines, text_of, _Costs(text_of, line_costs), lo, hi, budget)
-    return core if shown is None else shown
 
 
 def _fitted(

@@ -4,6 +4,7 @@ of it may change a result."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -15,7 +16,7 @@ from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
 from memctl.search.hybrid import Searcher
 from memctl.search.kept import IndexMemory
-from memctl.search.present import Snippets, chunk_snippet, matcher_for
+from memctl.search.present import RANK_SHARES, Snippets, chunk_snippet, matcher_for
 from memctl.search.query import parse_query
 from memctl.search.ranking import diversify, reach
 from memctl.search.scoring import Policy
@@ -188,3 +189,68 @@ def test_a_kept_searcher_forgets_what_another_connection_reindexed(vault: Vault)
         after = searcher.search("zanzibar", log=False, now=NOW, mode="lexical").results
     assert before and after
     assert all("zanzibar" in r.snippet for r in after)
+
+
+TOK = 200
+
+
+def _sized(vault: Vault, by_rank: bool, **kw: Any) -> list[Any]:
+    with Searcher(vault, fresh=False) as searcher:
+        searcher.settings = replace(searcher.settings, snippet_tokens=TOK, snippet_by_rank=by_rank)
+        return searcher.search("backup", log=False, now=NOW, mode="lexical", **kw).results
+
+
+def test_snippets_sized_by_rank_give_the_first_results_more_and_never_overlap(
+    vault: Vault,
+) -> None:
+    _long_log(vault)
+    even, ranked = _sized(vault, False, k=5), _sized(vault, True, k=5)
+    assert [r.chunk_lines for r in ranked] == [r.chunk_lines for r in even]
+    daily = [i for i, r in enumerate(even) if r.source == "daily"]  # decisions stand alone
+    assert ranked[daily[-1]].tokens < even[daily[-1]].tokens
+    assert sum(r.tokens for r in ranked[:2]) > sum(r.tokens for r in even[:2])
+    for rank in range(2):  # a larger share only adds lines
+        assert ranked[rank].line_start <= even[rank].line_start
+        assert even[rank].line_end <= ranked[rank].line_end
+    for rank, r in enumerate(ranked):
+        share = RANK_SHARES[min(rank, len(RANK_SHARES) - 1)]
+        assert r.tokens <= max(int(TOK * share), TOK) + 2
+    for a in ranked:
+        for b in ranked:
+            if a is not b and a.path == b.path:
+                assert a.line_end < b.line_start or b.line_end < a.line_start
+    # --budget adds up the sizes the floor priced: they stay even.
+    assert [(r.line_start, r.tokens) for r in _sized(vault, True, budget=200)] == [
+        (r.line_start, r.tokens) for r in _sized(vault, False, budget=200)
+    ]
+
+
+@pytest.mark.parametrize("budget", [10, 60, 200])
+def test_kept_fitting_snippets_answer_as_fresh_ones_for_another_query(
+    vault: Vault, budget: int
+) -> None:
+    """A chunk that fits the budget keeps its snippet across queries (IndexMemory.fits):
+    a later query gets the same window as a fresh Snippets would give it, highlighting
+    its own words, not the earlier query's."""
+    _long_log(vault)
+    fits: dict[tuple[int, int], Snippet | None] = {}
+    with Store.open(vault) as store:
+        records = {r.id: r for r in store.chunks_by_ids(store.chunk_ids())}
+        for query in ("backup", "deploy step", "detail 7"):
+            parsed = parse_query(query)
+            plan = cand.plan_lexical(store.conn, parsed, 0.5)
+            kept = Snippets(store, records, matcher_for(parsed, plan), budget, fits=fits)
+            fresh = Snippets(store, records, matcher_for(parsed, plan), budget)
+            for cid in records:
+                a, b = kept(cid), fresh(cid)
+                assert (a.text, a.line_start, a.line_end, a.truncated) == (
+                    b.text,
+                    b.line_start,
+                    b.line_end,
+                    b.truncated,
+                )
+                assert a.highlights == b.highlights
+                assert kept.reach(cid) == fresh.reach(cid)
+    assert any(fit is not None for fit in fits.values())
+    if budget == 10:
+        assert any(fit is None for fit in fits.values())
