@@ -53,6 +53,7 @@ class Judged:
     evidence: float
     cross: bool = False  # the chunk is in another script than the query
     bm25_rank: float = 0.0  # floor.bm25_rank of its rank in the words list
+    words_rank: int | None = None  # that rank (0: BM25's best; None: not in the list)
 
 
 def weighted_terms(
@@ -170,9 +171,10 @@ class Judge:
         cover = fl.coverage(self.terms, dict.fromkeys(_WORD.findall(text)))
         cosine = self._cosine(cid, path, line_start, line_end)
         cross = fl.cross_script(self.query_script, chunk or text)
-        rank = fl.bm25_rank(self.bm25_ranks.get(cid))
+        place = self.bm25_ranks.get(cid)
+        rank = fl.bm25_rank(place)
         value = fl.evidence(cover, cosine, self.thresholds, self.missing, cross, self.signals, rank)
-        return Judged(cover, cosine, value, cross, rank)
+        return Judged(cover, cosine, value, cross, rank, place)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -212,6 +214,7 @@ def judge_results(
     floor: float | bool | None = True,
     budget: int | None = None,
     counts: IndexCounts | None = None,
+    rerank: Mapping[int, float] | None = None,
     weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
@@ -229,7 +232,7 @@ def judge_results(
         max(cosines.values(), default=None),
         min(cosines.values(), default=None),
         fl.unknown_name(query.raw, [t.text for t in floor_terms(query)], present),
-        fl.script_of(query.raw),
+        fl.query_script(query.raw),
     )
     judge = Judge(
         terms,

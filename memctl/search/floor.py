@@ -168,8 +168,9 @@ class FloorThresholds:
     # paragraphs of the same field that share no name with them).
     coverage_weight: float = 0.0
     # When set, evidence is this classifier's probability and the floor is even odds;
-    # min_coverage then applies only without cosines (coverage alone); the cosine bars,
-    # max_missing and coverage_weight are unused.
+    # min_coverage then applies only without cosines (coverage alone); max_missing
+    # gates only results in the query's own script (a cross-lingual answer shares no
+    # word with its question); the cosine bars and coverage_weight are unused.
     classifier: ByScript | None = None
 
     @property
@@ -220,6 +221,27 @@ def script_of(text: str) -> str | None:
     counts = {name: len(pattern.findall(text)) for name, pattern in _SCRIPTS.items()}
     name, count = max(counts.items(), key=lambda item: item[1])
     return name if count else None
+
+
+# A query in Hebrew or Russian often names a product or a person in Latin letters ("מהו
+# PUBG?", "באיזו שנה הוקם Cyber Observer?"): counted by letters it would be a Latin query,
+# every Hebrew result a cross-script one, held to the lenient cross-lingual bar (HeQ's
+# foreign questions of that kind all kept five results). Latin wins only below this share.
+QUERY_SCRIPT_SHARE = 0.25
+
+
+def query_script(text: str) -> str | None:
+    """The script a query is asked in: the non-Latin script with the most letters when it
+    holds at least QUERY_SCRIPT_SHARE of them (the Latin ones are then names), else the
+    script most of its letters are written in."""
+    counts = {name: len(pattern.findall(text)) for name, pattern in _SCRIPTS.items()}
+    total = sum(counts.values())
+    other, count = max(
+        ((name, n) for name, n in counts.items() if name != "latin"), key=lambda item: item[1]
+    )
+    if total and count >= QUERY_SCRIPT_SHARE * total:
+        return other
+    return script_of(text)
 
 
 def cross_script(query_script: str | None, text: str) -> bool:
@@ -308,6 +330,11 @@ def evidence(
     (see the module docstring); `cross`: the result is in another script than the query;
     `bm25_rank`: see bm25_rank()."""
     if thresholds.classifier is not None:
+        if not cross and gated(missing, thresholds):
+            # No word of the query anywhere in the vault, and the result in the query's
+            # own script: nothing lexical to stand on, and a cosine alone passes any
+            # generic note ("root:x:0": e5 scores 0.82-0.83 to a core.md).
+            return 0.0
         values = features(cover, cosine, query, bm25_rank)
         if values is not None and query is not None:
             model = thresholds.classifier.for_result(query.script, cross)

@@ -26,6 +26,7 @@ class Observed:
     gold: bool = False  # own question: this result shows a gold item
     cross: bool = False  # in another script than the question
     bm25_rank: float = 0.0  # floor.bm25_rank of its rank in the words list
+    shows: tuple[int, ...] = ()  # own question: which of its gold items this result shows
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Question:
     results: tuple[Observed, ...]
     missing: float = 0.0  # missing_share of its words in the vault it was asked of
     signals: QuerySignals | None = None  # what a classifier reads (missing included)
+    gold_items: int = 0  # own question: how many gold items it has (for recall)
 
 
 @dataclass(frozen=True)
@@ -52,23 +54,21 @@ class FloorOutcome:
         }
 
 
+def passes(r: Observed, q: Question, thresholds: FloorThresholds) -> bool:
+    """Whether the floor keeps result `r` of question `q`."""
+    value = evidence(r.coverage, r.cosine, thresholds, q.missing, r.cross, q.signals, r.bm25_rank)
+    return value >= thresholds.floor - 1e-9
+
+
 def outcome(
     questions: Sequence[Question], thresholds: FloorThresholds, max_kept: int = 1
 ) -> FloorOutcome:
     """What a floor would do: foreign questions answered with at most `max_kept` results,
     own questions that lose a gold result (the floor only removes from a fixed top k
     here, so a result it would pull up from below is not credited)."""
-    floor = thresholds.floor
     rejected = lost = n_foreign = n_own = 0
     for q in questions:
-        kept = [
-            r
-            for r in q.results
-            if evidence(
-                r.coverage, r.cosine, thresholds, q.missing, r.cross, q.signals, r.bm25_rank
-            )
-            >= floor - 1e-9
-        ]
+        kept = [r for r in q.results if passes(r, q, thresholds)]
         if q.own:
             n_own += 1
             if any(r.gold for r in q.results) and sum(r.gold for r in kept) < sum(
@@ -84,6 +84,23 @@ def outcome(
         foreign=n_foreign,
         own=n_own,
     )
+
+
+def recall(questions: Sequence[Question], thresholds: FloorThresholds | None) -> float:
+    """Mean recall of the own questions' gold items in what the floor keeps of their
+    top k (None: no floor), as LoCoMo counts it (locomo_check.py: the share of a
+    question's evidence turns some kept snippet shows)."""
+    total, n = 0.0, 0
+    for q in questions:
+        if not q.own or not q.gold_items:
+            continue
+        found: set[int] = set()
+        for r in q.results:
+            if thresholds is None or passes(r, q, thresholds):
+                found.update(r.shows)
+        total += len(found) / q.gold_items
+        n += 1
+    return total / n if n else 0.0
 
 
 COVERAGE_GRID = tuple(round(0.05 * i, 2) for i in range(1, 14))

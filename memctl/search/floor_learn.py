@@ -59,7 +59,12 @@ def _loosest(candidates: Any, feasible: Any) -> float:
 class _Design:
     """Every result with a cosine as classifier inputs, and what calibration counts."""
 
-    def __init__(self, groups: Mapping[str, Sequence[Question]], guarded: Collection[str]):
+    def __init__(
+        self,
+        groups: Mapping[str, Sequence[Question]],
+        guarded: Collection[str],
+        max_missing: float | None = None,
+    ):
         import numpy as np
 
         from memctl.search.floor import CROSS, features
@@ -84,12 +89,22 @@ class _Design:
         self.qi = np.array([i for i, _, _, _ in rows])
         self.rank = np.array([j for _, j, _, _ in rows])
         cross = np.array([c for _, _, _, c in rows], bool)
+        missing = np.array([questions[i][1].missing for i, _, _, _ in rows])
+        # Results the missing-words gate drops whatever their score (floor.evidence).
+        self.gated = ~cross & (
+            missing >= max_missing - 1e-9 if max_missing is not None else np.zeros(len(rows), bool)
+        )
         self.own = np.array([q.own for _, q in questions], bool)
         names = [name for name, _ in questions]
         group = np.array(names)[self.qi]
         self.label = np.where(self.own[self.qi], self.gold[self.qi, self.rank], False)
-        self.fitted = ~cross & (
-            self.gold[self.qi, self.rank] | (~self.own[self.qi] & ~np.isin(group, list(guarded)))
+        self.fitted = (
+            ~cross
+            & ~self.gated
+            & (
+                self.gold[self.qi, self.rank]
+                | (~self.own[self.qi] & ~np.isin(group, list(guarded)))
+            )
         )
         # Each set's two classes weigh alike.
         self.weight = np.zeros(len(rows))
@@ -114,9 +129,17 @@ class _Design:
         self.aimed = np.array([name not in guarded for name in groups]) | all(
             name in guarded for name in groups
         )
+        self.names = list(groups)
+
+    def limits(self, max_own_lost: float, by_set: Mapping[str, float]) -> Any:
+        """Each set's own-loss target: its own in `by_set`, else `max_own_lost`."""
+        import numpy as np
+
+        return np.array([by_set.get(name, max_own_lost) for name in self.names])
 
     def keep(self, z: Any, bars: Mapping[str, float]) -> Any:
         keep = self.exists.copy()
+        keep[self.qi[self.gated], self.rank[self.gated]] = False
         for key, bar in bars.items():
             drop = (self.scripts == key) & (z < bar - 1e-12)
             keep[self.qi[drop], self.rank[drop]] = False
@@ -136,7 +159,7 @@ class _Design:
             self.n_foreign, 1
         )
 
-    def bars(self, z: Any, max_own_lost: float, min_cross_gold: int) -> dict[str, float]:
+    def bars(self, z: Any, max_own_lost: Any, min_cross_gold: int) -> dict[str, float]:
         """CROSS first, then each script: the loosest bar on `z` that keeps every set's
         own losses within the target (no CROSS bar from a handful of such answers)."""
         import numpy as np
@@ -161,7 +184,7 @@ class _Design:
             bars[key] = _loosest(candidates, feasible) - BAR_MARGIN
         return bars
 
-    def score(self, weights: Any, max_own_lost: float, min_cross_gold: int) -> tuple[float, float]:
+    def score(self, weights: Any, max_own_lost: Any, min_cross_gold: int) -> tuple[float, float]:
         """The worst aimed set's foreign rejection (then the mean) once the bars are set."""
         z = self.x @ weights
         bars = self.bars(z, max_own_lost, min_cross_gold)
@@ -188,6 +211,8 @@ def fit_classifier(
     l2: float = 1.0,
     refine: int = 2,
     min_cross_gold: int = 50,
+    own_lost_by_set: Mapping[str, float] | None = None,
+    max_missing: float | None = None,
 ) -> tuple[FloorThresholds, dict[str, FloorOutcome]]:
     """One classifier per query script (see floor.ByScript), each fitted on the
     questions of that script (every set holds the loss target on them), starting from
@@ -196,7 +221,15 @@ def fit_classifier(
     (the fallback for a script with no model). A CROSS bar needs `min_cross_gold` gold
     results in another script than their question (fewer: too few to choose from).
     Every question needs its `signals`."""
-    settings = (max_own_lost, guarded, l2, refine, min_cross_gold)
+    settings = (
+        max_own_lost,
+        guarded,
+        l2,
+        refine,
+        min_cross_gold,
+        own_lost_by_set or {},
+        max_missing,
+    )
     pooled = _fit_one(groups, *settings)[0]
     counts: dict[str, int] = {}
     for qs in groups.values():
@@ -214,7 +247,9 @@ def fit_classifier(
         if _fittable(mine, guarded):
             fits.append(_fit_one(mine, *settings))
         models.append((script, max(fits, key=lambda fit: fit[1])[0]))
-    chosen = FloorThresholds(min_coverage, classifier=ByScript(tuple(models)))
+    chosen = FloorThresholds(
+        min_coverage, max_missing=max_missing, classifier=ByScript(tuple(models))
+    )
     return chosen, {name: outcome(qs, chosen) for name, qs in groups.items()}
 
 
@@ -232,6 +267,8 @@ def _fit_one(
     l2: float,
     refine: int,
     min_cross_gold: int,
+    by_set: Mapping[str, float],
+    max_missing: float | None,
     start: Classifier | None = None,
 ) -> tuple[Classifier, tuple[float, float]]:
     """A logistic model telling own questions' gold results (1) from foreign questions'
@@ -245,7 +282,8 @@ def _fit_one(
     its (worst, mean) rejection."""
     import numpy as np
 
-    d = _Design(groups, guarded)
+    d = _Design(groups, guarded, max_missing)
+    limits = d.limits(max_own_lost, by_set)
     if start is None:
         fitted = d.fitted
         mean, scale = d.x[fitted].mean(axis=0), d.x[fitted].std(axis=0)
@@ -259,17 +297,17 @@ def _fit_one(
     # or more of the question's words: a weight of the wrong sign (fitted to a quirk
     # of one set, such as LoCoMo's paraphrases missing words) is dropped.
     weights = np.where(np.array(SIGNS) * weights < 0, 0.0, weights)
-    best = d.score(weights, max_own_lost, min_cross_gold)
+    best = d.score(weights, limits, min_cross_gold)
     for _ in range(refine):
         for k in range(len(weights)):
             for factor in REFINE_FACTORS:
                 trial = weights.copy()
                 trial[k] *= factor
-                value = d.score(trial, max_own_lost, min_cross_gold)
+                value = d.score(trial, limits, min_cross_gold)
                 if value > best:
                     best, weights = value, trial
     z = d.x @ weights + bias
-    bars = d.bars(z, max_own_lost, min_cross_gold)
+    bars = d.bars(z, limits, min_cross_gold)
     model = Classifier(
         tuple(float(w) for w in weights),
         bias,

@@ -102,6 +102,15 @@ def test_script_of_counts_letters() -> None:
     assert fl.script_of("2026-11-01 12:00") is None
 
 
+def test_query_script_lets_latin_names_stay_names() -> None:
+    assert fl.query_script("מהו PUBG?") == "hebrew"  # by letters: Latin
+    assert fl.query_script("באיזו שנה הוקם Cyber Observer?") == "hebrew"
+    assert fl.query_script("Когда вышел Android 12 Snow Cone?") == "cyrillic"
+    assert fl.query_script("what does שלום mean in the Kubernetes docs") == "latin"
+    assert fl.query_script("deploy the release") == "latin"
+    assert fl.query_script("2026-11-01") is None
+
+
 def test_cross_script() -> None:
     assert fl.cross_script("cyrillic", "The Panthers' defense gave up 308 points")
     assert not fl.cross_script("latin", "The Panthers' defense")
@@ -330,3 +339,56 @@ def test_fit_classifier_learns_from_the_words_lists_rank() -> None:
     assert chosen.classifier is not None
     weights = chosen.classifier.for_result("hebrew", False).to_dict()["weights"]
     assert weights["bm25_rank"] > 0
+
+
+def test_recall_counts_the_gold_items_the_floor_keeps() -> None:
+    # locomo_check's recall@k: the share of a question's gold items some kept result shows.
+    question = Question(
+        True,
+        (Observed(0.9, 0.6, gold=True, shows=(0, 1)), Observed(0.1, 0.1, gold=True, shows=(2,))),
+        gold_items=4,
+    )
+    foreign = Question(False, (Observed(0.9, 0.9),))
+    assert ff.recall([question, foreign], None) == 0.75
+    assert ff.recall([question, foreign], FloorThresholds(0.5, 0.5)) == 0.5
+    assert ff.recall([foreign], None) == 0.0
+
+
+def test_fit_classifier_holds_each_sets_own_loss_target() -> None:
+    signals = fl.QuerySignals(best_cosine=0.85, lowest_cosine=0.7, script="latin")
+    # "strict" has one own answer that looks like a foreign result; at a 0 loss target it
+    # must keep it, which keeps the foreign results too; at 0.5 it may drop it.
+    own = [
+        Question(True, (Observed(c, v, gold=True),), 0.0, signals)
+        for c, v in ((0.8, 0.84), (0.7, 0.85), (0.2, 0.80))
+    ]
+    foreign = [
+        Question(False, (Observed(0.2, 0.80), Observed(0.25, 0.80)), 0.0, signals) for _ in range(3)
+    ]
+    groups = {"strict": own + foreign}
+    tight, res_tight = floor_learn.fit_classifier(
+        groups, max_own_lost=0.5, own_lost_by_set={"strict": 0.0}
+    )
+    loose, res_loose = floor_learn.fit_classifier(
+        groups, max_own_lost=0.0, own_lost_by_set={"strict": 0.5}
+    )
+    assert res_tight["strict"].own_lost == 0.0 and res_tight["strict"].foreign_rejected == 0.0
+    assert res_loose["strict"].own_lost <= 0.5 and res_loose["strict"].foreign_rejected == 1.0
+    assert tight.classifier is not None and loose.classifier is not None
+
+
+def test_a_query_with_no_word_in_the_vault_keeps_only_cross_script_results() -> None:
+    model = fl.Classifier((100.0, 10.0, 0.0, 0.0, 0.0, 0.0), -80.0)
+    t = FloorThresholds(0.3, max_missing=1.0, classifier=fl.ByScript((("latin", model),)))
+    q = fl.QuerySignals(missing=1.0, best_cosine=0.83, lowest_cosine=0.7, script="latin")
+    # A cosine of 0.83 alone would pass (83 - 80 > 0), but no word of the query is in
+    # the vault: a result in its own script is gated, one in another script is not.
+    assert fl.evidence(0.0, 0.83, t, missing=1.0, query=q) == 0.0
+    assert fl.evidence(0.0, 0.83, t, missing=1.0, cross=True, query=q) >= t.floor
+    assert fl.evidence(0.0, 0.83, t, missing=0.9, query=q) >= t.floor
+    # Calibration drops gated results whatever the weights and fits without them.
+    own = [Question(True, (Observed(0.8, 0.85, gold=True),), 0.0, q) for _ in range(3)]
+    foreign = [Question(False, (Observed(0.0, 0.86), Observed(0.0, 0.86)), 1.0, q)]
+    chosen, results = floor_learn.fit_classifier({"set": own + foreign}, max_missing=1.0)
+    assert chosen.max_missing == 1.0 and results["set"].foreign_rejected == 1.0
+    assert results["set"].own_lost == 0.0
