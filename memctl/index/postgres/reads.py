@@ -171,11 +171,11 @@ class PgReads:
         rows = self.conn.execute(
             f"SELECT w.i, c.id, c.embedding {_WINDOW_CHUNKS} WHERE c.embedding IS NOT NULL",
             self._window_arrays(windows),
+            # Binary: parsing ~30 vectors' text took ~5 ms a search at 1M, reading them 0.4.
+            binary=True,
         ).fetchall()
         for i, cid, vector in rows:
-            # pgvector's binary loader gives a Vector, its text loader an array.
-            array = vector.to_numpy() if hasattr(vector, "to_numpy") else vector
-            found[i - 1][int(cid)] = np.asarray(array, dtype=np.float32)
+            found[i - 1][int(cid)] = np.asarray(vector.to_numpy(), dtype=np.float32)
         return found
 
     def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:
