@@ -14,7 +14,6 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from memctl.search import floor as fl
-from memctl.search import hebrew
 from memctl.search.candidates import IndexCounts, LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import FloorThresholds, WeightedTerm
 from memctl.search.query import HEBREW_PREFIXES, Query, Term, quote
@@ -94,8 +93,7 @@ def weighted_terms(
         matcher = Matcher(
             exact=frozenset(forms[term.text]), prefixes=(term.stem,) if term.stem else ()
         )
-        keys = frozenset(k for f in term.forms() if (k := hebrew.key(f)) is not None)
-        out.append(WeightedTerm(fl.idf(df, rows), _test_of(matcher), keys))
+        out.append(WeightedTerm(fl.idf(df, rows), _test_of(matcher)))
         present.append(here)
     return out, present
 

@@ -46,8 +46,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memctl.search import hebrew
-
 LEXICAL_ONLY = "lexical"  # the table's key for "no trusted vectors"
 CLASSIFIER_FLOOR = 0.5  # a classifier's evidence is a probability: the floor is even odds
 
@@ -296,9 +294,6 @@ class WeightedTerm:
 
     weight: float
     matches: Callable[[str], bool]
-    # Hebrew words only: suffix-stripped keys (hebrew.key) a snippet word may share to
-    # count for coverage, though the keyword lists would not match it (מדינות, מדינה).
-    keys: frozenset[str] = frozenset()
 
 
 def coverage(terms: Sequence[WeightedTerm], words: Iterable[str]) -> float:
@@ -309,11 +304,9 @@ def coverage(terms: Sequence[WeightedTerm], words: Iterable[str]) -> float:
         return 1.0
     found = [False] * len(terms)
     left = len(terms)
-    stemmed = any(t.keys for t in terms)
     for word in words:
-        word_keys = hebrew.keys(word.lower()) if stemmed else frozenset()
         for i, term in enumerate(terms):
-            if not found[i] and (term.matches(word) or not word_keys.isdisjoint(term.keys)):
+            if not found[i] and term.matches(word):
                 found[i] = True
                 left -= 1
         if not left:
