@@ -214,7 +214,6 @@ def judge_results(
     floor: float | bool | None = True,
     budget: int | None = None,
     counts: IndexCounts | None = None,
-    rerank: Mapping[int, float] | None = None,
     weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.

@@ -258,7 +258,6 @@ class Searcher(CandidateLists):
             floor=(True if min_score is None else min_score) if use_floor else None,
             budget=budget,
             counts=self._kept.counts,
-            rerank=probability,
             weighted=weighted,
         )
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
