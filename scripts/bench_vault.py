@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from memctl import clock  # noqa: E402
-from memctl.index.backend import iter_batches  # noqa: E402
+from memctl.index.backend import insert_rows  # noqa: E402
 from memctl.index.dates import FallbackDates  # noqa: E402
 from memctl.index.embed import get_embedder, model_identity  # noqa: E402
 from memctl.index.postgres import words  # noqa: E402
@@ -48,7 +48,6 @@ BASE_TEXTS = 400  # the model embeds ~1 text/s on 2 busy cores (niced)
 NOISE = 0.3  # norm of the perturbation of a unit vector: cos to its base text ~0.96
 VERSION = 1
 BATCH = 20000
-ROWS_PER_INSERT = 80  # x 12 values: under SQLite's oldest bound of 999 per statement
 
 
 @dataclass
@@ -160,16 +159,14 @@ def build(
                     next_id += 1
                     i += 1
             with store.transaction():
-                # ROWS_PER_INSERT rows per statement, as Store.replace_file writes them: each
-                # statement firing the FTS triggers flushes FTS5's pending terms to a new
-                # segment, and one row per statement made one segment (and merges) per chunk.
-                for part in iter_batches(rows, ROWS_PER_INSERT):
-                    conn.execute(
-                        "INSERT INTO chunks(id, path, line_start, line_end, heading, text, hash, "
-                        "tier, source, date, tags, importance, embedded) VALUES "
-                        + ",".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)"] * len(part)),
-                        [value for row in part for value in row],
-                    )
+                # Many rows per statement, as Store.replace_file writes them (insert_rows).
+                insert_rows(
+                    conn,
+                    "INSERT INTO chunks(id, path, line_start, line_end, heading, text, hash, "
+                    "tier, source, date, tags, importance, embedded)",
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                    rows,
+                )
                 conn.executemany("INSERT INTO chunks_vec(rowid, embedding) VALUES (?, ?)", vec_rows)
                 conn.executemany(
                     "INSERT OR IGNORE INTO state.usage(hash, created_at, last_referenced_at, "

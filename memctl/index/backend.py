@@ -213,6 +213,22 @@ def select_in(
         yield from conn.execute(sql.replace("{marks}", ",".join("?" * len(part))), [*part, *params])
 
 
+# Rows per multi-row INSERT: 80 x up to 12 values stays under SQLite's oldest 999.
+ROWS_PER_INSERT = 80
+
+
+def insert_rows(conn: Connection, head: str, values: str, rows: Sequence[Sequence[Any]]) -> None:
+    """`head` ("INSERT INTO t(a, b)") with one `values` group ("(?, ?)") per row,
+    ROWS_PER_INSERT rows a statement. Into a table with FTS triggers, each statement opens
+    a savepoint at which FTS5 flushes its pending terms to a new segment: one row per
+    statement made one segment per chunk (and their merges), most of a first build's time."""
+    for part in iter_batches(rows, ROWS_PER_INSERT):
+        conn.execute(
+            f"{head} VALUES " + ",".join([values] * len(part)),
+            [value for row in part for value in row],
+        )
+
+
 def sqlite_connection(store: IndexBackend) -> Connection | None:
     """The in-process SQLite connection of a `Store` (None for a shared server): what the
     SQLite-only search paths read directly."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.index import migrations, neighbours, usage
-from memctl.index.backend import iter_batches, select_in
+from memctl.index.backend import insert_rows, iter_batches, select_in
 from memctl.index.chunker import Chunk
 from memctl.index.damage import (
     REBUILD_HINT,
@@ -41,7 +41,6 @@ INDEX_FILE = "index.db"
 STATE_FILE = "state.db"
 NEIGHBOURS_FILE = "neighbours.json"  # lint's nearest-neighbour lists (index/neighbours.py)
 DEFAULT_DIM = 384
-_ROWS_PER_INSERT = 80  # x 11 values: under SQLite's oldest bound of 999 per statement
 
 
 def index_path(vault: Vault) -> Path:
@@ -200,16 +199,13 @@ class Store:
         """Swap a file's chunks for new ones (caller holds a transaction); returns how many
         of them got their vector straight from the embedding cache."""
         self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
-        # Many rows per INSERT: each statement that fires the FTS triggers opens a savepoint,
-        # at which FTS5 flushes its pending terms to a new segment; one row per statement
-        # made one segment per chunk (and their merges), most of a first build's time.
-        for part in iter_batches(chunks, _ROWS_PER_INSERT):
-            self.conn.execute(
-                "INSERT INTO chunks(path, line_start, line_end, heading, text, hash, tier, "
-                "source, date, tags, importance, embedded) VALUES "
-                + ",".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)"] * len(part)),
-                [value for chunk in part for value in (path, *chunk.columns())],
-            )
+        insert_rows(
+            self.conn,
+            "INSERT INTO chunks(path, line_start, line_end, heading, text, hash, tier, "
+            "source, date, tags, importance, embedded)",
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            [(path, *chunk.columns()) for chunk in chunks],
+        )
         stamp = clock.iso(now)
         self.conn.executemany(
             "INSERT OR IGNORE INTO state.usage(hash, created_at, last_referenced_at, "
