@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
 
 from memctl import __version__
 from memctl.resident import address
+
+if address.TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 SERVED = ("search", "context", "tools", "status")
 OFF_SWITCH = "MEMCTL_RESIDENT"  # "0" or "off": never use a resident process
