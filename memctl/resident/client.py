@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
 
 from memctl import __version__
 from memctl.resident import address
+
+if address.TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 SERVED = ("search", "context", "tools", "status")
 OFF_SWITCH = "MEMCTL_RESIDENT"  # "0" or "off": never use a resident process
@@ -158,7 +160,12 @@ def main() -> None:
     clean = all(not any("\ud800" <= ch <= "\udfff" for ch in arg) for arg in args)
     code = run_served(args) if clean else None
     if code is not None:
-        sys.exit(code)
+        # Served: the answer is written and flushed, and this process holds nothing to tear
+        # down (standard library only, no files, no atexit hooks). The interpreter's
+        # finalization would cost ~3 ms, a tenth of the whole process's CPU.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
     from memctl.cli import main as cli_main
 
     cli_main()
