@@ -112,8 +112,9 @@ def candidate_lists(
     )
     trigram_words = cand.trigram_words(query, plan)
     if "trigram" in wanted:
+        table = (store.table_rows(), store.common_words())
         sql, sql_args = _trigram_sql(
-            query, plan, trigram_words, where, params, limit, store.table_rows()
+            query, plan, trigram_words, (filters, vaults), where, params, limit, table
         )
         run.add(with_texts((sql, sql_args)))
     if "fts" in wanted:
@@ -311,35 +312,55 @@ def _trigram_sql(
     query: Query,
     plan: LexicalPlan,
     lookups: list[str],
+    searched: tuple[Filters, list[str] | None],
     where: str,
     params: list[Any],
     limit: int,
-    table_rows: int,
+    table: tuple[int, dict[str, float]],
 ) -> tuple[str, list[Any]]:
-    """Unranked substring lookups (all words together, then each), as the SQLite list."""
+    """Unranked substring lookups (all words together, then each), as the SQLite list.
+
+    `table`: the rows of the whole table (what a scan reads) and its common words' share
+    of them (PostgreSQL's statistics), to tell a substring worth a scan (`_scanned`)."""
     per_word = limit * 2
     dropped = set(plan.dropped)
     usable = [w for w in lookups if len(w) >= 3]
     coordinate = [w for w in usable if w not in dropped]
     select = "SELECT '{}' AS kind, c.id, 0::float8 AS score, c.text FROM chunks AS c WHERE "
+    # Through the trigram index whatever the planner would guess (schema.py).
+    indexed = (
+        "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings("
+        "%s::text[], %s::text[], %s::text, %s::text, %s::text, %s::text, %s::integer) AS s"
+    )
+    filters, vaults = searched
+    function_filters: list[Any] = [
+        vaults,
+        filters.tier,
+        filters.source,
+        filters.since.isoformat() if filters.since else None,
+        filters.until.isoformat() if filters.until else None,
+    ]
     parts: list[str] = []
     args: list[Any] = []
     head, gate = "", ""
     if len(coordinate) > 1:
-        # One ILIKE per word: the trigram index serves `ILIKE x AND ILIKE y`, not ALL(array).
-        every = " AND ".join("c.text ILIKE %s" for _ in coordinate)
-        head = f"WITH every AS MATERIALIZED ({select.format('all')} {every} AND {where} LIMIT %s) "
-        args += [*(_like(w) for w in coordinate), *params, per_word]
+        head = f"WITH every AS MATERIALIZED ({indexed.format('all')}) "
+        args += [[_like(w) for w in coordinate], *function_filters, per_word]
         parts.append("SELECT * FROM every")
         # As SQLite: no single-word lookups when the all-words lookup alone fills the list
         # (a condition on no row: PostgreSQL checks it once and skips the lookups).
-        gate = "(SELECT count(*) FROM every) < %s AND "
+        gate = "(SELECT count(*) FROM every) < %s"
     for word in usable:
-        parts.append(
-            f"({select.format('one')} {gate}{_substring(plan, word, per_word, table_rows)} "
-            f"AND {where} LIMIT %s)"
-        )
-        args += [*([limit] if gate else []), _like(word), *params, per_word]
+        if _scanned(plan, word, per_word, table):
+            # An expression the trigram index does not serve: the planner scans.
+            parts.append(
+                f"({select.format('one')} {gate + ' AND ' if gate else ''}"
+                f"(c.text || '') ILIKE %s AND {where} LIMIT %s)"
+            )
+            args += [*([limit] if gate else []), _like(word), *params, per_word]
+        else:
+            parts.append(f"({indexed.format('one')}{' WHERE ' + gate if gate else ''})")
+            args += [[_like(word)], *function_filters, per_word, *([limit] if gate else [])]
     for day in query.dates:
         parts.append(f"({select.format('dated')} c.date = %s AND {where} LIMIT %s)")
         args += [day, *params, per_word]
@@ -351,17 +372,23 @@ def _trigram_sql(
     return head + " UNION ALL ".join(parts), args
 
 
-def _substring(plan: LexicalPlan, word: str, per_word: int, table_rows: int) -> str:
-    """`c.text ILIKE %s`, through the trigram index unless the word is common.
+def _scanned(
+    plan: LexicalPlan, word: str, per_word: int, table: tuple[int, dict[str, float]]
+) -> bool:
+    """Whether a substring is looked up by a scan of the table rather than its trigrams.
 
     A GIN lookup reads the whole posting lists of the word's trigrams before its LIMIT
     applies (10-28 ms each at 1M rows for a common word); a scan of the table in its
     physical order, which is also the order the index's bitmap returns rows in, stops at
-    the LIMIT: after ~per_word / (the word's share of the rows) rows."""
-    count = plan.doc_freqs.get(word) or plan.doc_freqs.get(fold(word)) or 0
-    if count and per_word * table_rows / count <= SCAN_ROWS:
-        return "(c.text || '') ILIKE %s"  # an expression the index does not serve
-    return "c.text ILIKE %s"
+    the LIMIT: after ~per_word / (the substring's share of the rows) rows. The share is at
+    least the word's own rows and at least those of the common words holding it (summed:
+    an overestimate when one row holds several, which a scan stopping early forgives)."""
+    table_rows, common = table
+    folded = fold(word)
+    count = plan.doc_freqs.get(word) or plan.doc_freqs.get(folded) or 0
+    holding = sum(share for lexeme, share in common.items() if folded in lexeme)
+    rows = max(count, holding * table_rows)
+    return bool(rows) and per_word * table_rows / rows <= SCAN_ROWS
 
 
 def _score_trigram(
