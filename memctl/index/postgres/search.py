@@ -34,7 +34,7 @@ K1 = 1.2
 B = 0.75
 RANK_PER_TERM = 150
 ESTIMATE_MIN_ROWS = 1000  # a word the statistics put in more rows is not counted
-SCAN_ROWS = 600  # a substring lookup expected to stop within this many rows scans the table
+SCAN_ROWS = 2000  # a substring lookup expected to stop within this many rows scans the table
 KEPT_WORDS = 50_000  # chunks whose words a store keeps for the substring list's scores
 
 
@@ -112,9 +112,9 @@ def candidate_lists(
     )
     trigram_words = cand.trigram_words(query, plan)
     if "trigram" in wanted:
-        table = (store.table_rows(), store.common_words())
+        share = _share(store, plan, store.table_rows())
         sql, sql_args = _trigram_sql(
-            query, plan, trigram_words, (filters, vaults), where, params, limit, table
+            query, plan, trigram_words, (filters, vaults), where, params, limit, share
         )
         run.add(with_texts((sql, sql_args)))
     if "fts" in wanted:
@@ -316,18 +316,18 @@ def _trigram_sql(
     where: str,
     params: list[Any],
     limit: int,
-    table: tuple[int, dict[str, float]],
+    share: Callable[[str], float],
 ) -> tuple[str, list[Any]]:
     """Unranked substring lookups (all words together, then each), as the SQLite list.
 
-    `table`: the rows of the whole table (what a scan reads) and its common words' share
-    of them (PostgreSQL's statistics), to tell a substring worth a scan (`_scanned`)."""
+    Each lookup is a scan of the table or goes through the trigram index, as memctl
+    decides from the substring's `share` of the rows (`_scanned`), not the planner."""
     per_word = limit * 2
     dropped = set(plan.dropped)
     usable = [w for w in lookups if len(w) >= 3]
     coordinate = [w for w in usable if w not in dropped]
     select = "SELECT '{}' AS kind, c.id, 0::float8 AS score, c.text FROM chunks AS c WHERE "
-    # Through the trigram index whatever the planner would guess (schema.py).
+    # The index whatever the planner would guess (schema.py: memctl_substrings).
     indexed = (
         "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings("
         "%s::text[], %s::text[], %s::text, %s::text, %s::text, %s::text, %s::integer) AS s"
@@ -340,27 +340,37 @@ def _trigram_sql(
         filters.since.isoformat() if filters.since else None,
         filters.until.isoformat() if filters.until else None,
     ]
+
+    def lookup(kind: str, words: list[str], gate: str) -> tuple[str, list[Any]]:
+        gate_args: list[Any] = [limit] if gate else []
+        if _scanned([share(w) for w in words], per_word):
+            # An expression the trigram index does not serve: the planner scans.
+            every = " AND ".join("(c.text || '') ILIKE %s" for _ in words)
+            return (
+                f"{select.format(kind)} {gate + ' AND ' if gate else ''}{every} "
+                f"AND {where} LIMIT %s",
+                [*gate_args, *(_like(w) for w in words), *params, per_word],
+            )
+        return (
+            f"{indexed.format(kind)}{' WHERE ' + gate if gate else ''}",
+            [[_like(w) for w in words], *function_filters, per_word, *gate_args],
+        )
+
     parts: list[str] = []
     args: list[Any] = []
     head, gate = "", ""
     if len(coordinate) > 1:
-        head = f"WITH every AS MATERIALIZED ({indexed.format('all')}) "
-        args += [[_like(w) for w in coordinate], *function_filters, per_word]
+        sql, more = lookup("all", coordinate, "")
+        head = f"WITH every AS MATERIALIZED ({sql}) "
+        args += more
         parts.append("SELECT * FROM every")
         # As SQLite: no single-word lookups when the all-words lookup alone fills the list
         # (a condition on no row: PostgreSQL checks it once and skips the lookups).
         gate = "(SELECT count(*) FROM every) < %s"
     for word in usable:
-        if _scanned(plan, word, per_word, table):
-            # An expression the trigram index does not serve: the planner scans.
-            parts.append(
-                f"({select.format('one')} {gate + ' AND ' if gate else ''}"
-                f"(c.text || '') ILIKE %s AND {where} LIMIT %s)"
-            )
-            args += [*([limit] if gate else []), _like(word), *params, per_word]
-        else:
-            parts.append(f"({indexed.format('one')}{' WHERE ' + gate if gate else ''})")
-            args += [[_like(word)], *function_filters, per_word, *([limit] if gate else [])]
+        sql, more = lookup("one", [word], gate)
+        parts.append(f"({sql})")
+        args += more
     for day in query.dates:
         parts.append(f"({select.format('dated')} c.date = %s AND {where} LIMIT %s)")
         args += [day, *params, per_word]
@@ -372,23 +382,33 @@ def _trigram_sql(
     return head + " UNION ALL ".join(parts), args
 
 
-def _scanned(
-    plan: LexicalPlan, word: str, per_word: int, table: tuple[int, dict[str, float]]
-) -> bool:
-    """Whether a substring is looked up by a scan of the table rather than its trigrams.
+def _scanned(shares: list[float], per_word: int) -> bool:
+    """Whether a lookup of substrings in these shares of the rows (independent, so the
+    rows holding all are their product) scans the table rather than reads its trigrams.
 
-    A GIN lookup reads the whole posting lists of the word's trigrams before its LIMIT
-    applies (10-28 ms each at 1M rows for a common word); a scan of the table in its
-    physical order, which is also the order the index's bitmap returns rows in, stops at
-    the LIMIT: after ~per_word / (the substring's share of the rows) rows. The share is at
-    least the word's own rows and at least those of the common words holding it (summed:
-    an overestimate when one row holds several, which a scan stopping early forgives)."""
-    table_rows, common = table
-    folded = fold(word)
-    count = plan.doc_freqs.get(word) or plan.doc_freqs.get(folded) or 0
-    holding = sum(share for lexeme, share in common.items() if folded in lexeme)
-    rows = max(count, holding * table_rows)
-    return bool(rows) and per_word * table_rows / rows <= SCAN_ROWS
+    A GIN lookup reads the whole posting lists of the words' trigrams before its LIMIT
+    applies; a scan of the table in its physical order, which is also the order the
+    index's bitmap returns rows in (the same rows either way), stops at the LIMIT: after
+    ~per_word / share rows, at ~5-15 µs a row (ILIKE lowercases each row's text). At 1M
+    rows (140 words of the bench's queries, each looked up both ways) the scan was the
+    faster for every word whose estimate put that under ~2,000 rows and the index for all
+    but one above it: 0.6-30 ms against 13-570 ms for the common words' posting lists,
+    2-20 ms against 20-2,000 ms for the rarer words' scans."""
+    joint = math.prod(shares)
+    return joint > 0 and per_word / joint <= SCAN_ROWS
+
+
+def _share(store: PgStore, plan: LexicalPlan, table_rows: int) -> Callable[[str], float]:
+    """A substring's share of the table's rows: at least its word's own rows (counted for
+    the plan) and at least those of the common words holding it (the statistics)."""
+
+    def share(word: str) -> float:
+        folded = fold(word)
+        count = plan.doc_freqs.get(word) or plan.doc_freqs.get(folded) or 0
+        own = count / table_rows if table_rows else 0.0
+        return max(own, store.substring_share(folded))
+
+    return share
 
 
 def _score_trigram(
