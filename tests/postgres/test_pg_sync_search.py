@@ -200,6 +200,10 @@ def test_substring_function_gives_the_rows_of_a_plain_lookup(
         assert {
             v for (v,) in conn.execute("SELECT vault FROM chunks WHERE id = ANY(%s)", [everyone])
         } == {"alice", "bob"}
+        five = ["%e%", "%a%", "%o%", "%i%", "%deploy%"]
+        assert sorted(via_function(five, None, None, None, None, None)) == plain(
+            " AND ".join(["text ILIKE %s"] * 5), five
+        )
         both = via_function(["%deploy%", "%roll%"], ["alice"], None, None, None, None)
         assert sorted(both) == plain(
             "text ILIKE %s AND text ILIKE %s AND vault = 'alice'", ["%deploy%", "%roll%"]
@@ -341,3 +345,16 @@ def test_cli_index_and_db_migrate(
     status = json.loads(out.stdout)
     assert status["vaults"][0]["vault"] == "alice"
     assert status["vaults"][0]["chunks"] == written
+
+
+def test_how_a_substring_lookup_runs() -> None:
+    """A scan only for substrings common enough that it stops early; the trigram index
+    only for words pg_trgm finds a trigram in (else it would read the index whole)."""
+    from memctl.index.postgres.search import SCAN_ROWS, _has_trigram, _scanned
+
+    assert _has_trigram("abc") and _has_trigram("x.abc") and _has_trigram("שלום")
+    assert not _has_trigram("a.b") and not _has_trigram("ab") and not _has_trigram("a_b_c")
+    assert _scanned([0.5], 60) and not _scanned([0.0], 60)
+    assert _scanned([60 / SCAN_ROWS], 60) and not _scanned([60 / SCAN_ROWS / 2], 60)
+    # Several words at once: rows holding all of them (independent words).
+    assert _scanned([0.5, 0.5], 60) and not _scanned([0.5, 0.01], 60)

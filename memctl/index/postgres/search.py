@@ -343,9 +343,13 @@ def _trigram_sql(
 
     def lookup(kind: str, words: list[str], gate: str) -> tuple[str, list[Any]]:
         gate_args: list[Any] = [limit] if gate else []
-        if _scanned([share(w) for w in words], per_word):
-            # An expression the trigram index does not serve: the planner scans.
-            every = " AND ".join("(c.text || '') ILIKE %s" for _ in words)
+        scanned = _scanned([share(w) for w in words], per_word)
+        if scanned or not all(map(_has_trigram, words)):
+            # An expression the trigram index does not serve: the planner scans. A word
+            # with no trigram (no three letters or digits in a row) would have the index
+            # read whole: the planner chooses (a scan).
+            column = "(c.text || '')" if scanned else "c.text"
+            every = " AND ".join(f"{column} ILIKE %s" for _ in words)
             return (
                 f"{select.format(kind)} {gate + ' AND ' if gate else ''}{every} "
                 f"AND {where} LIMIT %s",
@@ -380,6 +384,16 @@ def _trigram_sql(
             [],
         )
     return head + " UNION ALL ".join(parts), args
+
+
+def _has_trigram(word: str) -> bool:
+    """Whether pg_trgm finds a trigram in `%word%`: three letters or digits in a row."""
+    run = 0
+    for ch in word:
+        run = run + 1 if ch.isalnum() else 0
+        if run >= 3:
+            return True
+    return False
 
 
 def _scanned(shares: list[float], per_word: int) -> bool:
