@@ -350,11 +350,11 @@ def test_cli_index_and_db_migrate(
 def test_how_a_substring_lookup_runs() -> None:
     """A scan only for substrings common enough that it stops early; the trigram index
     only for words pg_trgm finds a trigram in (else it would read the index whole)."""
-    from memctl.index.postgres.search import SCAN_ROWS, _has_trigram, _scanned
+    from memctl.index.postgres.substrings import SCAN_ROWS, has_trigram, scanned
 
-    assert _has_trigram("abc") and _has_trigram("x.abc") and _has_trigram("שלום")
-    assert not _has_trigram("a.b") and not _has_trigram("ab") and not _has_trigram("a_b_c")
-    assert _scanned([0.5], 60) and not _scanned([0.0], 60)
-    assert _scanned([60 / SCAN_ROWS], 60) and not _scanned([60 / SCAN_ROWS / 2], 60)
+    assert has_trigram("abc") and has_trigram("x.abc") and has_trigram("שלום")
+    assert not has_trigram("a.b") and not has_trigram("ab") and not has_trigram("a_b_c")
+    assert scanned([0.5], 60) and not scanned([0.0], 60)
+    assert scanned([60 / SCAN_ROWS], 60) and not scanned([60 / SCAN_ROWS / 2], 60)
     # Several words at once: rows holding all of them (independent words).
-    assert _scanned([0.5, 0.5], 60) and not _scanned([0.5, 0.01], 60)
+    assert scanned([0.5, 0.5], 60) and not scanned([0.5, 0.01], 60)
