@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from memctl.cli import app
 from memctl.index.backend import open_store
+from memctl.index.postgres.schema import LATEST
 from memctl.index.sync import sync
 from memctl.lifecycle.evidence import load_chunk_uses
 from memctl.search.evaluate import parse_queries
@@ -168,6 +169,66 @@ def test_a_search_connection_scans_from_the_first_block(
             assert row is not None and row[0] == value, setting
 
 
+def test_substring_function_gives_the_rows_of_a_plain_lookup(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memctl_substrings` (the trigram lookups, the planner kept off table scans) finds the
+    rows `ILIKE` finds, under every filter, first rows first."""
+    alice = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    bob = fixture_on_pg(tmp_path, "bob", pg_url, monkeypatch)
+    sync(alice, embed=False, now=NOW)
+    sync(bob, embed=False, now=NOW)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+
+        def via_function(patterns: list[str], *filters: object, lim: int = 1000) -> list[int]:
+            return [
+                r[0]
+                for r in conn.execute(
+                    "SELECT id FROM memctl_substrings(%s::text[], %s::text[], %s::text, "
+                    "%s::text, %s::text, %s::text, %s::integer)",
+                    [patterns, *filters, lim],
+                )
+            ]
+
+        def plain(where: str, args: list[object]) -> list[int]:
+            return [
+                r[0] for r in conn.execute(f"SELECT id FROM chunks WHERE {where} ORDER BY id", args)
+            ]
+
+        everyone = via_function(["%deploy%"], None, None, None, None, None)
+        assert everyone and sorted(everyone) == plain("text ILIKE %s", ["%deploy%"])
+        assert {
+            v for (v,) in conn.execute("SELECT vault FROM chunks WHERE id = ANY(%s)", [everyone])
+        } == {"alice", "bob"}
+        five = ["%e%", "%a%", "%o%", "%i%", "%deploy%"]
+        assert sorted(via_function(five, None, None, None, None, None)) == plain(
+            " AND ".join(["text ILIKE %s"] * 5), five
+        )
+        both = via_function(["%deploy%", "%roll%"], ["alice"], None, None, None, None)
+        assert sorted(both) == plain(
+            "text ILIKE %s AND text ILIKE %s AND vault = 'alice'", ["%deploy%", "%roll%"]
+        )
+        tier, source, day = schema_one(
+            conn, "SELECT tier, source, date FROM chunks WHERE date IS NOT NULL LIMIT 1"
+        )
+        filtered = via_function(["%e%"], ["alice"], tier, source, day, day)
+        assert filtered and sorted(filtered) == plain(
+            "text ILIKE '%%e%%' AND vault = 'alice' AND tier = %s AND source = %s "
+            "AND date >= %s AND date <= %s",
+            [tier, source, day, day],
+        )
+        assert (
+            via_function(["%e%"], ["alice"], None, None, None, None, lim=3)
+            == sorted(via_function(["%e%"], ["alice"], None, None, None, None))[:3]
+        )
+
+
+def schema_one(conn: psycopg.Connection[tuple[object, ...]], sql: str) -> tuple[object, ...]:
+    row = conn.execute(sql).fetchone()
+    assert row is not None
+    return row
+
+
 def test_snippet_context_of_many_windows_in_one_statement(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -270,7 +331,11 @@ def test_cli_index_and_db_migrate(
     vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
     out = runner.invoke(app, ["--vault", str(vault.root), "db", "migrate", "--json"])
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout) == {"applied": [1], "schema_version": 1}
+    assert json.loads(out.stdout) == {
+        "applied": list(range(1, LATEST + 1)),
+        "schema_version": LATEST,
+    }
+    assert LATEST >= 2  # the substring lookup's function
     out = runner.invoke(app, ["--vault", str(vault.root), "db", "migrate"])
     assert "up to date" in out.stdout
     out = runner.invoke(app, ["--vault", str(vault.root), "index", "--no-embed", "--json"])
@@ -280,3 +345,16 @@ def test_cli_index_and_db_migrate(
     status = json.loads(out.stdout)
     assert status["vaults"][0]["vault"] == "alice"
     assert status["vaults"][0]["chunks"] == written
+
+
+def test_how_a_substring_lookup_runs() -> None:
+    """A scan only for substrings common enough that it stops early; the trigram index
+    only for words pg_trgm finds a trigram in (else it would read the index whole)."""
+    from memctl.index.postgres.substrings import SCAN_ROWS, has_trigram, scanned
+
+    assert has_trigram("abc") and has_trigram("x.abc") and has_trigram("שלום")
+    assert not has_trigram("a.b") and not has_trigram("ab") and not has_trigram("a_b_c")
+    assert scanned([0.5], 60) and not scanned([0.0], 60)
+    assert scanned([60 / SCAN_ROWS], 60) and not scanned([60 / SCAN_ROWS / 2], 60)
+    # Several words at once: rows holding all of them (independent words).
+    assert scanned([0.5, 0.5], 60) and not scanned([0.5, 0.01], 60)

@@ -55,6 +55,7 @@ class PgReads:
     _prefetched: dict[int, ChunkRecord]
     _table_rows: tuple[float, int] | None
     _estimates: tuple[tuple[float, int, int], dict[str, int]] | None
+    _shares: tuple[float, dict[str, float]] | None
 
     if TYPE_CHECKING:
 
@@ -289,6 +290,21 @@ class PgReads:
             estimates = {w: round(f * rows) for w, f in common.items() if f * rows >= at_least}
             self._estimates = (key, estimates)
         return self._estimates[1]
+
+    def substring_share(self, word: str) -> float:
+        """The share of the table's rows the common words holding `word` are in (summed:
+        an overestimate when a row holds several; at most 1), from `common_words`; kept
+        while the statistics stay the same (~1,000 words to test for each word)."""
+        common = self.common_words()
+        assert self._common is not None
+        if self._shares is None or self._shares[0] != self._common[0]:
+            self._shares = (self._common[0], {})
+        shares = self._shares[1]
+        if word not in shares:
+            if len(shares) > 10_000:
+                shares.clear()
+            shares[word] = min(1.0, sum(f for lexeme, f in common.items() if word in lexeme))
+        return shares[word]
 
     def vaults(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT vault FROM vault_stats ORDER BY vault")]

@@ -161,8 +161,58 @@ def build_search_indexes(conn: psycopg.Connection[Any]) -> list[str]:
     return missing
 
 
+_FILTERS = (
+    "(vaults IS NULL OR c.vault = ANY(vaults)) AND (tier IS NULL OR c.tier = tier) "
+    "AND (source IS NULL OR c.source = source) AND (since IS NULL OR c.date >= since) "
+    "AND (until IS NULL OR c.date <= until)"
+)
+
+
+def _substring_lookup(conn: psycopg.Connection[Any], dim: int) -> None:
+    """`memctl_substrings`: rows whose text holds every pattern (ILIKE), through the trigram
+    index, the first `lim` in the table's order.
+
+    The planner prices ILIKE far below its cost (it lowercases each row's text: ~5-15 µs
+    a row at 1M chunks) and estimates a substring's share of the rows from a sample, so it
+    scanned the table for words in well under 1% of the rows (17k rows, 71 ms, where the
+    index took a few). Here plain scans are off for these statements alone: the bitmap
+    over the trigram index returns rows in the table's order and stops at the LIMIT, so
+    the rows are those a scan returns. memctl scans, outside this function, for a
+    substring its statistics put in enough rows (search.py)."""
+    # Static statements, so each connection plans each once (a generic plan: with plain
+    # scans off the trigram index is the only way, whatever the patterns); one per number
+    # of patterns, since the index serves `ILIKE x AND ILIKE y` but not ILIKE ALL(array).
+    # Past four patterns the rest are checked on the rows the first four find.
+    branches = []
+    for n in (1, 2, 3, 4):
+        every = " AND ".join(f"c.text ILIKE patterns[{i}]" for i in range(1, n + 1))
+        rest = " AND c.text ILIKE ALL(patterns[5:])" if n == 4 else ""
+        test = f"cardinality(patterns) = {n}" if n < 4 else "true"
+        branches.append(
+            f"  {'IF' if n == 1 else 'ELSIF'} {test} THEN RETURN QUERY SELECT c.id, c.text "
+            f"FROM chunks AS c WHERE {every}{rest} AND {_FILTERS} LIMIT lim;"
+        )
+    conn.execute(
+        """
+CREATE OR REPLACE FUNCTION memctl_substrings(
+  patterns text[], vaults text[], tier text, source text, since text, until text, lim integer)
+RETURNS TABLE(id bigint, text text) LANGUAGE plpgsql STABLE
+SET enable_seqscan = off SET enable_indexscan = off SET plan_cache_mode = force_generic_plan
+AS $fn$
+#variable_conflict use_variable
+BEGIN
+"""
+        + "\n".join(branches)
+        + """
+  END IF;
+END
+$fn$"""
+    )
+
+
 Migration = Callable[[psycopg.Connection[Any], int], None]
-MIGRATIONS: dict[int, Migration] = {1: _v1}
+# Numbered in the order written; a branch merged later renumbers its own.
+MIGRATIONS: dict[int, Migration] = {1: _v1, 2: _substring_lookup}
 LATEST = max(MIGRATIONS)
 
 

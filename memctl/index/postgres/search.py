@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 from rapidfuzz import fuzz, process
 
 from memctl.errors import UsageError
-from memctl.index.postgres import words
+from memctl.index.postgres import substrings, words
 from memctl.index.postgres.lists import Statement, record_of, with_records, with_texts
 from memctl.search import candidates as cand
-from memctl.search.candidates import ChunkWords, Filters, LexicalPlan
+from memctl.search.candidates import Filters, LexicalPlan
 from memctl.search.query import Query
 from memctl.search.vocab import fold
 
@@ -34,8 +34,6 @@ K1 = 1.2
 B = 0.75
 RANK_PER_TERM = 150
 ESTIMATE_MIN_ROWS = 1000  # a word the statistics put in more rows is not counted
-SCAN_ROWS = 600  # a substring lookup expected to stop within this many rows scans the table
-KEPT_WORDS = 50_000  # chunks whose words a store keeps for the substring list's scores
 
 
 def scope_vaults(store: PgStore, scope: Sequence[str]) -> list[str] | None:
@@ -112,8 +110,9 @@ def candidate_lists(
     )
     trigram_words = cand.trigram_words(query, plan)
     if "trigram" in wanted:
-        sql, sql_args = _trigram_sql(
-            query, plan, trigram_words, where, params, limit, store.table_rows()
+        share = substrings.shares(store, plan, rows)
+        sql, sql_args = substrings.statement(
+            query, plan, trigram_words, (filters, vaults), where, params, limit, share
         )
         run.add(with_texts((sql, sql_args)))
     if "fts" in wanted:
@@ -131,7 +130,7 @@ def candidate_lists(
             hits.setdefault(name, []).append((int(cid), record[4]))
     store.prefetched(records)
     if "trigram" in wanted:
-        lists["trigram"] = _score_trigram(query, trigram_words, hits, limit, store.chunk_words)
+        lists["trigram"] = substrings.score(query, trigram_words, hits, limit, store.chunk_words)
     return plan, lists
 
 
@@ -301,99 +300,3 @@ def _term_queries(plan: LexicalPlan, counter: _Counter) -> list[tuple[str, int]]
     out += [(words.tsquery([], [p]), counter.prefix(p)) for p in plan.prefixes]
     out += [(words.tsquery([], [], [p]), RANK_PER_TERM + 1) for p in plan.phrases]
     return [(q, n) for q, n in out if q]
-
-
-def _like(word: str) -> str:
-    return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def _trigram_sql(
-    query: Query,
-    plan: LexicalPlan,
-    lookups: list[str],
-    where: str,
-    params: list[Any],
-    limit: int,
-    table_rows: int,
-) -> tuple[str, list[Any]]:
-    """Unranked substring lookups (all words together, then each), as the SQLite list."""
-    per_word = limit * 2
-    dropped = set(plan.dropped)
-    usable = [w for w in lookups if len(w) >= 3]
-    coordinate = [w for w in usable if w not in dropped]
-    select = "SELECT '{}' AS kind, c.id, 0::float8 AS score, c.text FROM chunks AS c WHERE "
-    parts: list[str] = []
-    args: list[Any] = []
-    head, gate = "", ""
-    if len(coordinate) > 1:
-        # One ILIKE per word: the trigram index serves `ILIKE x AND ILIKE y`, not ALL(array).
-        every = " AND ".join("c.text ILIKE %s" for _ in coordinate)
-        head = f"WITH every AS MATERIALIZED ({select.format('all')} {every} AND {where} LIMIT %s) "
-        args += [*(_like(w) for w in coordinate), *params, per_word]
-        parts.append("SELECT * FROM every")
-        # As SQLite: no single-word lookups when the all-words lookup alone fills the list
-        # (a condition on no row: PostgreSQL checks it once and skips the lookups).
-        gate = "(SELECT count(*) FROM every) < %s AND "
-    for word in usable:
-        parts.append(
-            f"({select.format('one')} {gate}{_substring(plan, word, per_word, table_rows)} "
-            f"AND {where} LIMIT %s)"
-        )
-        args += [*([limit] if gate else []), _like(word), *params, per_word]
-    for day in query.dates:
-        parts.append(f"({select.format('dated')} c.date = %s AND {where} LIMIT %s)")
-        args += [day, *params, per_word]
-    if not parts:
-        return (
-            "SELECT 'one' AS kind, 0::bigint AS id, 0::float8 AS score, ''::text AS text WHERE false",
-            [],
-        )
-    return head + " UNION ALL ".join(parts), args
-
-
-def _substring(plan: LexicalPlan, word: str, per_word: int, table_rows: int) -> str:
-    """`c.text ILIKE %s`, through the trigram index unless the word is common.
-
-    A GIN lookup reads the whole posting lists of the word's trigrams before its LIMIT
-    applies (10-28 ms each at 1M rows for a common word); a scan of the table in its
-    physical order, which is also the order the index's bitmap returns rows in, stops at
-    the LIMIT: after ~per_word / (the word's share of the rows) rows."""
-    count = plan.doc_freqs.get(word) or plan.doc_freqs.get(fold(word)) or 0
-    if count and per_word * table_rows / count <= SCAN_ROWS:
-        return "(c.text || '') ILIKE %s"  # an expression the index does not serve
-    return "c.text ILIKE %s"
-
-
-def _score_trigram(
-    query: Query,
-    lookups: list[str],
-    hits: dict[str, list[tuple[int, str]]],
-    limit: int,
-    kept: dict[int, ChunkWords],
-) -> dict[int, float]:
-    """SQLite's scores of the rows found (the lookups' own order is irrelevant). `kept`:
-    each chunk's words by id, from earlier searches (a row's text never changes: an
-    edited chunk is a new row)."""
-    ids: dict[int, None] = {}
-    coordinate = hits.get("all", [])
-    found = [coordinate]
-    ids.update((i, None) for i, _ in coordinate)
-    # SQLite stops after the all-words lookup when it alone fills the list.
-    if not (coordinate and len(ids) >= limit):
-        found.append(hits.get("one", []))
-    found.append(hits.get("dated", []))
-    for rows in found[1:]:
-        ids.update((i, None) for i, _ in rows)
-    if not ids:
-        return {}
-    if len(kept) > KEPT_WORDS:
-        kept.clear()
-    for rows in found:
-        for i, text in rows:
-            if i not in kept:
-                kept[i] = cand.chunk_words(text)
-    dated = {i for i, _ in hits.get("dated", [])}
-    targets = [w.lower() for w in lookups if w not in query.dates]
-    scored = {i: cand.words_score(targets, kept[i]) + (1.0 if i in dated else 0.0) for i in ids}
-    best = sorted(scored, key=lambda i: -scored[i])[:limit]
-    return {i: scored[i] for i in best if scored[i] > 0}

@@ -55,6 +55,7 @@ class PgStore(PgWrites, PgReads):
         self._stats: dict[tuple[str, ...] | None, tuple[float, int, float]] = {}
         self._table_rows: tuple[float, int] | None = None
         self._estimates: tuple[tuple[float, int, int], dict[str, int]] | None = None
+        self._shares: tuple[float, dict[str, float]] | None = None
         self._prefetched: dict[int, ChunkRecord] = {}
         self.chunk_words: dict[int, ChunkWords] = {}  # by id: a row's text never changes
         self._searches = 0

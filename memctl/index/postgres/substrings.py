@@ -1,0 +1,184 @@
+"""The substring candidate list on PostgreSQL: how each lookup runs, and its rows' scores.
+
+Unranked lookups of the query's words in the chunks' texts (all words together, then
+each), as SQLite's trigram list does them; each runs as a scan of the table or through
+the trigram index as memctl estimates the substring's share of the rows (`scanned`), not
+the planner. The rows are scored by the SQLite backend's own code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from memctl.search import candidates as cand
+from memctl.search.candidates import ChunkWords, Filters, LexicalPlan
+from memctl.search.query import Query
+from memctl.search.vocab import fold
+
+if TYPE_CHECKING:
+    from memctl.index.postgres.store import PgStore
+
+SCAN_ROWS = 2000  # a substring lookup expected to stop within this many rows scans the table
+KEPT_WORDS = 50_000  # chunks whose words a store keeps for the substring list's scores
+
+
+def _like(word: str) -> str:
+    return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def statement(
+    query: Query,
+    plan: LexicalPlan,
+    lookups: list[str],
+    searched: tuple[Filters, list[str] | None],
+    where: str,
+    params: list[Any],
+    limit: int,
+    share: Callable[[str], float],
+) -> tuple[str, list[Any]]:
+    """Unranked substring lookups (all words together, then each), as the SQLite list.
+
+    Each lookup is a scan of the table or goes through the trigram index, as memctl
+    decides from the substring's `share` of the rows (`scanned`), not the planner."""
+    per_word = limit * 2
+    dropped = set(plan.dropped)
+    usable = [w for w in lookups if len(w) >= 3]
+    coordinate = [w for w in usable if w not in dropped]
+    select = "SELECT '{}' AS kind, c.id, 0::float8 AS score, c.text FROM chunks AS c WHERE "
+    # The index whatever the planner would guess (schema.py: memctl_substrings).
+    indexed = (
+        "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings("
+        "%s::text[], %s::text[], %s::text, %s::text, %s::text, %s::text, %s::integer) AS s"
+    )
+    filters, vaults = searched
+    function_filters: list[Any] = [
+        vaults,
+        filters.tier,
+        filters.source,
+        filters.since.isoformat() if filters.since else None,
+        filters.until.isoformat() if filters.until else None,
+    ]
+
+    def lookup(kind: str, words: list[str], gate: str) -> tuple[str, list[Any]]:
+        gate_args: list[Any] = [limit] if gate else []
+        scan = scanned([share(w) for w in words], per_word)
+        if scan or not all(map(has_trigram, words)):
+            # An expression the trigram index does not serve: the planner scans. A word
+            # with no trigram (no three letters or digits in a row) would have the index
+            # read whole: the planner chooses (a scan).
+            column = "(c.text || '')" if scan else "c.text"
+            every = " AND ".join(f"{column} ILIKE %s" for _ in words)
+            return (
+                f"{select.format(kind)} {gate + ' AND ' if gate else ''}{every} "
+                f"AND {where} LIMIT %s",
+                [*gate_args, *(_like(w) for w in words), *params, per_word],
+            )
+        return (
+            f"{indexed.format(kind)}{' WHERE ' + gate if gate else ''}",
+            [[_like(w) for w in words], *function_filters, per_word, *gate_args],
+        )
+
+    parts: list[str] = []
+    args: list[Any] = []
+    head, gate = "", ""
+    if len(coordinate) > 1:
+        sql, more = lookup("all", coordinate, "")
+        head = f"WITH every AS MATERIALIZED ({sql}) "
+        args += more
+        parts.append("SELECT * FROM every")
+        # As SQLite: no single-word lookups when the all-words lookup alone fills the list
+        # (a condition on no row: PostgreSQL checks it once and skips the lookups).
+        gate = "(SELECT count(*) FROM every) < %s"
+    for word in usable:
+        sql, more = lookup("one", [word], gate)
+        parts.append(f"({sql})")
+        args += more
+    for day in query.dates:
+        parts.append(f"({select.format('dated')} c.date = %s AND {where} LIMIT %s)")
+        args += [day, *params, per_word]
+    if not parts:
+        return (
+            "SELECT 'one' AS kind, 0::bigint AS id, 0::float8 AS score, ''::text AS text WHERE false",
+            [],
+        )
+    return head + " UNION ALL ".join(parts), args
+
+
+def has_trigram(word: str) -> bool:
+    """Whether pg_trgm finds a trigram in `%word%`: three letters or digits in a row."""
+    run = 0
+    for ch in word:
+        run = run + 1 if ch.isalnum() else 0
+        if run >= 3:
+            return True
+    return False
+
+
+def scanned(shares: list[float], per_word: int) -> bool:
+    """Whether a lookup of substrings in these shares of the rows (independent, so the
+    rows holding all are their product) scans the table rather than reads its trigrams.
+
+    A GIN lookup reads the whole posting lists of the words' trigrams before its LIMIT
+    applies; a scan of the table in its physical order, which is also the order the
+    index's bitmap returns rows in (the same rows either way), stops at the LIMIT: after
+    ~per_word / share rows, at ~5-15 µs a row (ILIKE lowercases each row's text). At 1M
+    rows (140 words of the bench's queries, each looked up both ways) the scan was the
+    faster for every word whose estimate put that under ~2,000 rows and the index for all
+    but one above it: 0.6-30 ms against 13-570 ms for the common words' posting lists,
+    2-20 ms against 20-2,000 ms for the rarer words' scans."""
+    joint = math.prod(shares)
+    return joint > 0 and per_word / joint <= SCAN_ROWS
+
+
+def shares(store: PgStore, plan: LexicalPlan, rows: int) -> Callable[[str], float]:
+    """The share of the table's rows a scan for a substring finds (the searched vaults'
+    `rows` among every vault's): at least its word's own rows there (counted for the plan)
+    and at least those of the common words holding it (the whole table's statistics,
+    taken to hold alike in every vault)."""
+    table_rows = store.table_rows()
+    searched = min(1.0, rows / table_rows) if table_rows else 0.0
+
+    def share(word: str) -> float:
+        folded = fold(word)
+        count = plan.doc_freqs.get(word) or plan.doc_freqs.get(folded) or 0
+        own = count / table_rows if table_rows else 0.0
+        return max(own, store.substring_share(folded) * searched)
+
+    return share
+
+
+def score(
+    query: Query,
+    lookups: list[str],
+    hits: dict[str, list[tuple[int, str]]],
+    limit: int,
+    kept: dict[int, ChunkWords],
+) -> dict[int, float]:
+    """SQLite's scores of the rows found (the lookups' own order is irrelevant). `kept`:
+    each chunk's words by id, from earlier searches (a row's text never changes: an
+    edited chunk is a new row)."""
+    ids: dict[int, None] = {}
+    coordinate = hits.get("all", [])
+    found = [coordinate]
+    ids.update((i, None) for i, _ in coordinate)
+    # SQLite stops after the all-words lookup when it alone fills the list.
+    if not (coordinate and len(ids) >= limit):
+        found.append(hits.get("one", []))
+    found.append(hits.get("dated", []))
+    for rows in found[1:]:
+        ids.update((i, None) for i, _ in rows)
+    if not ids:
+        return {}
+    if len(kept) > KEPT_WORDS:
+        kept.clear()
+    for rows in found:
+        for i, text in rows:
+            if i not in kept:
+                kept[i] = cand.chunk_words(text)
+    dated = {i for i, _ in hits.get("dated", [])}
+    targets = [w.lower() for w in lookups if w not in query.dates]
+    scored = {i: cand.words_score(targets, kept[i]) + (1.0 if i in dated else 0.0) for i in ids}
+    best = sorted(scored, key=lambda i: -scored[i])[:limit]
+    return {i: scored[i] for i in best if scored[i] > 0}
