@@ -101,6 +101,11 @@ def test_schema_1_migrates_with_its_data_intact(vault: Vault) -> None:
             assert [r[0] for r in hits] == [7], (table, query)
         cached = store.conn.execute("SELECT vector FROM state.embed_cache WHERE hash = ?", (HASH,))
         assert cached.fetchone()[0] == VECTOR
+        # Migration 2 built the window words of the chunks it found (the heading included).
+        hits = store.conn.execute(
+            "SELECT rowid FROM windows_fts WHERE windows_fts MATCH ?", ("деплой AND 2026",)
+        )
+        assert [r[0] for r in hits] == [7]
 
 
 def test_a_migrated_index_keeps_working_and_is_not_migrated_twice(notes_vault: Vault) -> None:
