@@ -2,10 +2,13 @@
 
 A chunk alone often lacks the words of its question (a reply names no topic; the turn
 before it does), while the snippet shown for it reaches into its neighbours. `windows_fts`
-holds, under each chunk's id, the headings and text of that chunk and of the
-WINDOW_CHUNKS chunks on each side of it in the same file, so BM25 can rank what a snippet
-around the chunk would show (memctl.search.window_list searches it; off unless
-`[search] weight_window` is above 0). Rows are rewritten per file with its chunks.
+holds, under each chunk's id, the words of that chunk and of the WINDOW_CHUNKS chunks on
+each side of it in the same file, so BM25 can rank what a snippet around the chunk shows
+(memctl.search.window_list searches it; off unless `[search] weight_window` is above 0).
+
+The table is contentless (the windows' text would triple the chunks' in index.db): a
+file's rows are deleted with the text they were built from, rebuilt from its chunks
+before they change, so rows are always written and deleted a whole file at a time.
 """
 
 from __future__ import annotations
@@ -16,28 +19,30 @@ WINDOW_CHUNKS = 1  # neighbours on each side of a chunk in its window
 
 SCHEMA = (
     "CREATE VIRTUAL TABLE IF NOT EXISTS windows_fts USING fts5("
-    "text, tokenize='unicode61 remove_diacritics 2')"
+    "text, content='', tokenize='unicode61 remove_diacritics 2')"
 )
 
 
-def forget_file(conn: Any, path: str) -> None:
-    """Drop the windows of a file's chunks (before its chunks are deleted)."""
-    conn.execute(
-        "DELETE FROM windows_fts WHERE rowid IN (SELECT id FROM chunks WHERE path = ?)", (path,)
-    )
-
-
-def write_file(conn: Any, path: str) -> None:
-    """The windows of a file's current chunks, one row per chunk."""
+def _windows(conn: Any, path: str) -> list[tuple[int, str]]:
     rows = conn.execute(
         "SELECT id, coalesce(heading, ''), text FROM chunks WHERE path = ? "
         "ORDER BY line_start, id",
         (path,),
     ).fetchall()
+    return [(rows[i][0], window_text(rows, i)) for i in range(len(rows))]
+
+
+def forget_file(conn: Any, path: str) -> None:
+    """Drop the windows of a file's chunks (before its chunks change)."""
     conn.executemany(
-        "INSERT INTO windows_fts(rowid, text) VALUES (?, ?)",
-        [(rows[i][0], window_text(rows, i)) for i in range(len(rows))],
+        "INSERT INTO windows_fts(windows_fts, rowid, text) VALUES ('delete', ?, ?)",
+        _windows(conn, path),
     )
+
+
+def write_file(conn: Any, path: str) -> None:
+    """The windows of a file's current chunks, one row per chunk."""
+    conn.executemany("INSERT INTO windows_fts(rowid, text) VALUES (?, ?)", _windows(conn, path))
 
 
 def window_text(rows: list[Any], i: int) -> str:
@@ -51,6 +56,5 @@ def window_text(rows: list[Any], i: int) -> str:
 
 def fill(conn: Any) -> None:
     """Every file's windows (an index migrated from before the table existed)."""
-    conn.execute("DELETE FROM windows_fts")
     for (path,) in conn.execute("SELECT DISTINCT path FROM chunks").fetchall():
         write_file(conn, path)
