@@ -25,8 +25,7 @@ SCHEMA = (
 
 def _windows(conn: Any, path: str) -> list[tuple[int, str]]:
     rows = conn.execute(
-        "SELECT id, coalesce(heading, ''), text FROM chunks WHERE path = ? "
-        "ORDER BY line_start, id",
+        "SELECT id, coalesce(heading, ''), text FROM chunks WHERE path = ? ORDER BY line_start, id",
         (path,),
     ).fetchall()
     return [(rows[i][0], window_text(rows, i)) for i in range(len(rows))]
