@@ -72,6 +72,10 @@ class CandidateLists:
     ) -> _Candidates:
         """Each wanted list's candidates (chunk id -> raw score), and the lexical plan."""
         limit = self.settings.candidates
+        # The window list goes beside the words list in hybrid and lexical modes (bm25
+        # stays the plain baseline), on either backend.
+        if self.policy.weights.window > 0 and "fts" in wanted and "trigram" in wanted:
+            wanted = (*wanted, "window")
         if self.store.backend != "sqlite":
             # A shared server computes the candidate lists in SQL beside the data; the
             # fusion, scoring and snippets are the same for every backend.
@@ -108,8 +112,7 @@ class CandidateLists:
         started = time.perf_counter()
         if "fts" in wanted:
             lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
-            # Beside the words list in hybrid and lexical modes (bm25 stays the plain baseline).
-            if self.policy.weights.window > 0 and "trigram" in wanted:
+            if "window" in wanted:
                 lists["window"] = window_candidates(conn, plan, filters, limit)
         if "trigram" in wanted:
             lists["trigram"] = cand.trigram_candidates(

@@ -2,7 +2,8 @@
 neighbours, memctl.index.window_words), each hit credited to the chunk at its centre.
 
 A fourth list beside words, trigrams and vectors, fused with `[search] weight_window`
-(0, the default, leaves it out). SQLite only: a shared server has no such table yet.
+(0 leaves it out), in hybrid and lexical modes. This is the SQLite index's; a shared
+PostgreSQL server ranks the same windows in SQL (memctl.index.postgres.windows, search).
 """
 
 from __future__ import annotations
