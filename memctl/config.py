@@ -63,7 +63,7 @@ class SearchSettings:
     weight_fts: float = 0.4
     weight_trigram: float = 0.2
     weight_vector: float = 0.4
-    weight_window: float = 0.0  # the window words list (issue 11 item 3); 0 leaves it out
+    weight_window: float = 0.4  # the window words list (issue 11 item 3); 0 leaves it out
     rrf_k: int = 60
     snippet_tokens: int = 200
     # The first results' snippets get more of the budget, the later ones less
