@@ -216,14 +216,14 @@ _TYPES = ["text", "int4", "int4", *["text"] * 7, "float4", "int4", "text", "int4
 STREAMS = 2  # COPY streams (processes), and index builds at once
 
 
-def _copy_range(url: str, root: str, lo: int, hi: int) -> tuple[int, int, set[str], int]:
+def _copy_range(url: str, root: str, lo: int, hi: int) -> tuple[int, int, set[str], int, int]:
     """Rows lo <= id < hi of the SQLite index into the staging table: (rows, tokens, words,
-    window tokens)."""
+    windows, window tokens)."""
     import psycopg
     from pgvector.psycopg import register_vector
 
     vocabulary: set[str] = set()
-    tokens_total = rows = windows_total = 0
+    tokens_total = rows = windows = windows_total = 0
     with Store.open(Vault(Path(root))) as store, psycopg.connect(url, autocommit=True) as conn:
         register_vector(conn)
         assert window_words.WINDOW_CHUNKS == 1  # the neighbours read below
@@ -257,8 +257,12 @@ def _copy_range(url: str, root: str, lo: int, hi: int) -> tuple[int, int, set[st
                         if n is not None
                     ]
                     window = window_words.window_text(near, 0 if before is None else 1)
-                    wliteral, wcount = words.tsvector(words.tokens(window))
-                    windows_total += wcount
+                    wliteral: str | None = None
+                    wcount = 0
+                    if before is not None or after is not None:  # window_words.has_window
+                        wliteral, wcount = words.tsvector(words.tokens(window))
+                        windows_total += wcount
+                        windows += 1
                     vector = np.frombuffer(blob, dtype=np.float32)
                     copy.write_row((path, *columns, count, literal, wcount, wliteral, vector))
                     rows += 1
@@ -268,7 +272,7 @@ def _copy_range(url: str, root: str, lo: int, hi: int) -> tuple[int, int, set[st
                         file=sys.stderr,
                         flush=True,
                     )
-    return rows, tokens_total, vocabulary, windows_total
+    return rows, tokens_total, vocabulary, windows, windows_total
 
 
 def _build_index(url: str, statement: str, memory: str) -> float:
@@ -320,7 +324,8 @@ def load_postgres(url: str, built: Built, vault_name: str, hnsw_memory: str) -> 
     rows = sum(p[0] for p in parts)
     tokens_total = sum(p[1] for p in parts)
     vocabulary = set().union(*(p[2] for p in parts))
-    windows_total = sum(p[3] for p in parts)
+    windows = sum(p[3] for p in parts)
+    windows_total = sum(p[4] for p in parts)
     seconds[f"copy ({STREAMS} streams)"] = time.perf_counter() - t
     t = time.perf_counter()
     with conn.transaction():
@@ -346,9 +351,9 @@ def load_postgres(url: str, built: Built, vault_name: str, hnsw_memory: str) -> 
                 for word in sorted(vocabulary):
                     copy.write_row((word,))
         conn.execute(
-            "INSERT INTO vault_stats(vault, chunks, tokens, window_tokens, last_sync) "
-            "VALUES (%s, %s, %s, %s, %s)",
-            (vault_name, rows, tokens_total, windows_total, clock.iso(clock.now())),
+            "INSERT INTO vault_stats(vault, chunks, tokens, windows, window_tokens, last_sync) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            (vault_name, rows, tokens_total, windows, windows_total, clock.iso(clock.now())),
         )
     conn.execute("DROP TABLE bulk_chunks")
     conn.execute("VACUUM (ANALYZE) chunks")  # visibility map and statistics, as autovacuum would

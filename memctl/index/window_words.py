@@ -28,7 +28,16 @@ def _windows(conn: Any, path: str) -> list[tuple[int, str]]:
         "SELECT id, coalesce(heading, ''), text FROM chunks WHERE path = ? ORDER BY line_start, id",
         (path,),
     ).fetchall()
+    if not has_window(len(rows)):
+        return []
     return [(rows[i][0], window_text(rows, i)) for i in range(len(rows))]
+
+
+def has_window(chunks_in_file: int) -> bool:
+    """Whether a file's chunks get windows: not when it has one chunk (pure). That window is
+    the chunk itself, and ranking it again would only double the words list's weight
+    against the vectors (a set of one-paragraph notes lost cross-lingual recall that way)."""
+    return chunks_in_file > 1
 
 
 def forget_file(conn: Any, path: str) -> None:

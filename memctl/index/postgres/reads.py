@@ -51,7 +51,7 @@ class PgReads:
     vault_name: str
     _has_vectors: bool
     _common: dict[str, tuple[float, dict[str, float]]]  # per tsvector column
-    _stats: dict[tuple[str, ...] | None, tuple[float, int, float, float]]
+    _stats: dict[tuple[str, ...] | None, tuple[float, int, float, int, float]]
     _prefetched: dict[int, ChunkRecord]
     _table_rows: tuple[float, int] | None
     _estimates: dict[str, tuple[tuple[float, int, int], dict[str, int]]]
@@ -251,24 +251,27 @@ class PgReads:
             row = schema.one(
                 self.conn.execute(
                     "SELECT coalesce(sum(chunks), 0), coalesce(sum(tokens), 0), "
-                    "coalesce(sum(window_tokens), 0) FROM vault_stats "
-                    "WHERE %s::text[] IS NULL OR vault = ANY(%s)",
+                    "coalesce(sum(windows), 0), coalesce(sum(window_tokens), 0) "
+                    "FROM vault_stats WHERE %s::text[] IS NULL OR vault = ANY(%s)",
                     (vaults, vaults),
                 ).fetchone()
             )
-            rows, tokens, window_tokens = int(row[0]), int(row[1]), int(row[2])
+            rows, tokens, windows, window_tokens = (int(v) for v in row)
             kept = self._stats[key] = (
                 time.monotonic(),
                 rows,
                 tokens / rows if rows else 1.0,
-                window_tokens / rows if rows else 1.0,
+                windows,
+                window_tokens / windows if windows else 1.0,
             )
         return kept[1], kept[2]
 
-    def window_length(self, vaults: Sequence[str] | None) -> float:
-        """Mean window length in tokens of the vaults searched (the window list's BM25)."""
+    def window_stats(self, vaults: Sequence[str] | None) -> tuple[int, float]:
+        """(windows, mean window length in tokens) of the vaults searched: the window
+        list's BM25 N and mean length (a one-chunk file's chunk has no window)."""
         self.stats(vaults)
-        return self._stats[None if vaults is None else tuple(vaults)][3]
+        kept = self._stats[None if vaults is None else tuple(vaults)]
+        return kept[3], kept[4]
 
     def table_rows(self) -> int:
         """Rows of every vault on the server (what a scan of the table reads); cached 60 s."""

@@ -109,7 +109,10 @@ def _v2(conn: psycopg.Connection[Any], dim: int) -> None:
         "ALTER TABLE chunks ADD COLUMN window_words tsvector, "
         "ADD COLUMN window_ntokens integer NOT NULL DEFAULT 0"
     )
-    conn.execute("ALTER TABLE vault_stats ADD COLUMN window_tokens bigint NOT NULL DEFAULT 0")
+    conn.execute(
+        "ALTER TABLE vault_stats ADD COLUMN windows bigint NOT NULL DEFAULT 0, "
+        "ADD COLUMN window_tokens bigint NOT NULL DEFAULT 0"
+    )
     fill(conn)
 
 

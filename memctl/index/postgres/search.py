@@ -124,11 +124,10 @@ def candidate_lists(
     if "window" in wanted:
         lists["window"] = {}
         # As SQLite: no window list for a query of words found everywhere.
-        if not plan.all_common:
-            windows = _Counter(store, where, params, cap, rows, "window_words")
-            sql, sql_args = _fts_sql(
-                plan, windows, rows, store.window_length(vaults), where, params, limit, True
-            )
+        count, length = store.window_stats(vaults)
+        if not plan.all_common and count:
+            windows = _Counter(store, where, params, cap, count, "window_words")
+            sql, sql_args = _fts_sql(plan, windows, count, length, where, params, limit, True)
             if sql:
                 run.add(_records(store, sql, sql_args))
     hits: dict[str, list[tuple[int, str]]] = {}

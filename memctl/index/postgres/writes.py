@@ -97,7 +97,7 @@ class PgWrites:
         keys = [(c.line_start, c.hash) for c in chunks]
         # The file's total window length before, for BM25's mean (a kept row's window
         # changes with its neighbours, and an upsert does not return the old value).
-        windows_before = self._window_tokens(path)
+        windows_before = self._windows(path)
         gone = self.conn.execute(
             "DELETE FROM chunks WHERE vault = %s AND path = %s AND (line_start, hash) NOT IN "
             "(SELECT * FROM unnest(%s::integer[], %s::text[])) RETURNING ntokens",
@@ -175,7 +175,7 @@ class PgWrites:
         self._count(
             added - len(gone),
             added_tokens - sum(n for (n,) in gone),
-            self._window_tokens(path) - windows_before,
+            *(now - was for now, was in zip(self._windows(path), windows_before, strict=True)),
         )
         if hits:
             self._has_vectors = True
@@ -188,28 +188,37 @@ class PgWrites:
     def _remove_file(self, path: str) -> int:
         self._lock_file(path)
         gone = self.conn.execute(
-            "DELETE FROM chunks WHERE vault = %s AND path = %s RETURNING ntokens, window_ntokens",
+            "DELETE FROM chunks WHERE vault = %s AND path = %s "
+            "RETURNING ntokens, window_ntokens, (window_words IS NOT NULL)::int",
             (self.vault_name, path),
         ).fetchall()
         self.conn.execute(
             "DELETE FROM files WHERE vault = %s AND path = %s", (self.vault_name, path)
         )
-        self._count(-len(gone), -sum(n for n, _ in gone), -sum(w for _, w in gone))
+        self._count(
+            -len(gone),
+            -sum(n for n, _, _ in gone),
+            -sum(has for _, _, has in gone),
+            -sum(w for _, w, _ in gone),
+        )
         return len(gone)
 
-    def _window_tokens(self, path: str) -> int:
-        row = self.conn.execute(
-            "SELECT coalesce(sum(window_ntokens), 0) FROM chunks WHERE vault = %s AND path = %s",
-            (self.vault_name, path),
-        ).fetchone()
-        return int(schema.one(row)[0])
+    def _windows(self, path: str) -> tuple[int, int]:
+        """(windows, their total length) of a file's rows."""
+        row = schema.one(
+            self.conn.execute(
+                "SELECT count(window_words), coalesce(sum(window_ntokens), 0) FROM chunks "
+                "WHERE vault = %s AND path = %s",
+                (self.vault_name, path),
+            ).fetchone()
+        )
+        return int(row[0]), int(row[1])
 
-    def _count(self, chunks: int, tokens: int, window_tokens: int) -> None:
-        """The vault's row count and total lengths of its chunks and of their windows
-        (BM25's N and mean lengths), applied when the transaction ends."""
-        self._delta[0] += chunks
-        self._delta[1] += tokens
-        self._delta[2] += window_tokens
+    def _count(self, chunks: int, tokens: int, windows: int, window_tokens: int) -> None:
+        """The vault's rows and windows and their total lengths (BM25's N and mean
+        lengths of the words and window lists), applied when the transaction ends."""
+        for i, change in enumerate((chunks, tokens, windows, window_tokens)):
+            self._delta[i] += change
 
     # -- embeddings -------------------------------------------------------------------------
 
