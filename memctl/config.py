@@ -63,6 +63,7 @@ class SearchSettings:
     weight_fts: float = 0.4
     weight_trigram: float = 0.2
     weight_vector: float = 0.4
+    weight_window: float = 0.4  # the window words list (issue 11 item 3); 0 leaves it out
     rrf_k: int = 60
     snippet_tokens: int = 200
     # The first results' snippets get more of the budget, the later ones less
@@ -158,6 +159,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("search", "weight_fts"): (0.0, 1_000.0),
     ("search", "weight_trigram"): (0.0, 1_000.0),
     ("search", "weight_vector"): (0.0, 1_000.0),
+    ("search", "weight_window"): (0.0, 1_000.0),
     ("search", "rrf_k"): (1, 100_000),
     ("search", "snippet_tokens"): (10, 100_000),
     ("search", "half_life_days"): (0.01, 36_500.0),

@@ -34,6 +34,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from memctl import clock  # noqa: E402
+from memctl.index import window_words  # noqa: E402
 from memctl.index.backend import insert_rows  # noqa: E402
 from memctl.index.dates import FallbackDates  # noqa: E402
 from memctl.index.embed import get_embedder, model_identity  # noqa: E402
@@ -168,6 +169,8 @@ def build(
                     rows,
                 )
                 conn.executemany("INSERT INTO chunks_vec(rowid, embedding) VALUES (?, ?)", vec_rows)
+                for read in pending:  # the window words list, as Store.replace_file writes it
+                    window_words.write_file(conn, read.rel)
                 conn.executemany(
                     "INSERT OR IGNORE INTO state.usage(hash, created_at, last_referenced_at, "
                     "access_count) VALUES (?, ?, NULL, 0)",
@@ -207,25 +210,31 @@ _STAGING = (
     "CREATE UNLOGGED TABLE IF NOT EXISTS bulk_chunks(path text, line_start integer, "
     "line_end integer, heading text, text text, hash text, tier text, source text, "
     "date text, tags text, importance real, ntokens integer, words text, "
-    f"embedding vector({DIM}))"
+    f"window_ntokens integer, window_words text, embedding vector({DIM}))"
 )
-_TYPES = ["text", "int4", "int4", *["text"] * 7, "float4", "int4", "text", "vector"]
+_TYPES = ["text", "int4", "int4", *["text"] * 7, "float4", "int4", "text", "int4", "text", "vector"]
 STREAMS = 2  # COPY streams (processes), and index builds at once
 
 
-def _copy_range(url: str, root: str, lo: int, hi: int) -> tuple[int, int, set[str]]:
-    """Rows lo <= id < hi of the SQLite index into the staging table: (rows, tokens, words)."""
+def _copy_range(url: str, root: str, lo: int, hi: int) -> tuple[int, int, set[str], int, int]:
+    """Rows lo <= id < hi of the SQLite index into the staging table: (rows, tokens, words,
+    windows, window tokens)."""
     import psycopg
     from pgvector.psycopg import register_vector
 
     vocabulary: set[str] = set()
-    tokens_total = rows = 0
+    tokens_total = rows = windows = windows_total = 0
     with Store.open(Vault(Path(root))) as store, psycopg.connect(url, autocommit=True) as conn:
         register_vector(conn)
+        assert window_words.WINDOW_CHUNKS == 1  # the neighbours read below
         cur = store.conn.execute(
-            # Vectors from vec0 by id, not by position: a sync replaces a file's rows.
+            # Vectors from vec0 by id, not by position: a sync replaces a file's rows. Each
+            # chunk's neighbours in its file for its window words (as the writer builds them).
             "SELECT c.path, c.line_start, c.line_end, c.heading, c.text, c.hash, c.tier, "
-            "c.source, c.date, c.tags, c.importance, v.embedding FROM chunks AS c "
+            "c.source, c.date, c.tags, c.importance, c.before, c.after, v.embedding FROM ("
+            "SELECT *, lag(coalesce(heading, '') || char(0) || text) OVER w AS before, "
+            "lead(coalesce(heading, '') || char(0) || text) OVER w AS after FROM chunks "
+            "WINDOW w AS (PARTITION BY path ORDER BY line_start, id)) AS c "
             "JOIN chunks_vec AS v ON v.rowid = c.id WHERE c.id >= ? AND c.id < ? ORDER BY c.id",
             (lo, hi),
         )
@@ -235,14 +244,27 @@ def _copy_range(url: str, root: str, lo: int, hi: int) -> tuple[int, int, set[st
         ):
             copy.set_types(_TYPES)
             while batch := cur.fetchmany(10000):
-                for path, *columns, blob in batch:
+                for path, *columns, before, after, blob in batch:
                     heading, text = columns[2], columns[3]
                     toks = words.tokens(f"{heading} {text}")
                     vocabulary.update(w for w in toks if len(w.encode("utf-8")) < 512)
                     literal, count = words.tsvector(toks)
                     tokens_total += count
+                    # (id, heading, text) of the neighbours and the chunk, as window_text wants.
+                    near = [
+                        (None, *(n.split("\0", 1) if n != "self" else (heading or "", text)))
+                        for n in (before, "self", after)
+                        if n is not None
+                    ]
+                    window = window_words.window_text(near, 0 if before is None else 1)
+                    wliteral: str | None = None
+                    wcount = 0
+                    if before is not None or after is not None:  # window_words.has_window
+                        wliteral, wcount = words.tsvector(words.tokens(window))
+                        windows_total += wcount
+                        windows += 1
                     vector = np.frombuffer(blob, dtype=np.float32)
-                    copy.write_row((path, *columns, count, literal, vector))
+                    copy.write_row((path, *columns, count, literal, wcount, wliteral, vector))
                     rows += 1
                 if lo == 1:
                     print(
@@ -250,7 +272,7 @@ def _copy_range(url: str, root: str, lo: int, hi: int) -> tuple[int, int, set[st
                         file=sys.stderr,
                         flush=True,
                     )
-    return rows, tokens_total, vocabulary
+    return rows, tokens_total, vocabulary, windows, windows_total
 
 
 def _build_index(url: str, statement: str, memory: str) -> float:
@@ -302,14 +324,18 @@ def load_postgres(url: str, built: Built, vault_name: str, hnsw_memory: str) -> 
     rows = sum(p[0] for p in parts)
     tokens_total = sum(p[1] for p in parts)
     vocabulary = set().union(*(p[2] for p in parts))
+    windows = sum(p[3] for p in parts)
+    windows_total = sum(p[4] for p in parts)
     seconds[f"copy ({STREAMS} streams)"] = time.perf_counter() - t
     t = time.perf_counter()
     with conn.transaction():
         conn.execute(
             "INSERT INTO chunks(vault, path, line_start, line_end, heading, text, hash, tier, "
-            "source, date, tags, importance, ntokens, words, embedding, embedded) "
+            "source, date, tags, importance, ntokens, words, window_ntokens, window_words, "
+            "embedding, embedded) "
             "SELECT %s, path, line_start, line_end, heading, text, hash, tier, source, date, "
-            "tags, importance, ntokens, words::tsvector, embedding, true FROM bulk_chunks",
+            "tags, importance, ntokens, words::tsvector, window_ntokens, window_words::tsvector, "
+            "embedding, true FROM bulk_chunks",
             (vault_name,),
         )
         with conn.cursor() as pg:
@@ -325,8 +351,9 @@ def load_postgres(url: str, built: Built, vault_name: str, hnsw_memory: str) -> 
                 for word in sorted(vocabulary):
                     copy.write_row((word,))
         conn.execute(
-            "INSERT INTO vault_stats(vault, chunks, tokens, last_sync) VALUES (%s, %s, %s, %s)",
-            (vault_name, rows, tokens_total, clock.iso(clock.now())),
+            "INSERT INTO vault_stats(vault, chunks, tokens, windows, window_tokens, last_sync) "
+            "VALUES (%s, %s, %s, %s, %s, %s)",
+            (vault_name, rows, tokens_total, windows, windows_total, clock.iso(clock.now())),
         )
     conn.execute("DROP TABLE bulk_chunks")
     conn.execute("VACUUM (ANALYZE) chunks")  # visibility map and statistics, as autovacuum would

@@ -137,10 +137,18 @@ def _state_v1(conn: Any, seed: Seed) -> None:
         conn.execute(statement)
 
 
+def _index_v2(conn: Any, seed: Seed) -> None:
+    """The window words table (memctl.index.window_words), filled from the chunks."""
+    from memctl.index import window_words
+
+    conn.execute(window_words.SCHEMA)
+    window_words.fill(conn)
+
+
 # A new migration is the next number here, never an edit of an old one. Check search's query
 # plans before adding an index to `chunks`: without statistics SQLite may drive a filtered
 # FTS lookup from a low-selectivity index (a `tier` index did exactly that).
-INDEX_MIGRATIONS: dict[int, Migration] = {1: _index_v1}
+INDEX_MIGRATIONS: dict[int, Migration] = {1: _index_v1, 2: _index_v2}
 STATE_MIGRATIONS: dict[int, Migration] = {1: _state_v1}
 INDEX_LATEST = max(INDEX_MIGRATIONS)
 STATE_LATEST = max(STATE_MIGRATIONS)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memctl import clock
-from memctl.index import migrations, neighbours, usage
+from memctl.index import migrations, neighbours, usage, window_words
 from memctl.index.backend import insert_rows, iter_batches, select_in
 from memctl.index.chunker import Chunk
 from memctl.index.damage import (
@@ -198,6 +198,7 @@ class Store:
     ) -> int:
         """Swap a file's chunks for new ones (caller holds a transaction); returns how many
         of them got their vector straight from the embedding cache."""
+        window_words.forget_file(self.conn, path)
         self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
         insert_rows(
             self.conn,
@@ -212,6 +213,7 @@ class Store:
             "access_count) VALUES (?, ?, NULL, 0)",
             [(chunk.hash, stamp) for chunk in chunks],
         )
+        window_words.write_file(self.conn, path)
         self.conn.execute(
             "INSERT INTO files(path, size, mtime_ns, hash, indexed_at) VALUES (?, ?, ?, ?, ?) "
             "ON CONFLICT(path) DO UPDATE SET size = excluded.size, "
@@ -223,6 +225,7 @@ class Store:
         return self._fill_from_cache("SELECT id, hash FROM chunks WHERE path = ?", (path,))
 
     def remove_file(self, path: str) -> int:
+        window_words.forget_file(self.conn, path)
         cursor = self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
         self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
         return max(cursor.rowcount, 0)

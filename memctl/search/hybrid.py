@@ -48,7 +48,12 @@ def policy_from(vault: Vault) -> Policy:
     s = vault.settings.search
     return Policy(
         fusion=s.fusion,
-        weights=Weights(fts=s.weight_fts, trigram=s.weight_trigram, vector=s.weight_vector),
+        weights=Weights(
+            fts=s.weight_fts,
+            trigram=s.weight_trigram,
+            vector=s.weight_vector,
+            window=s.weight_window,
+        ),
         rrf_k=s.rrf_k,
         half_life_days=s.half_life_days,
     )

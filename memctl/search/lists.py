@@ -14,10 +14,12 @@ from memctl.search import vectors, vocab
 from memctl.search.candidates import Filters
 from memctl.search.kept import IndexMemory
 from memctl.search.query import Query
+from memctl.search.window_list import window_candidates
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
     from memctl.config import SearchSettings
+    from memctl.search.scoring import Policy
     from memctl.sqlite import Connection
 
 
@@ -38,6 +40,7 @@ class CandidateLists:
     _vocab: vocab.Vocabulary | None
     _matrix: vectors.VectorMatrix | Literal[False] | None  # False: not worth it
     _kept: IndexMemory
+    policy: Policy
 
     @property
     def store(self) -> IndexBackend:
@@ -69,6 +72,10 @@ class CandidateLists:
     ) -> _Candidates:
         """Each wanted list's candidates (chunk id -> raw score), and the lexical plan."""
         limit = self.settings.candidates
+        # The window list goes beside the words list in hybrid and lexical modes (bm25
+        # stays the plain baseline), on either backend.
+        if self.policy.weights.window > 0 and "fts" in wanted and "trigram" in wanted:
+            wanted = (*wanted, "window")
         if self.store.backend != "sqlite":
             # A shared server computes the candidate lists in SQL beside the data; the
             # fusion, scoring and snippets are the same for every backend.
@@ -105,6 +112,8 @@ class CandidateLists:
         started = time.perf_counter()
         if "fts" in wanted:
             lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
+            if "window" in wanted:
+                lists["window"] = window_candidates(conn, plan, filters, limit)
         if "trigram" in wanted:
             lists["trigram"] = cand.trigram_candidates(
                 conn, parsed, plan, filters, limit, self._kept.trigram

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
 from memctl.index.embed.registry import english_only
@@ -30,6 +30,7 @@ class Weights:
     fts: float = 0.4
     trigram: float = 0.2
     vector: float = 0.4
+    window: float = 0.0  # the window words list (memctl.search.window_list); 0 leaves it out
 
     def of(self, name: str) -> float:
         return float(getattr(self, name))
@@ -71,7 +72,7 @@ def weights_for(weights: Weights, query: str, model_id: str) -> Weights:
         return weights
     if len(_NON_LATIN.findall(query)) <= len(_LATIN.findall(query)):
         return weights
-    return Weights(weights.fts, weights.trigram, weights.vector * NON_LATIN_VECTOR_SCALE)
+    return replace(weights, vector=weights.vector * NON_LATIN_VECTOR_SCALE)
 
 
 def normalise(scores: Mapping[int, float], floor: float = 0.2) -> dict[int, float]:

@@ -78,6 +78,16 @@ def recorded(store: Store, schema: str) -> list[int]:
 
 def test_schema_1_migrates_with_its_data_intact(vault: Vault) -> None:
     build_v1(vault)
+    # A second chunk in the same file: chunks have windows only beside a neighbour.
+    conn = connect(index_path(vault))
+    conn.execute(
+        "INSERT INTO chunks(id, path, line_start, line_end, heading, text, hash, tier, source, "
+        "date, tags, importance, embedded) VALUES (8, 'memory/daily/2026-11-20.md', 4, 4, "
+        "'2026-11-20', '- 10:00 rollback done', ?, 'warm', 'daily', '2026-11-20', '[]', 0.5, 0)",
+        ("b" * 32,),
+    )
+    conn.commit()
+    conn.close()
     with Store.open(vault) as store:
         assert recorded(store, "main") == list(range(1, INDEX_LATEST + 1))
         assert recorded(store, "state") == list(range(1, STATE_LATEST + 1))
@@ -101,6 +111,13 @@ def test_schema_1_migrates_with_its_data_intact(vault: Vault) -> None:
             assert [r[0] for r in hits] == [7], (table, query)
         cached = store.conn.execute("SELECT vector FROM state.embed_cache WHERE hash = ?", (HASH,))
         assert cached.fetchone()[0] == VECTOR
+        # Migration 2 built the window words of the chunks it found (the heading included):
+        # each of the two holds its neighbour's words.
+        hits = store.conn.execute(
+            "SELECT rowid FROM windows_fts WHERE windows_fts MATCH ? ORDER BY rowid",
+            ("деплой AND rollback AND 2026",),
+        )
+        assert [r[0] for r in hits] == [7, 8]
 
 
 def test_a_migrated_index_keeps_working_and_is_not_migrated_twice(notes_vault: Vault) -> None:

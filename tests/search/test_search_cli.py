@@ -145,7 +145,7 @@ def test_explain_lists_every_signal(runner: CliRunner, indexed_fixture: Vault) -
         "1",
     )
     explain = json.loads(out.stdout)["results"][0]["explain"]
-    assert set(explain["contribution"]) == {"fts", "trigram", "vector"}
+    assert set(explain["contribution"]) == {"fts", "trigram", "vector", "window"}
     assert set(explain["factors"]) == {"recency", "importance", "access", "tags", "recent_penalty"}
     listing = run(
         runner, indexed_fixture, "search", "retry_with_backoff", "--explain", "--no-log", "-k", "1"

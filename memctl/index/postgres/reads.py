@@ -50,11 +50,11 @@ class PgReads:
     conn: psycopg.Connection[Any]
     vault_name: str
     _has_vectors: bool
-    _common: tuple[float, dict[str, float]] | None
-    _stats: dict[tuple[str, ...] | None, tuple[float, int, float]]
+    _common: dict[str, tuple[float, dict[str, float]]]  # per tsvector column
+    _stats: dict[tuple[str, ...] | None, tuple[float, int, float, int, float]]
     _prefetched: dict[int, ChunkRecord]
     _table_rows: tuple[float, int] | None
-    _estimates: tuple[tuple[float, int, int], dict[str, int]] | None
+    _estimates: dict[str, tuple[tuple[float, int, int], dict[str, int]]]
     _shares: tuple[float, dict[str, float]] | None
 
     if TYPE_CHECKING:
@@ -249,14 +249,30 @@ class PgReads:
         key = None if vaults is None else tuple(vaults)
         kept = self._stats.get(key)
         if kept is None or time.monotonic() - kept[0] > 60:
-            row = self.conn.execute(
-                "SELECT coalesce(sum(chunks), 0), coalesce(sum(tokens), 0) FROM vault_stats "
-                "WHERE %s::text[] IS NULL OR vault = ANY(%s)",
-                (vaults, vaults),
-            ).fetchone()
-            rows, tokens = int(schema.one(row)[0]), int(schema.one(row)[1])
-            kept = self._stats[key] = (time.monotonic(), rows, tokens / rows if rows else 1.0)
+            row = schema.one(
+                self.conn.execute(
+                    "SELECT coalesce(sum(chunks), 0), coalesce(sum(tokens), 0), "
+                    "coalesce(sum(windows), 0), coalesce(sum(window_tokens), 0) "
+                    "FROM vault_stats WHERE %s::text[] IS NULL OR vault = ANY(%s)",
+                    (vaults, vaults),
+                ).fetchone()
+            )
+            rows, tokens, windows, window_tokens = (int(v) for v in row)
+            kept = self._stats[key] = (
+                time.monotonic(),
+                rows,
+                tokens / rows if rows else 1.0,
+                windows,
+                window_tokens / windows if windows else 1.0,
+            )
         return kept[1], kept[2]
+
+    def window_stats(self, vaults: Sequence[str] | None) -> tuple[int, float]:
+        """(windows, mean window length in tokens) of the vaults searched: the window
+        list's BM25 N and mean length (a one-chunk file's chunk has no window)."""
+        self.stats(vaults)
+        kept = self._stats[None if vaults is None else tuple(vaults)]
+        return kept[3], kept[4]
 
     def table_rows(self) -> int:
         """Rows of every vault on the server (what a scan of the table reads); cached 60 s."""
@@ -265,40 +281,43 @@ class PgReads:
             self._table_rows = (time.monotonic(), int(schema.one(row)[0]))
         return self._table_rows[1]
 
-    def common_words(self) -> dict[str, float]:
+    def common_words(self, column: str = "words") -> dict[str, float]:
         """lexeme -> fraction of rows holding it, for the commonest words (PostgreSQL's own
-        statistics of the tsvector column; refreshed by ANALYZE). Cached 10 minutes."""
-        if self._common is None or time.monotonic() - self._common[0] > 600:
+        statistics of a tsvector column, `words` or `window_words`; refreshed by ANALYZE).
+        Cached 10 minutes."""
+        kept = self._common.get(column)
+        if kept is None or time.monotonic() - kept[0] > 600:
             row = self.conn.execute(
                 "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
-                "WHERE tablename = 'chunks' AND attname = 'words'"
+                "WHERE tablename = 'chunks' AND attname = %s",
+                (column,),
             ).fetchone()
             freqs: dict[str, float] = {}
             if row and row[0]:
                 freqs = dict(zip(row[0], row[1], strict=False))
-            self._common = (time.monotonic(), freqs)
-        return self._common[1]
+            kept = self._common[column] = (time.monotonic(), freqs)
+        return kept[1]
 
-    def word_estimates(self, rows: int, at_least: int) -> dict[str, int]:
+    def word_estimates(self, rows: int, at_least: int, column: str = "words") -> dict[str, int]:
         """Rows holding each common word, from `common_words`, for words in `at_least` rows
         or more; kept while the statistics and `rows` stay the same (a search would
         otherwise rebuild it from ~1,000 words each time)."""
-        common = self.common_words()
-        assert self._common is not None
-        key = (self._common[0], rows, at_least)  # when the statistics were read
-        if self._estimates is None or self._estimates[0] != key:
+        common = self.common_words(column)
+        key = (self._common[column][0], rows, at_least)  # when the statistics were read
+        kept = self._estimates.get(column)
+        if kept is None or kept[0] != key:
             estimates = {w: round(f * rows) for w, f in common.items() if f * rows >= at_least}
-            self._estimates = (key, estimates)
-        return self._estimates[1]
+            kept = self._estimates[column] = (key, estimates)
+        return kept[1]
 
     def substring_share(self, word: str) -> float:
         """The share of the table's rows the common words holding `word` are in (summed:
         an overestimate when a row holds several; at most 1), from `common_words`; kept
         while the statistics stay the same (~1,000 words to test for each word)."""
         common = self.common_words()
-        assert self._common is not None
-        if self._shares is None or self._shares[0] != self._common[0]:
-            self._shares = (self._common[0], {})
+        read_at = self._common["words"][0]  # when the statistics were read
+        if self._shares is None or self._shares[0] != read_at:
+            self._shares = (read_at, {})
         shares = self._shares[1]
         if word not in shares:
             if len(shares) > 10_000:

@@ -100,11 +100,29 @@ CREATE INDEX reference_log_ts ON reference_log (vault, ts);
 """)
 
 
+def _window_words(conn: psycopg.Connection[Any], dim: int) -> None:
+    """The window words (memctl.index.window_words): each chunk's words with its
+    neighbours', ranked by BM25 beside the chunk's own, filled for the rows there are."""
+    from memctl.index.postgres.windows import fill
+
+    conn.execute(
+        "ALTER TABLE chunks ADD COLUMN window_words tsvector, "
+        "ADD COLUMN window_ntokens integer NOT NULL DEFAULT 0"
+    )
+    conn.execute(
+        "ALTER TABLE vault_stats ADD COLUMN windows bigint NOT NULL DEFAULT 0, "
+        "ADD COLUMN window_tokens bigint NOT NULL DEFAULT 0"
+    )
+    fill(conn)
+
+
 # The search indexes are built after the first load, not maintained row by row during it:
 # on 2 busy cores an HNSW insert runs at ~120 rows/s and a trigram GIN insert at ~700,
 # while building either over loaded rows is many times faster (docs/scale.md).
 SEARCH_INDEXES = {
     "chunks_words": "CREATE INDEX CONCURRENTLY chunks_words ON chunks USING gin (words)",
+    "chunks_window_words": "CREATE INDEX CONCURRENTLY chunks_window_words ON chunks "
+    "USING gin (window_words)",
     "chunks_trigram": "CREATE INDEX CONCURRENTLY chunks_trigram ON chunks "
     "USING gin (text gin_trgm_ops)",
     "chunks_embedding": "CREATE INDEX CONCURRENTLY chunks_embedding ON chunks "
@@ -212,7 +230,7 @@ $fn$"""
 
 Migration = Callable[[psycopg.Connection[Any], int], None]
 # Numbered in the order written; a branch merged later renumbers its own.
-MIGRATIONS: dict[int, Migration] = {1: _v1, 2: _substring_lookup}
+MIGRATIONS: dict[int, Migration] = {1: _v1, 2: _substring_lookup, 3: _window_words}
 LATEST = max(MIGRATIONS)
 
 

@@ -120,10 +120,19 @@ def candidate_lists(
         if sql:
             run.run_here(_records(store, sql, sql_args))
         lists["fts"] = {}
+    if "window" in wanted:
+        lists["window"] = {}
+        # As SQLite: no window list for a query of words found everywhere.
+        count, length = store.window_stats(vaults)
+        if not plan.all_common and count:
+            windows = _Counter(store, where, params, cap, count, "window_words")
+            sql, sql_args = _fts_sql(plan, windows, count, length, where, params, limit, True)
+            if sql:
+                run.add(_records(store, sql, sql_args))
     hits: dict[str, list[tuple[int, str]]] = {}
     records: dict[int, ChunkRecord] = {}
     for name, cid, score, *record in run.rows():
-        if name in ("fts", "vector"):
+        if name in ("fts", "vector", "window"):
             records[int(cid)] = record_of([cid, *record])
             lists[name][int(cid)] = float(score)
         else:
@@ -141,8 +150,17 @@ def _records(store: PgStore, sql: str, args: list[Any]) -> Statement:
 class _Counter:
     """Capped document counts, fetched for every form and prefix in one statement."""
 
-    def __init__(self, store: PgStore, where: str, params: list[Any], cap: int, rows: int) -> None:
+    def __init__(
+        self,
+        store: PgStore,
+        where: str,
+        params: list[Any],
+        cap: int,
+        rows: int,
+        column: str = "words",
+    ) -> None:
         self.store, self.where, self.params, self.cap = store, where, params, cap
+        self.column = column  # `words`, or `window_words` for the window list
         self.known: dict[str, int] = {}
         # Counting a word's rows visits each of them in the table (the vault filter is
         # checked there): ~0.3-0.6 s for a word in 10k of 1M rows on a busy machine.
@@ -150,7 +168,7 @@ class _Counter:
         # (within a few percent from a 300k-row sample; an IDF barely moves), so only
         # words they put under ESTIMATE_MIN_ROWS are counted. A small table is sampled
         # whole, and its words stay under that: counted exactly, as FTS5 does.
-        self.estimates = store.word_estimates(rows, ESTIMATE_MIN_ROWS)
+        self.estimates = store.word_estimates(rows, ESTIMATE_MIN_ROWS, column)
 
     def _estimate(self, key: str) -> int | None:
         kind, word = key.split(":", 1)
@@ -170,7 +188,7 @@ class _Counter:
         limit = "LIMIT %s" if cap is not None else ""
         sql = (
             "SELECT q.key, (SELECT count(*) FROM (SELECT 1 FROM chunks AS c WHERE "
-            f"c.words @@ q.tsq::tsquery AND {self.where} {limit}) AS m) "
+            f"c.{self.column} @@ q.tsq::tsquery AND {self.where} {limit}) AS m) "
             "FROM unnest(%s::text[], %s::text[]) AS q(key, tsq)"
         )
         args = [*self.params, *([cap + 1] if cap is not None else []), keys]
@@ -229,8 +247,20 @@ def _fts_sql(
     where: str,
     params: list[Any],
     limit: int,
+    window: bool = False,
 ) -> tuple[str, list[Any]]:
-    """BM25 as FTS5 computes it (k1 1.2, b 0.75, one IDF per query term), in SQL."""
+    """BM25 as FTS5 computes it (k1 1.2, b 0.75, one IDF per query term), in SQL: over
+    the chunks' words, or with `window` over their windows' (the window list; `counter`,
+    `rows` and `mean_length` then of the windows)."""
+    kind, column, length = (
+        ("window", "window_words", "window_ntokens")
+        if window
+        else (
+            "fts",
+            "words",
+            "ntokens",
+        )
+    )
     tsq = words.tsquery(plan.forms, plan.prefixes, plan.phrases)
     if not tsq:
         return "", []
@@ -247,8 +277,8 @@ def _fts_sql(
         # As with SQLite: ranking every row of words found everywhere costs too much
         # for a near-zero IDF; BM25 over the newest matches is enough.
         matched = (
-            "SELECT c.id, c.words, c.ntokens FROM chunks AS c WHERE c.words @@ %s::tsquery "
-            f"AND {where} ORDER BY c.id DESC LIMIT %s"
+            f"SELECT c.id, c.{column} AS words, c.{length} AS ntokens FROM chunks AS c "
+            f"WHERE c.{column} @@ %s::tsquery AND {where} ORDER BY c.id DESC LIMIT %s"
         )
         match_args: list[Any] = [tsq, *params, limit * 10]
     else:
@@ -260,13 +290,12 @@ def _fts_sql(
         for lexemes, count in _term_queries(plan, counter):
             cap = "" if count <= RANK_PER_TERM else "LIMIT %s"
             pieces.append(
-                f"(SELECT c.id FROM chunks AS c WHERE c.words @@ %s::tsquery AND {where} {cap})"
+                f"(SELECT c.id FROM chunks AS c WHERE c.{column} @@ %s::tsquery AND {where} {cap})"
             )
             match_args += [lexemes, *params, *([RANK_PER_TERM] if cap else [])]
         matched = (
-            "SELECT c.id, c.words, c.ntokens FROM chunks AS c WHERE c.id IN ("
-            + " UNION ".join(pieces)
-            + ")"
+            f"SELECT c.id, c.{column} AS words, c.{length} AS ntokens FROM chunks AS c "
+            "WHERE c.id IN (" + " UNION ".join(pieces) + ")"
         )
     # Only the query's lexemes of each row, positions kept: weighted 'A' (memctl's own
     # tsvectors carry no weights) and filtered on that weight, in C, rather than every
@@ -280,7 +309,7 @@ def _fts_sql(
         kept += " || ARRAY(SELECT x FROM unnest(tsvector_to_array(m.words)) AS x WHERE x ^@ ANY(%s::text[]))"
         kept_args.append(prefixes)
     sql = (
-        "SELECT 'fts', m.id, sum(t.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * m.ntokens / %s))) "
+        f"SELECT '{kind}', m.id, sum(t.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * m.ntokens / %s))) "
         f"FROM ({matched}) AS m CROSS JOIN LATERAL ("
         "SELECT q.idf, sum(coalesce(array_length(u.positions, 1), 1)) AS tf "
         f"FROM unnest(ts_filter(setweight(m.words, 'A', {kept}), '{{a}}')) AS u "

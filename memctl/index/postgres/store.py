@@ -46,15 +46,16 @@ class PgStore(PgWrites, PgReads):
         self._cache: Any = None
         self._has_vectors = False
         self._model: tuple[str, int] | None = None  # (id, dim), read once per store
-        self._common: tuple[float, dict[str, float]] | None = None
+        self._common: dict[str, tuple[float, dict[str, float]]] = {}
         self._depth = 0
-        self._delta = [0, 0]  # chunks and tokens added by the open transaction
+        # chunks, tokens, windows, window tokens added by the open transaction
+        self._delta = [0, 0, 0, 0]
         self._new_words: set[str] = set()
         self._new_hashes: dict[str, str] = {}
-        # scope -> (read at, rows, mean length)
-        self._stats: dict[tuple[str, ...] | None, tuple[float, int, float]] = {}
+        # scope -> (read at, rows, mean length, windows, mean window length)
+        self._stats: dict[tuple[str, ...] | None, tuple[float, int, float, int, float]] = {}
         self._table_rows: tuple[float, int] | None = None
-        self._estimates: tuple[tuple[float, int, int], dict[str, int]] | None = None
+        self._estimates: dict[str, tuple[tuple[float, int, int], dict[str, int]]] = {}
         self._shares: tuple[float, dict[str, float]] | None = None
         self._prefetched: dict[int, ChunkRecord] = {}
         self.chunk_words: dict[int, ChunkWords] = {}  # by id: a row's text never changes
@@ -129,19 +130,22 @@ class PgStore(PgWrites, PgReads):
             self._flush_deferred()
 
     def _discard_deferred(self) -> None:
-        self._delta = [0, 0]
+        self._delta = [0, 0, 0, 0]
         self._new_words.clear()
         self._new_hashes.clear()
 
     def _flush_counts(self) -> None:
-        chunks, tokens = self._delta
-        self._delta = [0, 0]
-        if chunks or tokens:
+        delta = self._delta
+        self._delta = [0, 0, 0, 0]
+        if any(delta):
             self.conn.execute(
-                "INSERT INTO vault_stats(vault, chunks, tokens) VALUES (%s, %s, %s) "
+                "INSERT INTO vault_stats(vault, chunks, tokens, windows, window_tokens) "
+                "VALUES (%s, %s, %s, %s, %s) "
                 "ON CONFLICT (vault) DO UPDATE SET chunks = vault_stats.chunks + excluded.chunks, "
-                "tokens = vault_stats.tokens + excluded.tokens",
-                (self.vault_name, chunks, tokens),
+                "tokens = vault_stats.tokens + excluded.tokens, "
+                "windows = vault_stats.windows + excluded.windows, "
+                "window_tokens = vault_stats.window_tokens + excluded.window_tokens",
+                (self.vault_name, *delta),
             )
 
     def _flush_deferred(self) -> None:

@@ -13,6 +13,7 @@ from memctl import clock
 from memctl.index.backend import iter_batches
 from memctl.index.chunker import Chunk
 from memctl.index.postgres import schema, words
+from memctl.index.postgres.windows import windows
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
@@ -94,6 +95,9 @@ class PgWrites:
         me = self.vault_name
         self._lock_file(path)
         keys = [(c.line_start, c.hash) for c in chunks]
+        # The file's total window length before, for BM25's mean (a kept row's window
+        # changes with its neighbours, and an upsert does not return the old value).
+        windows_before = self._windows(path)
         gone = self.conn.execute(
             "DELETE FROM chunks WHERE vault = %s AND path = %s AND (line_start, hash) NOT IN "
             "(SELECT * FROM unnest(%s::integer[], %s::text[])) RETURNING ntokens",
@@ -104,7 +108,8 @@ class PgWrites:
         cached = self._cached_vectors([c.hash for c in chunks])
         rows = []
         vocabulary: set[str] = set()
-        for chunk in chunks:
+        windows_of = windows([(chunk.heading, chunk.text) for chunk in chunks])
+        for chunk, (window_literal, window_count) in zip(chunks, windows_of, strict=True):
             tokens = words.tokens(f"{chunk.heading} {chunk.text}")
             vocabulary.update(t for t in tokens if len(t.encode("utf-8")) < 512)
             literal, count = words.tsvector(tokens)
@@ -115,6 +120,8 @@ class PgWrites:
                     *chunk.columns(),
                     count,
                     literal,
+                    window_count,
+                    window_literal,
                     cached.get(chunk.hash),
                     chunk.hash in cached,
                 )
@@ -126,16 +133,22 @@ class PgWrites:
             if rows:
                 cur.executemany(
                     "INSERT INTO chunks(vault, path, line_start, line_end, heading, text, hash, "
-                    "tier, source, date, tags, importance, ntokens, words, embedding, embedded) "
+                    "tier, source, date, tags, importance, ntokens, words, window_ntokens, "
+                    "window_words, embedding, embedded) "
                     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, "
-                    "%s, %s) ON CONFLICT (vault, path, line_start, hash) DO UPDATE SET "
+                    "%s, %s::tsvector, %s, %s) ON CONFLICT (vault, path, line_start, hash) "
+                    "DO UPDATE SET "
                     "line_end = excluded.line_end, heading = excluded.heading, "
                     "tier = excluded.tier, source = excluded.source, date = excluded.date, "
-                    "tags = excluded.tags, importance = excluded.importance "
+                    "tags = excluded.tags, importance = excluded.importance, "
+                    "window_ntokens = excluded.window_ntokens, "
+                    "window_words = excluded.window_words "
                     "WHERE (chunks.line_end, chunks.heading, chunks.tier, chunks.source, "
-                    "chunks.date, chunks.tags, chunks.importance) IS DISTINCT FROM "
+                    "chunks.date, chunks.tags, chunks.importance, chunks.window_ntokens, "
+                    "chunks.window_words) IS DISTINCT FROM "
                     "(excluded.line_end, excluded.heading, excluded.tier, excluded.source, "
-                    "excluded.date, excluded.tags, excluded.importance) "
+                    "excluded.date, excluded.tags, excluded.importance, "
+                    "excluded.window_ntokens, excluded.window_words) "
                     "RETURNING (xmax = 0), ntokens, embedded",
                     rows,
                     returning=True,
@@ -159,7 +172,11 @@ class PgWrites:
             "indexed_at = excluded.indexed_at",
             (me, path, size, mtime_ns, digest, stamp),
         )
-        self._count(added - len(gone), added_tokens - sum(n for (n,) in gone))
+        self._count(
+            added - len(gone),
+            added_tokens - sum(n for (n,) in gone),
+            *(now - was for now, was in zip(self._windows(path), windows_before, strict=True)),
+        )
         if hits:
             self._has_vectors = True
         return hits
@@ -171,20 +188,37 @@ class PgWrites:
     def _remove_file(self, path: str) -> int:
         self._lock_file(path)
         gone = self.conn.execute(
-            "DELETE FROM chunks WHERE vault = %s AND path = %s RETURNING ntokens",
+            "DELETE FROM chunks WHERE vault = %s AND path = %s "
+            "RETURNING ntokens, window_ntokens, (window_words IS NOT NULL)::int",
             (self.vault_name, path),
         ).fetchall()
         self.conn.execute(
             "DELETE FROM files WHERE vault = %s AND path = %s", (self.vault_name, path)
         )
-        self._count(-len(gone), -sum(n for (n,) in gone))
+        self._count(
+            -len(gone),
+            -sum(n for n, _, _ in gone),
+            -sum(has for _, _, has in gone),
+            -sum(w for _, w, _ in gone),
+        )
         return len(gone)
 
-    def _count(self, chunks: int, tokens: int) -> None:
-        """The vault's row count and total length (BM25's N and mean length), applied
-        when the transaction ends."""
-        self._delta[0] += chunks
-        self._delta[1] += tokens
+    def _windows(self, path: str) -> tuple[int, int]:
+        """(windows, their total length) of a file's rows."""
+        row = schema.one(
+            self.conn.execute(
+                "SELECT count(window_words), coalesce(sum(window_ntokens), 0) FROM chunks "
+                "WHERE vault = %s AND path = %s",
+                (self.vault_name, path),
+            ).fetchone()
+        )
+        return int(row[0]), int(row[1])
+
+    def _count(self, chunks: int, tokens: int, windows: int, window_tokens: int) -> None:
+        """The vault's rows and windows and their total lengths (BM25's N and mean
+        lengths of the words and window lists), applied when the transaction ends."""
+        for i, change in enumerate((chunks, tokens, windows, window_tokens)):
+            self._delta[i] += change
 
     # -- embeddings -------------------------------------------------------------------------
 
