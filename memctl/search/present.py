@@ -136,15 +136,16 @@ class Snippets:
 
     def __call__(self, cid: int) -> Snippet:
         if cid not in self._made:
-            fit = self._fit(cid)
-            if fit is not None:
-                self._made[cid] = fit.for_matcher(self._matcher)
-            else:
-                lines, first, core = self._lines_of(cid)
-                self._made[cid] = best_snippet(
-                    lines, first, self._matcher, self._tokens, core=core, line_costs=self._costs
-                )
+            self._made[cid] = self._made_at(cid, self._tokens)
         return self._made[cid]
+
+    def _made_at(self, cid: int, tokens: int) -> Snippet:
+        """best_snippet's answer at this budget (a chunk that fits it whole: kept)."""
+        fit = self._fit(cid, tokens)
+        if fit is not None:
+            return fit.for_matcher(self._matcher)
+        lines, first, core = self._lines_of(cid)
+        return best_snippet(lines, first, self._matcher, tokens, core=core, line_costs=self._costs)
 
     def by_rank(self, ranked: Sequence[int]) -> dict[int, Snippet]:
         """The results' snippets with budgets by rank (RANK_SHARES), best first: each is
@@ -159,10 +160,7 @@ class Snippets:
             if tokens == self._tokens:
                 out[cid] = self(cid)
                 continue
-            lines, first, core = self._lines_of(cid)
-            remade = best_snippet(
-                lines, first, self._matcher, tokens, core=core, line_costs=self._costs
-            )
+            remade = self._made_at(cid, tokens)
             path = self._records[cid].path
             others = [
                 out[other] if other in out else self(other)
@@ -191,14 +189,15 @@ class Snippets:
         lo, hi = core or (0, len(lines) - 1)
         return first + lo, first + hi
 
-    def _fit(self, cid: int) -> Snippet | None:
-        """The chunk's snippet when it fits the budget whole: the same for every query, so
-        a kept Searcher makes it once per chunk (most chunks of a running log fit)."""
-        key = (cid, self._tokens)
+    def _fit(self, cid: int, tokens: int | None = None) -> Snippet | None:
+        """The chunk's snippet when it fits the budget (default: the search's) whole: the
+        same for every query, so a kept Searcher makes it once per chunk and budget (most
+        chunks of a running log fit)."""
+        key = (cid, self._tokens if tokens is None else tokens)
         if key in self._fits:
             return self._fits[key]
         lines, first, core = self._lines_of(cid)
-        fit = self._fits[key] = fitted_snippet(lines, first, self._tokens, core, self._costs)
+        fit = self._fits[key] = fitted_snippet(lines, first, key[1], core, self._costs)
         return fit
 
     def _lines_of(self, cid: int) -> SnippetLines:
