@@ -186,6 +186,7 @@ class Searcher(CandidateLists):
             # bm25 mode stays plain BM25: it is the baseline the eval compares against.
             context=mode != "bm25",
             explain=explain,
+            kept=self._kept.factors,
         )
         conn = self._conn()
         rerank = finish.reranks(self.store, self.settings.rerank, mode, lists)

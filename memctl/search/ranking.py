@@ -6,6 +6,7 @@ No I/O: the chunk records and a snippet maker are handed in by `Searcher.search`
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import heapq
 import math
@@ -24,6 +25,7 @@ from memctl.search.scoring import (
     context_boost,
     jaccard,
     mmr,
+    record_factors,
     word_set,
 )
 from memctl.search.snippets import Snippet
@@ -42,6 +44,10 @@ def day_of(value: str | None) -> date | None:
         return date.fromisoformat(value[:10])
     except ValueError:
         return None
+
+
+# A record's signals and record-only factors on a day under a policy, by chunk id.
+KeptFactors = dict[int, tuple[ChunkRecord, date, Policy, Signals, tuple[float, float, float]]]
 
 
 @dataclass
@@ -64,9 +70,14 @@ def score(
     policy: Policy,
     context: bool,
     explain: bool,
+    kept: KeptFactors | None = None,
 ) -> Scored:
     """Each fused candidate's composite score: relevance (boosted by relevant neighbours
-    when `context`) times recency, importance and usage; then settled."""
+    when `context`) times recency, importance and usage; then settled. `kept`: each
+    record's signals and record-only factors from earlier searches (by chunk id; an
+    entry stands while its record, the day and the policy are the same)."""
+    memo: KeptFactors = {} if kept is None else kept
+    today = now.date()
     scored: dict[int, float] = {}
     detail: dict[int, dict[str, Any]] = {}
     product: dict[int, float] = {}
@@ -82,16 +93,22 @@ def score(
         if record is None:
             continue
         relevance = boosted[cid]
-        signals = Signals(
-            source=record.source,
-            day=day_of(record.date),
-            text=record.text,
-            importance=record.importance,
-            access_count=record.access_count,
-            tags=tuple(record.tags),
-            returned_recently=record.hash in recent,
-        )
-        value, factors = composite(relevance, signals, words, now, policy)
+        known = memo.get(cid)
+        if known is None or known[0] is not record or known[1] != today or known[2] is not policy:
+            plain = Signals(
+                source=record.source,
+                day=day_of(record.date),
+                text=record.text,
+                importance=record.importance,
+                access_count=record.access_count,
+                tags=tuple(record.tags),
+                returned_recently=False,
+            )
+            known = memo[cid] = (record, today, policy, plain, record_factors(plain, now, policy))
+        signals = known[3]
+        if record.hash in recent:
+            signals = dataclasses.replace(signals, returned_recently=True)
+        value, factors = composite(relevance, signals, words, now, policy, known[4])
         scored[cid] = value
         product[cid] = math.prod(factors.values())
         if explain:
