@@ -260,6 +260,9 @@ class Searcher(CandidateLists):
             budget=budget,
             counts=self._kept.counts,
             weighted=weighted,
+            # Every term's forms and stem are the snippets' matcher's: only the words it
+            # may match are read (each text's words kept by text).
+            words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
         )
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
         response.matched, response.missing = verdict.matched, verdict.missing

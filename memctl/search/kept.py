@@ -24,7 +24,7 @@ from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import IndexCounts, TrigramMemory
 from memctl.search.ranking import KeptFactors
 from memctl.search.rerank import LineWords
-from memctl.search.snippets import Snippet
+from memctl.search.snippets import Snippet, TextWords, text_words
 
 if TYPE_CHECKING:
     from memctl.index.backend import ContextWindow, IndexBackend
@@ -110,6 +110,13 @@ class IndexMemory:
         if self._file_rows > KEPT:
             self.files.clear()
             self._file_rows = 0
+
+    def text_words(self, text: str) -> TextWords:
+        """snippets.text_words of a text, kept by text (shared with the reranker's lines)."""
+        kept = self.line_words.get(text)
+        if kept is None:
+            kept = self.line_words[text] = text_words(text)
+        return kept
 
     def chunk_records(
         self, ids: Sequence[int], read: Callable[[Sequence[int]], list[ChunkRecord]]

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from memctl.search.floor import WeightedTerm
-from memctl.search.query import HEBREW_PREFIXES
 from memctl.search.scoring import LISTS
+from memctl.search.snippets import TextWords, text_words
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -115,23 +115,9 @@ class Model:
         )
 
 
-# What a line's text holds, whatever the query (kept across searches by line text): its
-# words, the set of them, its lowercase, its distinct words by their lowercase, and those
-# of its words whose lowercase starts with a Hebrew prefix letter.
-LineText = tuple[tuple[str, ...], frozenset[str], str, dict[str, tuple[str, ...]], tuple[str, ...]]
+# A line's words, kept across searches by line text (snippets.text_words).
+LineText = TextWords
 LineWords = dict[str, LineText]
-_HEBREW_INITIAL = frozenset(HEBREW_PREFIXES)
-
-
-def line_text(text: str) -> LineText:
-    words = tuple(_WORD.findall(text))
-    distinct = frozenset(words)
-    lowered: dict[str, tuple[str, ...]] = {}
-    for word in distinct:
-        lw = word.lower()
-        lowered[lw] = (*lowered.get(lw, ()), word)
-    hebrew = tuple(w for lw, ws in lowered.items() if lw[:1] in _HEBREW_INITIAL for w in ws)
-    return words, distinct, text.lower(), lowered, hebrew
 
 
 class _Line:
@@ -216,15 +202,13 @@ class _Terms:
                 self.hits(word)
             return not words.isdisjoint(self.hit_words)
         lowered = kept[3]
-        maybe = lowered.keys() & self._forms
+        maybe = lowered.keys() & self._forms | kept[4]
         # A stem held by a word is held by its line's lowercase (no stem holds a sigma).
         if stems and any(s in lower for s in stems):
             maybe.update(lw for lw in lowered if lw.startswith(stems))
         for lw in maybe:
             for word in lowered[lw]:
                 self.hits(word)
-        for word in kept[4]:
-            self.hits(word)
         return not words.isdisjoint(self.hit_words)
 
     def line(self, text: str) -> _Line:
@@ -232,7 +216,7 @@ class _Terms:
         if known is None:
             kept = self._words.get(text)
             if kept is None:
-                kept = self._words[text] = line_text(text)
+                kept = self._words[text] = text_words(text)
             m = _SPEAKER.match(text)
             speaker = m.group(1).split()[0].lower() if m else None
             known = self._lines[text] = _Line(kept, self, speaker)

@@ -21,6 +21,23 @@ ELLIPSIS = "…"
 _HEBREW_PREFIX_SET = frozenset(HEBREW_PREFIXES)
 
 
+# What a text holds, whatever the query (a caller keeps it by text across searches): its
+# words, the set of them, its lowercase, its distinct words by their lowercase, and those
+# lowercases that start with a Hebrew prefix letter.
+TextWords = tuple[tuple[str, ...], frozenset[str], str, dict[str, tuple[str, ...]], frozenset[str]]
+
+
+def text_words(text: str) -> TextWords:
+    words = tuple(_WORD.findall(text))
+    distinct = frozenset(words)
+    lowered: dict[str, tuple[str, ...]] = {}
+    for word in distinct:
+        lw = word.lower()
+        lowered[lw] = (*lowered.get(lw, ()), word)
+    hebrew = frozenset(lw for lw in lowered if lw[:1] in _HEBREW_PREFIX_SET)
+    return words, distinct, text.lower(), lowered, hebrew
+
+
 @dataclass(frozen=True)
 class Matcher:
     """Which words count as a match: exact forms, or words that start with a stem."""
@@ -40,6 +57,16 @@ class Matcher:
             return known[word]
         form = known[word] = self._match(word)
         return form
+
+    def maybe(self, kept: TextWords) -> list[str]:
+        """The distinct words of a text (its text_words) that may match: those whose
+        lowercase is an exact form or starts with a stem or a Hebrew prefix letter, the
+        only ones _match can find (set operations instead of a test per word)."""
+        lowered = kept[3]
+        found = lowered.keys() & self.exact | kept[4]
+        if self.prefixes:
+            found.update(lw for lw in lowered if lw.startswith(self.prefixes))
+        return [w for lw in found for w in lowered[lw]]
 
     def _match(self, word: str) -> str | None:
         lw = word.lower()
