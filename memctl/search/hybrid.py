@@ -193,7 +193,7 @@ class Searcher(CandidateLists):
         snippet = present.Snippets(
             self.store,
             records,
-            present.matcher_for(parsed, plan),
+            present.matcher_for(parsed, plan, self._kept.line_words),
             self.settings.snippet_tokens,
             # A server's round trips are worth saving: the pool's context (and the reranked
             # candidates') in one statement. In-process SQLite makes only those it needs.

@@ -14,7 +14,7 @@ from memctl.search.query import Query
 from memctl.search.ranking import CONTEXT_SOURCES
 from memctl.search.results import SearchResult
 from memctl.search.scoring import Weights
-from memctl.search.snippets import Matcher, Snippet, best_snippet, fitted_snippet
+from memctl.search.snippets import Matcher, Snippet, TextWords, best_snippet, fitted_snippet
 from memctl.tokens import estimate_tokens
 
 # How far around a chunk the snippet may look for context lines.
@@ -26,15 +26,17 @@ CONTEXT_LINES = 40
 RANK_SHARES = (1.6, 1.2, 1.0, 0.6, 0.6)
 
 
-def matcher_for(parsed: Query, plan: LexicalPlan) -> Matcher:
+def matcher_for(
+    parsed: Query, plan: LexicalPlan, texts: dict[str, TextWords] | None = None
+) -> Matcher:
     """What a snippet highlights: the query's word forms, typo corrections, identifiers'
-    parts, and word stems as prefixes."""
+    parts, and word stems as prefixes (`texts`: see Matcher)."""
     exact = {f for t in parsed.content_terms for f in t.forms()}
     exact |= set(plan.corrections.values())
     for ident in parsed.identifiers:
         exact.update(w.lower() for w in ident.replace(".", " ").replace("_", " ").split())
     prefixes = tuple(t.stem for t in parsed.content_terms if t.stem)
-    return Matcher(exact=frozenset(exact), prefixes=prefixes)
+    return Matcher(exact=frozenset(exact), prefixes=prefixes, texts=texts)
 
 
 def context_window(record: ChunkRecord) -> ContextWindow:

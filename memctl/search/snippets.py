@@ -47,6 +47,9 @@ class Matcher:
     # A search asks about the same few hundred words many times (every window of every
     # candidate's snippet): each is worked out once per query.
     _known: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    # Texts' words kept across searches by text (text_words), when the caller keeps them:
+    # spans then look for the few words that may match, not at every word.
+    texts: dict[str, TextWords] | None = field(default=None, compare=False, repr=False)
 
     def matches(self, word: str) -> str | None:
         """The query form this word matches (lowercased), or None."""
@@ -86,6 +89,18 @@ class Matcher:
         return None
 
     def spans(self, text: str) -> list[tuple[int, int]]:
+        if self.texts is not None:
+            kept = self.texts.get(text)
+            if kept is None:
+                kept = self.texts[text] = text_words(text)
+            hits = {word for word in self.maybe(kept) if self.matches(word)}
+            if not hits:
+                return []
+            return [m.span() for m in _WORD.finditer(text) if m.group(0) in hits]
+        return self.plain_spans(text)
+
+    def plain_spans(self, text: str) -> list[tuple[int, int]]:
+        """spans() testing every word (for a one-off text not worth keeping)."""
         known, matches = self._known, self.matches
         out = []
         for m in _WORD.finditer(text):
@@ -335,7 +350,7 @@ def _widen(
 def _cut_line(line: str, line_no: int, matcher: Matcher, budget: int) -> Snippet:
     """Words around the first match of an over-long line, marked with ellipses where cut."""
     pieces = list(re.finditer(r"\S+", line))
-    anchor = next((i for i, m in enumerate(pieces) if matcher.spans(m.group(0))), 0)
+    anchor = next((i for i, m in enumerate(pieces) if matcher.plain_spans(m.group(0))), 0)
     lo = hi = anchor
     used = estimate_tokens(pieces[anchor].group(0)) if pieces else 0
     # Grow both ways, one word at a time, so the match stays near the middle.

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from memctl.search.snippets import Matcher, best_snippet, text_words
+from memctl.search.snippets import Matcher, TextWords, best_snippet, text_words
 from memctl.tokens import estimate_tokens
 
 
@@ -92,3 +92,23 @@ def test_maybe_holds_every_word_the_matcher_matches() -> None:
         assert len(maybe) == len(set(maybe))
         matched = {w for w in kept[1] if matcher.matches(w) is not None}
         assert matched and matched <= set(maybe)
+
+
+def test_spans_from_kept_words_are_the_plain_spans() -> None:
+    """A matcher given kept text words highlights exactly what the word-by-word test does."""
+    texts = [
+        "Deploys DEPLOYED the deploy; בבית ובית שבת הבית",
+        "ΟΔΟΣ οδος İstanbul istanbul Straße strasse nothing else",
+        "no match here at all",
+    ]
+    for exact, prefixes in (
+        ({"deploy", "בית", "οδος"}, ("deplo",)),
+        ({"istanbul", "i̇stanbul", "straße", "שבת"}, ()),
+    ):
+        kept: dict[str, TextWords] = {}
+        quick = Matcher(exact=frozenset(exact), prefixes=prefixes, texts=kept)
+        plain = Matcher(exact=frozenset(exact), prefixes=prefixes)
+        for _ in range(2):  # the second time from the kept words
+            for text in texts:
+                assert quick.spans(text) == plain.spans(text)
+        assert set(kept) == set(texts)
