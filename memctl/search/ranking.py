@@ -47,7 +47,9 @@ def day_of(value: str | None) -> date | None:
 
 
 # A record's signals and record-only factors on a day under a policy, by chunk id.
-KeptFactors = dict[int, tuple[ChunkRecord, date, Policy, Signals, tuple[float, float, float]]]
+KeptFactors = dict[
+    int, tuple[ChunkRecord, date, Policy, Signals, tuple[float, float, float], supersession.Item]
+]
 
 
 @dataclass
@@ -57,6 +59,7 @@ class Scored:
     detail: dict[int, dict[str, Any]] = field(default_factory=dict)  # explain only
     composite: dict[int, float] = field(default_factory=dict)  # before settling
     factors: dict[int, float] = field(default_factory=dict)  # composite / relevance
+    items: dict[int, supersession.Item] = field(default_factory=dict)  # what settle reads
 
 
 def score(
@@ -79,6 +82,7 @@ def score(
     memo: KeptFactors = {} if kept is None else kept
     today = now.date()
     scored: dict[int, float] = {}
+    items: dict[int, supersession.Item] = {}
     detail: dict[int, dict[str, Any]] = {}
     product: dict[int, float] = {}
     base = {cid: sum(parts.values()) for cid, parts in fused.items() if cid in records}
@@ -104,7 +108,10 @@ def score(
                 tags=tuple(record.tags),
                 returned_recently=False,
             )
-            known = memo[cid] = (record, today, policy, plain, record_factors(plain, now, policy))
+            item = supersession.Item(record.tier, record.source, plain.day, record.text)
+            fixed = record_factors(plain, now, policy)
+            known = memo[cid] = (record, today, policy, plain, fixed, item)
+        items[cid] = known[5]
         signals = known[3]
         if record.hash in recent:
             signals = dataclasses.replace(signals, returned_recently=True)
@@ -121,8 +128,8 @@ def score(
                 "access_count": record.access_count,
                 "final": round(value, 6),
             }
-    settled = settle(scored, boosted, records, now, detail)
-    return Scored(settled, boosted, detail, scored, product)
+    settled = settle(scored, boosted, records, now, detail, items)
+    return Scored(settled, boosted, detail, scored, product, items)
 
 
 def rescore(
@@ -145,7 +152,7 @@ def rescore(
     for cid in rest:
         values[cid] = scored.composite[cid] * shrink
         relevance[cid] = scored.relevance[cid] * shrink
-    return settle(values, relevance, records, now, scored.detail)
+    return settle(values, relevance, records, now, scored.detail, scored.items or None)
 
 
 def settle(
@@ -154,13 +161,16 @@ def settle(
     records: Mapping[int, ChunkRecord],
     now: datetime,
     detail: dict[int, dict[str, Any]],
+    items: Mapping[int, supersession.Item] | None = None,
 ) -> dict[int, float]:
-    """COLD under an as-relevant WARM, and the newer of two conflicting facts first."""
-    items = {
-        cid: supersession.Item(r.tier, r.source, day_of(r.date), r.text)
-        for cid, r in records.items()
-        if cid in scored
-    }
+    """COLD under an as-relevant WARM, and the newer of two conflicting facts first
+    (`items`: the candidates' supersession items, when the caller made them)."""
+    if items is None:
+        items = {
+            cid: supersession.Item(r.tier, r.source, day_of(r.date), r.text)
+            for cid, r in records.items()
+            if cid in scored
+        }
     settled = supersession.cold_under_warm(scored, relevance, items)
     settled, superseded = supersession.newer_first(settled, items, now.date())
     for cid, by in superseded.items():
