@@ -127,7 +127,7 @@ class _Line:
     __slots__ = ("counts", "found", "hits", "speaker", "words")
 
     def __init__(self, kept: LineText, known: _Terms, speaker: str | None) -> None:
-        words, distinct = kept[0], kept[1]
+        words, distinct = kept.words, kept.distinct
         self.words = bool(words)
         self.speaker = speaker
         counts: dict[int, int] = {}
@@ -193,7 +193,7 @@ class _Terms:
 
     def any_hit(self, kept: LineText) -> bool:
         """Whether any of a line's words is a query word (each tested once per search)."""
-        words, lower = kept[1], kept[2]
+        words, lower = kept.distinct, kept.lower
         if self._needles is not None and not any(n in lower for n in self._needles):
             return False
         stems = self._stems
@@ -201,8 +201,8 @@ class _Terms:
             for word in words.difference(self._hits):
                 self.hits(word)
             return not words.isdisjoint(self.hit_words)
-        lowered = kept[3]
-        maybe = lowered.keys() & self._forms | kept[4]
+        lowered = kept.lowered
+        maybe = lowered.keys() & self._forms | kept.hebrew
         # A stem held by a word is held by its line's lowercase (no stem holds a sigma).
         if stems and any(s in lower for s in stems):
             maybe.update(lw for lw in lowered if lw.startswith(stems))

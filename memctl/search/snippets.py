@@ -19,23 +19,52 @@ from memctl.tokens import estimate_tokens
 _WORD = re.compile(r"\w+", re.UNICODE)
 ELLIPSIS = "…"
 _HEBREW_PREFIX_SET = frozenset(HEBREW_PREFIXES)
+_HEBREW_LETTER = re.compile(f"[{HEBREW_PREFIXES}]")
 
 
-# What a text holds, whatever the query (a caller keeps it by text across searches): its
-# words, the set of them, its lowercase, its distinct words by their lowercase, and those
-# lowercases that start with a Hebrew prefix letter.
-TextWords = tuple[tuple[str, ...], frozenset[str], str, dict[str, tuple[str, ...]], frozenset[str]]
+class TextWords:
+    """What a text holds, whatever the query (a caller keeps it by text across searches):
+    its words, the set of them and its lowercase; its distinct words by their lowercase
+    and the lowercases starting with a Hebrew prefix letter are made when first asked
+    for (most of the reranker's window lines hold no query word and never need them)."""
+
+    __slots__ = ("_hebrew", "_lowered", "distinct", "lower", "words")
+
+    def __init__(self, text: str) -> None:
+        self.words = tuple(_WORD.findall(text))
+        self.distinct = frozenset(self.words)
+        self.lower = text.lower()
+        self._lowered: dict[str, tuple[str, ...]] | None = None
+        self._hebrew: frozenset[str] | None = None
+
+    @property
+    def lowered(self) -> dict[str, tuple[str, ...]]:
+        if self._lowered is not None:
+            return self._lowered
+        originals = list(self.distinct)
+        lowered: dict[str, tuple[str, ...]] = dict(
+            zip(map(str.lower, originals), zip(originals), strict=True)
+        )
+        if len(lowered) < len(originals):  # two words share a lowercase
+            lowered = {}
+            for word in originals:
+                lw = word.lower()
+                lowered[lw] = (*lowered.get(lw, ()), word)
+        self._lowered = lowered
+        return lowered
+
+    @property
+    def hebrew(self) -> frozenset[str]:
+        if self._hebrew is None:
+            self._hebrew = (
+                frozenset(lw for lw in self.lowered if lw[:1] in _HEBREW_PREFIX_SET)
+                if _HEBREW_LETTER.search(self.lower)
+                else frozenset()
+            )
+        return self._hebrew
 
 
-def text_words(text: str) -> TextWords:
-    words = tuple(_WORD.findall(text))
-    distinct = frozenset(words)
-    lowered: dict[str, tuple[str, ...]] = {}
-    for word in distinct:
-        lw = word.lower()
-        lowered[lw] = (*lowered.get(lw, ()), word)
-    hebrew = frozenset(lw for lw in lowered if lw[:1] in _HEBREW_PREFIX_SET)
-    return words, distinct, text.lower(), lowered, hebrew
+text_words = TextWords
 
 
 @dataclass(frozen=True)
@@ -65,8 +94,8 @@ class Matcher:
         """The distinct words of a text (its text_words) that may match: those whose
         lowercase is an exact form or starts with a stem or a Hebrew prefix letter, the
         only ones _match can find (set operations instead of a test per word)."""
-        lowered = kept[3]
-        found = lowered.keys() & self.exact | kept[4]
+        lowered = kept.lowered
+        found = lowered.keys() & self.exact | kept.hebrew
         if self.prefixes:
             found.update(lw for lw in lowered if lw.startswith(self.prefixes))
         return [w for lw in found for w in lowered[lw]]

@@ -90,7 +90,7 @@ def test_maybe_holds_every_word_the_matcher_matches() -> None:
     for matcher in matchers:
         maybe = matcher.maybe(kept)
         assert len(maybe) == len(set(maybe))
-        matched = {w for w in kept[1] if matcher.matches(w) is not None}
+        matched = {w for w in kept.distinct if matcher.matches(w) is not None}
         assert matched and matched <= set(maybe)
 
 
