@@ -201,14 +201,10 @@ class _Terms:
             for word in words.difference(self._hits):
                 self.hits(word)
             return not words.isdisjoint(self.hit_words)
-        lowered = kept.lowered
-        maybe = lowered.keys() & self._forms | kept.hebrew
         # A stem held by a word is held by its line's lowercase (no stem holds a sigma).
-        if stems and any(s in lower for s in stems):
-            maybe.update(lw for lw in lowered if lw.startswith(stems))
-        for lw in maybe:
-            for word in lowered[lw]:
-                self.hits(word)
+        held = stems if stems and any(s in lower for s in stems) else ()
+        for word in kept.maybe(self._forms, held):
+            self.hits(word)
         return not words.isdisjoint(self.hit_words)
 
     def line(self, text: str) -> _Line:

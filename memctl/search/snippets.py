@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,44 +25,50 @@ _HEBREW_LETTER = re.compile(f"[{HEBREW_PREFIXES}]")
 
 class TextWords:
     """What a text holds, whatever the query (a caller keeps it by text across searches):
-    its words, the set of them and its lowercase; its distinct words by their lowercase
-    and the lowercases starting with a Hebrew prefix letter are made when first asked
-    for (most of the reranker's window lines hold no query word and never need them)."""
+    its words, the set of them and its lowercase; the words whose lowercase differs from
+    them, by that lowercase, are made when first asked for (most of the reranker's window
+    lines hold no query word and never need them; most words are lowercase already, so
+    the table stays small)."""
 
-    __slots__ = ("_hebrew", "_lowered", "distinct", "lower", "words")
+    __slots__ = ("_folded", "distinct", "lower", "words")
 
     def __init__(self, text: str) -> None:
         self.words = tuple(_WORD.findall(text))
         self.distinct = frozenset(self.words)
         self.lower = text.lower()
-        self._lowered: dict[str, tuple[str, ...]] | None = None
-        self._hebrew: frozenset[str] | None = None
+        self._folded: dict[str, tuple[str, ...]] | None = None
 
     @property
-    def lowered(self) -> dict[str, tuple[str, ...]]:
-        if self._lowered is not None:
-            return self._lowered
-        originals = list(self.distinct)
-        lowered: dict[str, tuple[str, ...]] = dict(
-            zip(map(str.lower, originals), zip(originals), strict=True)
-        )
-        if len(lowered) < len(originals):  # two words share a lowercase
-            lowered = {}
-            for word in originals:
-                lw = word.lower()
-                lowered[lw] = (*lowered.get(lw, ()), word)
-        self._lowered = lowered
-        return lowered
+    def folded(self) -> dict[str, tuple[str, ...]]:
+        if self._folded is None:
+            originals = list(self.distinct)
+            folded: dict[str, tuple[str, ...]] = {}
+            for lw, word in zip(map(str.lower, originals), originals, strict=True):
+                if lw != word:
+                    folded[lw] = (*folded.get(lw, ()), word)
+            self._folded = folded
+        return self._folded
 
-    @property
-    def hebrew(self) -> frozenset[str]:
-        if self._hebrew is None:
-            self._hebrew = (
-                frozenset(lw for lw in self.lowered if lw[:1] in _HEBREW_PREFIX_SET)
-                if _HEBREW_LETTER.search(self.lower)
-                else frozenset()
-            )
-        return self._hebrew
+    def maybe(
+        self, forms: AbstractSet[str], stems: tuple[str, ...], hebrew: bool = True
+    ) -> set[str]:
+        """Its distinct words whose lowercase may be one of `forms`, start with one of
+        `stems` or (`hebrew`) with a Hebrew prefix letter: a superset of those, by set
+        operations rather than a test per word (a word not lowercase is let through when
+        it is itself a form or starts with a stem)."""
+        distinct, folded = self.distinct, self.folded
+        found = set(distinct & forms)
+        for lw in folded.keys() & forms:
+            found.update(folded[lw])
+        if stems:
+            found.update(w for w in distinct if w.startswith(stems))
+            for lw, originals in folded.items():
+                if lw.startswith(stems):
+                    found.update(originals)
+        # A Hebrew letter has no case: a word's lowercase starts with one only if it does.
+        if hebrew and _HEBREW_LETTER.search(self.lower):
+            found.update(w for w in distinct if w[:1] in _HEBREW_PREFIX_SET)
+        return found
 
 
 text_words = TextWords
@@ -94,11 +101,7 @@ class Matcher:
         """The distinct words of a text (its text_words) that may match: those whose
         lowercase is an exact form or starts with a stem or a Hebrew prefix letter, the
         only ones _match can find (set operations instead of a test per word)."""
-        lowered = kept.lowered
-        found = lowered.keys() & self.exact | kept.hebrew
-        if self.prefixes:
-            found.update(lw for lw in lowered if lw.startswith(self.prefixes))
-        return [w for lw in found for w in lowered[lw]]
+        return list(kept.maybe(self.exact, self.prefixes))
 
     def _match(self, word: str) -> str | None:
         lw = word.lower()
