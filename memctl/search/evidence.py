@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from memctl.search import floor as fl
 from memctl.search.candidates import IndexCounts, LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import FloorThresholds, WeightedTerm
+from memctl.search.matcher import Matcher
 from memctl.search.query import HEBREW_PREFIXES, Query, Term, quote
-from memctl.search.snippets import Matcher, Snippet
+from memctl.search.snippets import Snippet
 from memctl.tokens import estimate_tokens
 
 if TYPE_CHECKING:

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import IndexCounts, TrigramMemory
+from memctl.search.matcher import TextWords, text_words
 from memctl.search.ranking import KeptFactors
 from memctl.search.rerank import LineWords
-from memctl.search.snippets import Snippet, TextWords, text_words
+from memctl.search.snippets import Snippet
 
 if TYPE_CHECKING:
     from memctl.index.backend import ContextWindow, IndexBackend

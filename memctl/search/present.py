@@ -10,11 +10,12 @@ from memctl.index.backend import ContextWindow, IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import LexicalPlan
 from memctl.search.evidence import Judged, Verdict
+from memctl.search.matcher import Matcher, TextWords
 from memctl.search.query import Query
 from memctl.search.ranking import CONTEXT_SOURCES
 from memctl.search.results import SearchResult
 from memctl.search.scoring import Weights
-from memctl.search.snippets import Matcher, Snippet, TextWords, best_snippet, fitted_snippet
+from memctl.search.snippets import Snippet, best_snippet, fitted_snippet
 from memctl.tokens import estimate_tokens
 
 # How far around a chunk the snippet may look for context lines.

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from memctl.search.floor import WeightedTerm
+from memctl.search.matcher import TextWords, text_words
 from memctl.search.scoring import LISTS
-from memctl.search.snippets import TextWords, text_words
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
