@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.index import migrations, neighbours, usage, window_words
-from memctl.index.backend import insert_rows, iter_batches, select_in
+from memctl.index.backend import SpanIndex, insert_rows, iter_batches, select_in
 from memctl.index.chunker import Chunk
 from memctl.index.damage import (
     REBUILD_HINT,
@@ -56,6 +56,7 @@ class Store:
         self.conn = conn
         self.path = path
         self.vault_name = vault_name
+        self._span_index: dict[str, SpanIndex] = {}  # window_vectors' spans, by path
 
     @classmethod
     def open(
@@ -358,6 +359,9 @@ class Store:
         if spans is None:
             spans = {}
         inside = []
+        index = self._span_index
+        if len(index) > 50_000:
+            index.clear()
         for _v, path, lo, hi in windows:
             rows = spans.get(path)
             if rows is None:
@@ -366,7 +370,10 @@ class Store:
                     "SELECT id, line_start, line_end FROM chunks WHERE path = ? ORDER BY id",
                     (path,),
                 ).fetchall()
-            inside.append([int(cid) for cid, start, end in rows if end >= lo and start <= hi])
+            known = index.get(path)
+            if known is None or known.rows is not rows:
+                known = index[path] = SpanIndex(rows)
+            inside.append(known.overlapping(lo, hi))
         wanted = list(dict.fromkeys(cid for ids in inside for cid in ids))
         if matrix is not None:
             found = matrix.rows(wanted)

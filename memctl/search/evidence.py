@@ -8,7 +8,7 @@ near zero either way) and each result's snippet, which is what an agent will see
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from memctl.search import floor as fl
 from memctl.search.candidates import IndexCounts, LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import FloorThresholds, WeightedTerm
+from memctl.search.matcher import Matcher
 from memctl.search.query import HEBREW_PREFIXES, Query, Term, quote
-from memctl.search.snippets import Matcher, Snippet
+from memctl.search.snippets import Snippet
 from memctl.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -132,6 +133,11 @@ def prefixed_rows(conn: Connection, word: str, limit: int = 200) -> int:
     return sum(1 for (text,) in rows if pattern.search(text))
 
 
+def _distinct_words(text: str) -> Iterable[str]:
+    # Coverage asks only whether each word occurs: each distinct word once.
+    return dict.fromkeys(_WORD.findall(text))
+
+
 class Judge:
     """Scores results of one query against its floor thresholds."""
 
@@ -143,7 +149,11 @@ class Judge:
         thresholds: FloorThresholds,
         signals: fl.QuerySignals | None = None,
         bm25: Mapping[int, float] | None = None,
+        words_of: Callable[[str], Iterable[str]] | None = None,
     ) -> None:
+        """`words_of`: a snippet's words coverage need read (at least every word a term
+        matches; default: all its distinct words)."""
+        self.words_of = words_of or _distinct_words
         self.signals = signals or fl.QuerySignals()
         self.missing = self.signals.missing
         self.query_script = self.signals.script
@@ -167,8 +177,7 @@ class Judge:
         """`text`: the snippet (what coverage reads); `chunk`: the text that was embedded,
         whose script sets the cosine's bar (a snippet can be mostly a Latin front matter
         above a Russian paragraph)."""
-        # Coverage asks only whether each word occurs: each distinct word once.
-        cover = fl.coverage(self.terms, dict.fromkeys(_WORD.findall(text)))
+        cover = fl.coverage(self.terms, self.words_of(text))
         cosine = self._cosine(cid, path, line_start, line_end)
         cross = fl.cross_script(self.query_script, chunk or text)
         place = self.bm25_ranks.get(cid)
@@ -215,12 +224,14 @@ def judge_results(
     budget: int | None = None,
     counts: IndexCounts | None = None,
     weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
+    words_of: Callable[[str], Iterable[str]] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
     `floor`: None turns the floor off (--all), a number replaces the calibrated one
     (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for);
-    `weighted`: weighted_terms(conn, query, plan, counts), when the caller has them.
+    `weighted`: weighted_terms(conn, query, plan, counts), when the caller has them;
+    `words_of`: see Judge.
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(conn, query, plan, counts)
@@ -240,6 +251,7 @@ def judge_results(
         thresholds,
         signals,
         lists.get("fts"),
+        words_of,
     )
     judged = {}
     for cid in chosen:

@@ -78,6 +78,7 @@ def rerank_probabilities(
         may_match=snippet.matcher.matches,
         line_words=kept.line_words,
         needles=snippet.matcher.exact | set(snippet.matcher.prefixes),
+        prefixes=snippet.matcher.prefixes,
         spans=kept.spans,
     )
 

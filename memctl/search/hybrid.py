@@ -191,13 +191,14 @@ class Searcher(CandidateLists):
             # bm25 mode stays plain BM25: it is the baseline the eval compares against.
             context=mode != "bm25",
             explain=explain,
+            kept=self._kept.factors,
         )
         conn = self._conn()
         rerank = finish.reranks(self.store, self.settings.rerank, mode, lists)
         snippet = present.Snippets(
             self.store,
             records,
-            present.matcher_for(parsed, plan),
+            present.matcher_for(parsed, plan, self._kept.line_words),
             self.settings.snippet_tokens,
             # A server's round trips are worth saving: the pool's context (and the reranked
             # candidates') in one statement. In-process SQLite makes only those it needs.
@@ -264,6 +265,9 @@ class Searcher(CandidateLists):
             budget=budget,
             counts=self._kept.counts,
             weighted=weighted,
+            # Every term's forms and stem are the snippets' matcher's: only the words it
+            # may match are read (each text's words kept by text).
+            words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
         )
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
         response.matched, response.missing = verdict.matched, verdict.missing

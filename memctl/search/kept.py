@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import IndexCounts, TrigramMemory
+from memctl.search.matcher import TextWords, text_words
+from memctl.search.ranking import KeptFactors
 from memctl.search.rerank import LineWords
 from memctl.search.snippets import Snippet
 
@@ -49,6 +51,8 @@ class IndexMemory:
     fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present.py
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     line_words: LineWords = field(default_factory=dict)  # the same
+    # Each record's composite-score signals (ranking.score; checked against the record).
+    factors: KeptFactors = field(default_factory=dict)
     _by_hash: dict[str, list[int]] = field(default_factory=dict)  # the records' ids per hash
     _versions: tuple[int, int] | None = None
 
@@ -56,7 +60,14 @@ class IndexMemory:
         """Forget everything read from the index (its text may have changed)."""
         self.counts.clear()
         self.trigram.clear()
-        for table in (self.context, self.word_sets, self.files, self.spans, self.fits):
+        for table in (
+            self.context,
+            self.word_sets,
+            self.files,
+            self.spans,
+            self.fits,
+            self.factors,
+        ):
             table.clear()
         self._file_rows = 0
         self._forget_records()
@@ -90,6 +101,7 @@ class IndexMemory:
             self.word_sets,
             self.line_costs,
             self.line_words,
+            self.factors,
             self.spans,
             self.fits,
         )
@@ -99,6 +111,13 @@ class IndexMemory:
         if self._file_rows > KEPT:
             self.files.clear()
             self._file_rows = 0
+
+    def text_words(self, text: str) -> TextWords:
+        """snippets.text_words of a text, kept by text (shared with the reranker's lines)."""
+        kept = self.line_words.get(text)
+        if kept is None:
+            kept = self.line_words[text] = text_words(text)
+        return kept
 
     def chunk_records(
         self, ids: Sequence[int], read: Callable[[Sequence[int]], list[ChunkRecord]]

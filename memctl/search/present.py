@@ -10,11 +10,12 @@ from memctl.index.backend import ContextWindow, IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import LexicalPlan
 from memctl.search.evidence import Judged, Verdict
+from memctl.search.matcher import Matcher, TextWords
 from memctl.search.query import Query
 from memctl.search.ranking import CONTEXT_SOURCES
 from memctl.search.results import SearchResult
 from memctl.search.scoring import Weights
-from memctl.search.snippets import Matcher, Snippet, best_snippet, fitted_snippet
+from memctl.search.snippets import Snippet, best_snippet, fitted_snippet
 from memctl.tokens import estimate_tokens
 
 # How far around a chunk the snippet may look for context lines.
@@ -26,15 +27,17 @@ CONTEXT_LINES = 40
 RANK_SHARES = (1.6, 1.2, 1.0, 0.6, 0.6)
 
 
-def matcher_for(parsed: Query, plan: LexicalPlan) -> Matcher:
+def matcher_for(
+    parsed: Query, plan: LexicalPlan, texts: dict[str, TextWords] | None = None
+) -> Matcher:
     """What a snippet highlights: the query's word forms, typo corrections, identifiers'
-    parts, and word stems as prefixes."""
+    parts, and word stems as prefixes (`texts`: see Matcher)."""
     exact = {f for t in parsed.content_terms for f in t.forms()}
     exact |= set(plan.corrections.values())
     for ident in parsed.identifiers:
         exact.update(w.lower() for w in ident.replace(".", " ").replace("_", " ").split())
     prefixes = tuple(t.stem for t in parsed.content_terms if t.stem)
-    return Matcher(exact=frozenset(exact), prefixes=prefixes)
+    return Matcher(exact=frozenset(exact), prefixes=prefixes, texts=texts)
 
 
 def context_window(record: ChunkRecord) -> ContextWindow:
@@ -136,15 +139,16 @@ class Snippets:
 
     def __call__(self, cid: int) -> Snippet:
         if cid not in self._made:
-            fit = self._fit(cid)
-            if fit is not None:
-                self._made[cid] = fit.for_matcher(self._matcher)
-            else:
-                lines, first, core = self._lines_of(cid)
-                self._made[cid] = best_snippet(
-                    lines, first, self._matcher, self._tokens, core=core, line_costs=self._costs
-                )
+            self._made[cid] = self._made_at(cid, self._tokens)
         return self._made[cid]
+
+    def _made_at(self, cid: int, tokens: int) -> Snippet:
+        """best_snippet's answer at this budget (a chunk that fits it whole: kept)."""
+        fit = self._fit(cid, tokens)
+        if fit is not None:
+            return fit.for_matcher(self._matcher)
+        lines, first, core = self._lines_of(cid)
+        return best_snippet(lines, first, self._matcher, tokens, core=core, line_costs=self._costs)
 
     def by_rank(self, ranked: Sequence[int]) -> dict[int, Snippet]:
         """The results' snippets with budgets by rank (RANK_SHARES), best first: each is
@@ -159,10 +163,7 @@ class Snippets:
             if tokens == self._tokens:
                 out[cid] = self(cid)
                 continue
-            lines, first, core = self._lines_of(cid)
-            remade = best_snippet(
-                lines, first, self._matcher, tokens, core=core, line_costs=self._costs
-            )
+            remade = self._made_at(cid, tokens)
             path = self._records[cid].path
             others = [
                 out[other] if other in out else self(other)
@@ -191,14 +192,15 @@ class Snippets:
         lo, hi = core or (0, len(lines) - 1)
         return first + lo, first + hi
 
-    def _fit(self, cid: int) -> Snippet | None:
-        """The chunk's snippet when it fits the budget whole: the same for every query, so
-        a kept Searcher makes it once per chunk (most chunks of a running log fit)."""
-        key = (cid, self._tokens)
+    def _fit(self, cid: int, tokens: int | None = None) -> Snippet | None:
+        """The chunk's snippet when it fits the budget (default: the search's) whole: the
+        same for every query, so a kept Searcher makes it once per chunk and budget (most
+        chunks of a running log fit)."""
+        key = (cid, self._tokens if tokens is None else tokens)
         if key in self._fits:
             return self._fits[key]
         lines, first, core = self._lines_of(cid)
-        fit = self._fits[key] = fitted_snippet(lines, first, self._tokens, core, self._costs)
+        fit = self._fits[key] = fitted_snippet(lines, first, key[1], core, self._costs)
         return fit
 
     def _lines_of(self, cid: int) -> SnippetLines:

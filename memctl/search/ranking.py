@@ -6,6 +6,7 @@ No I/O: the chunk records and a snippet maker are handed in by `Searcher.search`
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import heapq
 import math
@@ -24,6 +25,7 @@ from memctl.search.scoring import (
     context_boost,
     jaccard,
     mmr,
+    record_factors,
     word_set,
 )
 from memctl.search.snippets import Snippet
@@ -44,6 +46,12 @@ def day_of(value: str | None) -> date | None:
         return None
 
 
+# A record's signals and record-only factors on a day under a policy, by chunk id.
+KeptFactors = dict[
+    int, tuple[ChunkRecord, date, Policy, Signals, tuple[float, float, float], supersession.Item]
+]
+
+
 @dataclass
 class Scored:
     scores: dict[int, float]  # settled composite score of each candidate with a record
@@ -51,6 +59,7 @@ class Scored:
     detail: dict[int, dict[str, Any]] = field(default_factory=dict)  # explain only
     composite: dict[int, float] = field(default_factory=dict)  # before settling
     factors: dict[int, float] = field(default_factory=dict)  # composite / relevance
+    items: dict[int, supersession.Item] = field(default_factory=dict)  # what settle reads
 
 
 def score(
@@ -64,10 +73,16 @@ def score(
     policy: Policy,
     context: bool,
     explain: bool,
+    kept: KeptFactors | None = None,
 ) -> Scored:
     """Each fused candidate's composite score: relevance (boosted by relevant neighbours
-    when `context`) times recency, importance and usage; then settled."""
+    when `context`) times recency, importance and usage; then settled. `kept`: each
+    record's signals and record-only factors from earlier searches (by chunk id; an
+    entry stands while its record, the day and the policy are the same)."""
+    memo: KeptFactors = {} if kept is None else kept
+    today = now.date()
     scored: dict[int, float] = {}
+    items: dict[int, supersession.Item] = {}
     detail: dict[int, dict[str, Any]] = {}
     product: dict[int, float] = {}
     base = {cid: sum(parts.values()) for cid, parts in fused.items() if cid in records}
@@ -82,16 +97,25 @@ def score(
         if record is None:
             continue
         relevance = boosted[cid]
-        signals = Signals(
-            source=record.source,
-            day=day_of(record.date),
-            text=record.text,
-            importance=record.importance,
-            access_count=record.access_count,
-            tags=tuple(record.tags),
-            returned_recently=record.hash in recent,
-        )
-        value, factors = composite(relevance, signals, words, now, policy)
+        known = memo.get(cid)
+        if known is None or known[0] is not record or known[1] != today or known[2] is not policy:
+            plain = Signals(
+                source=record.source,
+                day=day_of(record.date),
+                text=record.text,
+                importance=record.importance,
+                access_count=record.access_count,
+                tags=tuple(record.tags),
+                returned_recently=False,
+            )
+            item = supersession.Item(record.tier, record.source, plain.day, record.text)
+            fixed = record_factors(plain, now, policy)
+            known = memo[cid] = (record, today, policy, plain, fixed, item)
+        items[cid] = known[5]
+        signals = known[3]
+        if record.hash in recent:
+            signals = dataclasses.replace(signals, returned_recently=True)
+        value, factors = composite(relevance, signals, words, now, policy, known[4])
         scored[cid] = value
         product[cid] = math.prod(factors.values())
         if explain:
@@ -104,8 +128,8 @@ def score(
                 "access_count": record.access_count,
                 "final": round(value, 6),
             }
-    settled = settle(scored, boosted, records, now, detail)
-    return Scored(settled, boosted, detail, scored, product)
+    settled = settle(scored, boosted, records, now, detail, items)
+    return Scored(settled, boosted, detail, scored, product, items)
 
 
 def rescore(
@@ -128,7 +152,7 @@ def rescore(
     for cid in rest:
         values[cid] = scored.composite[cid] * shrink
         relevance[cid] = scored.relevance[cid] * shrink
-    return settle(values, relevance, records, now, scored.detail)
+    return settle(values, relevance, records, now, scored.detail, scored.items or None)
 
 
 def settle(
@@ -137,13 +161,16 @@ def settle(
     records: Mapping[int, ChunkRecord],
     now: datetime,
     detail: dict[int, dict[str, Any]],
+    items: Mapping[int, supersession.Item] | None = None,
 ) -> dict[int, float]:
-    """COLD under an as-relevant WARM, and the newer of two conflicting facts first."""
-    items = {
-        cid: supersession.Item(r.tier, r.source, day_of(r.date), r.text)
-        for cid, r in records.items()
-        if cid in scored
-    }
+    """COLD under an as-relevant WARM, and the newer of two conflicting facts first
+    (`items`: the candidates' supersession items, when the caller made them)."""
+    if items is None:
+        items = {
+            cid: supersession.Item(r.tier, r.source, day_of(r.date), r.text)
+            for cid, r in records.items()
+            if cid in scored
+        }
     settled = supersession.cold_under_warm(scored, relevance, items)
     settled, superseded = supersession.newer_first(settled, items, now.date())
     for cid, by in superseded.items():

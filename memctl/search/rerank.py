@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memctl.search.floor import WeightedTerm
+from memctl.search.matcher import TextWords, text_words
 from memctl.search.scoring import LISTS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -114,8 +115,9 @@ class Model:
         )
 
 
-# A line's words, the set of them and its lowercase (a pure function of the line's text).
-LineWords = dict[str, tuple[tuple[str, ...], frozenset[str], str]]
+# A line's words, kept across searches by line text (snippets.text_words).
+LineText = TextWords
+LineWords = dict[str, LineText]
 
 
 class _Line:
@@ -124,14 +126,8 @@ class _Line:
 
     __slots__ = ("counts", "found", "hits", "speaker", "words")
 
-    def __init__(
-        self,
-        words: tuple[str, ...],
-        distinct: frozenset[str],
-        lower: str,
-        known: _Terms,
-        speaker: str | None,
-    ) -> None:
+    def __init__(self, kept: LineText, known: _Terms, speaker: str | None) -> None:
+        words, distinct = kept.words, kept.distinct
         self.words = bool(words)
         self.speaker = speaker
         counts: dict[int, int] = {}
@@ -141,7 +137,7 @@ class _Line:
         self.hits: tuple[int | None, ...] = ()
         # Most lines hold no query word: found by substring tests and set operations,
         # without a word loop.
-        if not known.any_hit(distinct, lower):
+        if not known.any_hit(kept):
             return
         for word in distinct & known.hit_words:
             times = words.count(word)
@@ -161,6 +157,7 @@ class _Terms:
         may_match: Callable[[str], object] | None = None,
         line_words: LineWords | None = None,
         needles: AbstractSet[str] | None = None,
+        prefixes: Sequence[str] | None = None,
     ) -> None:
         self.terms = terms
         # A word is a query word only if one of these is in its lowercase: then so is it in
@@ -168,6 +165,12 @@ class _Terms:
         # what follows it, and so differs between a word and its line).
         sigma = needles is None or any(("σ" in n or "ς" in n or not n) for n in needles)
         self._needles = None if sigma else tuple(needles or ())
+        # With the matcher's stems as well (needles: its exact forms and stems), a word can
+        # be a query word only if its lowercase is a needle, starts with a stem or with a
+        # Hebrew prefix letter: the others are not tested one by one.
+        quick = self._needles is not None and prefixes is not None and may_match is not None
+        self._stems = tuple(prefixes or ()) if quick else None
+        self._forms = frozenset(self._needles or ())
         self._hits: dict[str, tuple[int, ...]] = {}
         self.hit_words: set[str] = set()  # those of _hits that are a query word
         self.first: dict[str, int] = {}  # the first query word each of them is
@@ -188,12 +191,19 @@ class _Terms:
                 self.first[word] = found[0]
         return found
 
-    def any_hit(self, words: frozenset[str], lower: str) -> bool:
-        """Whether any of these words (a line's, `lower` its lowercase) is a query word
-        (each tested once per search)."""
+    def any_hit(self, kept: LineText) -> bool:
+        """Whether any of a line's words is a query word (each tested once per search)."""
+        words, lower = kept.distinct, kept.lower
         if self._needles is not None and not any(n in lower for n in self._needles):
             return False
-        for word in words.difference(self._hits):
+        stems = self._stems
+        if stems is None:
+            for word in words.difference(self._hits):
+                self.hits(word)
+            return not words.isdisjoint(self.hit_words)
+        # A stem held by a word is held by its line's lowercase (no stem holds a sigma).
+        held = stems if stems and any(s in lower for s in stems) else ()
+        for word in kept.maybe(self._forms, held):
             self.hits(word)
         return not words.isdisjoint(self.hit_words)
 
@@ -202,11 +212,10 @@ class _Terms:
         if known is None:
             kept = self._words.get(text)
             if kept is None:
-                words = tuple(_WORD.findall(text))
-                kept = self._words[text] = (words, frozenset(words), text.lower())
+                kept = self._words[text] = text_words(text)
             m = _SPEAKER.match(text)
             speaker = m.group(1).split()[0].lower() if m else None
-            known = self._lines[text] = _Line(*kept, self, speaker)
+            known = self._lines[text] = _Line(kept, self, speaker)
         return known
 
 
@@ -223,15 +232,18 @@ def features(
     may_match: Callable[[str], object] | None = None,
     line_words: LineWords | None = None,
     needles: AbstractSet[str] | None = None,
+    prefixes: Sequence[str] | None = None,
 ) -> dict[int, list[float]]:
     """Each candidate's feature row (FEATURES order); `order`: the candidates by composite
     score, best first; `query_words`: the query's words, lowercased; `may_match`: None
     for a word no term matches (a quicker test of every term's words at once, such as
     the snippets' matcher); `line_words`: lines' words kept from earlier searches;
     `needles`: strings one of which a query word's lowercase holds (the matcher's forms
-    and stems)."""
+    and stems); `prefixes`: the matcher's stems, when `needles` are exactly its forms and
+    stems (a word is then tested only if its lowercase is a needle or starts with a stem
+    or a Hebrew prefix letter, as the matcher's own tests need)."""
     total = sum(t.weight for t in terms)
-    known = _Terms(terms, may_match, line_words, needles)
+    known = _Terms(terms, may_match, line_words, needles, prefixes)
     best_score = max((candidates[c].composite for c in order), default=0.0) or 1.0
     cosines = [c for c in (shown[cid].chunk_cosine for cid in order) if c is not None]
     top_cos = max(cosines, default=0.0)

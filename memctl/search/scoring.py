@@ -218,19 +218,31 @@ class Signals:
     returned_recently: bool
 
 
+def record_factors(signals: Signals, now: datetime, policy: Policy) -> tuple[float, float, float]:
+    """The factors owing nothing to the query: recency (by `now`'s day), importance, access."""
+    return (
+        recency(signals.source, signals.day, now, policy, signals.text),
+        importance_factor(signals.importance, policy),
+        access_factor(signals.access_count, policy),
+    )
+
+
 def composite(
     relevance: float,
     signals: Signals,
     query_words: Sequence[str],
     now: datetime,
     policy: Policy,
+    fixed: tuple[float, float, float] | None = None,
 ) -> tuple[float, dict[str, float]]:
-    """The final score and each factor (for --explain)."""
+    """The final score and each factor (for --explain); `fixed`: record_factors of these
+    signals on `now`'s day, when the caller kept them."""
+    recency_, importance, access = fixed or record_factors(signals, now, policy)
     factors = {
-        "recency": recency(signals.source, signals.day, now, policy, signals.text),
-        "importance": importance_factor(signals.importance, policy),
-        "access": access_factor(signals.access_count, policy),
-        "tags": tag_factor(query_words, signals.tags, policy)[0],
+        "recency": recency_,
+        "importance": importance,
+        "access": access,
+        "tags": tag_factor(query_words, signals.tags, policy)[0] if signals.tags else 1.0,
         "recent_penalty": recent_factor(signals.returned_recently, policy),
     }
     score = relevance

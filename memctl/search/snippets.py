@@ -10,73 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from memctl.search.query import HEBREW_PREFIXES
+from memctl.search.matcher import Matcher, TextWords, text_words
 from memctl.tokens import estimate_tokens
 
-_WORD = re.compile(r"\w+", re.UNICODE)
+__all__ = ["Matcher", "Snippet", "TextWords", "best_snippet", "fitted_snippet", "text_words"]
+
 ELLIPSIS = "…"
-_HEBREW_PREFIX_SET = frozenset(HEBREW_PREFIXES)
-
-
-@dataclass(frozen=True)
-class Matcher:
-    """Which words count as a match: exact forms, or words that start with a stem."""
-
-    exact: frozenset[str]
-    prefixes: tuple[str, ...] = ()
-    # A search asks about the same few hundred words many times (every window of every
-    # candidate's snippet): each is worked out once per query.
-    _known: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
-
-    def matches(self, word: str) -> str | None:
-        """The query form this word matches (lowercased), or None."""
-        # A test, not try/except: most words are asked once per query (the reranker's
-        # window words), and a raised KeyError costs ~1 µs each.
-        known = self._known
-        if word in known:
-            return known[word]
-        form = known[word] = self._match(word)
-        return form
-
-    def _match(self, word: str) -> str | None:
-        lw = word.lower()
-        if lw in self.exact:
-            return lw
-        # Hebrew glues one or two prefix letters onto a word: בבית is בית.
-        if lw[:1] in _HEBREW_PREFIX_SET:
-            for cut in (1, 2):
-                stripped = lw[cut:]
-                prefixed = all(c in _HEBREW_PREFIX_SET for c in lw[:cut])
-                if prefixed and len(stripped) >= 2 and stripped in self.exact:
-                    return stripped
-        if self.prefixes and lw.startswith(self.prefixes):
-            for prefix in self.prefixes:
-                if lw.startswith(prefix):
-                    return prefix
-        return None
-
-    def spans(self, text: str) -> list[tuple[int, int]]:
-        known, matches = self._known, self.matches
-        out = []
-        for m in _WORD.finditer(text):
-            word = m.group(0)
-            form = known[word] if word in known else matches(word)
-            if form:
-                out.append(m.span())
-        return out
-
-    def distinct(self, text: str) -> set[str]:
-        # The hot loop of every snippet: the cache is read inline, not through matches().
-        known, matches = self._known, self.matches
-        found = set()
-        for word in _WORD.findall(text):
-            form = known[word] if word in known else matches(word)
-            if form:
-                found.add(form)
-        return found
 
 
 class Snippet:
@@ -308,7 +249,7 @@ def _widen(
 def _cut_line(line: str, line_no: int, matcher: Matcher, budget: int) -> Snippet:
     """Words around the first match of an over-long line, marked with ellipses where cut."""
     pieces = list(re.finditer(r"\S+", line))
-    anchor = next((i for i, m in enumerate(pieces) if matcher.spans(m.group(0))), 0)
+    anchor = next((i for i, m in enumerate(pieces) if matcher.plain_spans(m.group(0))), 0)
     lo = hi = anchor
     used = estimate_tokens(pieces[anchor].group(0)) if pieces else 0
     # Grow both ways, one word at a time, so the match stays near the middle.

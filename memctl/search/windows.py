@@ -116,11 +116,12 @@ def rerank_scores(
     may_match: Callable[[str], object] | None = None,
     line_words: LineWords | None = None,
     needles: AbstractSet[str] | None = None,
+    prefixes: Sequence[str] | None = None,
     spans: dict[str, list[tuple[int, int, int]]] | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
     `apply`; `sink` receives every candidate's features and window, for training;
-    `may_match`, `line_words`, `needles`: see rerank.features; `spans`: see
+    `may_match`, `line_words`, `needles`, `prefixes`: see rerank.features; `spans`: see
     store.window_vectors)."""
     reranker = model()
     order = reranked(scored.composite)
@@ -144,7 +145,9 @@ def rerank_scores(
         )
         for cid in order
     }
-    rows = features(order, candidates, views, terms, query_words, may_match, line_words, needles)
+    rows = features(
+        order, candidates, views, terms, query_words, may_match, line_words, needles, prefixes
+    )
     if sink is not None:
         sink(rows, views)
     if not apply:

@@ -12,7 +12,15 @@ from memctl.cli import app
 from memctl.index.usage import ChunkRecord
 from memctl.search import ranking, windows
 from memctl.search.floor import WeightedTerm
-from memctl.search.rerank import FEATURES, Candidate, Model, Shown, features, rerank
+from memctl.search.rerank import (
+    FEATURES,
+    Candidate,
+    LineWords,
+    Model,
+    Shown,
+    features,
+    rerank,
+)
 from memctl.vault import Vault
 
 from .conftest import NOW, copy_fixture
@@ -166,7 +174,7 @@ def test_the_quick_word_tests_leave_every_feature_as_it_was() -> None:
     views = {1: view, 2: other}
     plain = features(order, cands, views, terms, frozenset({"dana"}))
     matcher = Matcher(exact=frozenset({"deploy", "בית", "οδος", "οδοσ"}), prefixes=("deplo",))
-    kept: dict[str, tuple[tuple[str, ...], frozenset[str], str]] = {}
+    kept: LineWords = {}
     for _ in range(2):  # the second time from the kept line words
         quick = features(
             order,
@@ -191,3 +199,23 @@ def test_the_quick_word_tests_leave_every_feature_as_it_was() -> None:
         {"deploy", "deplo", "בית"},
     )
     assert without_sigma == features(order, cands, views, terms[:3])
+    # Told the matcher's stems, only words whose lowercase is a form, starts with a stem or
+    # with a Hebrew prefix letter are tested: the rows stay the plain loop's.
+    plain_three = features(order, cands, views, terms[:3], frozenset({"dana"}))
+    stems = Matcher(exact=frozenset({"deploy", "בית"}), prefixes=("deplo",))
+    kept = {}
+    for _ in range(2):
+        assert (
+            features(
+                order,
+                cands,
+                views,
+                terms[:3],
+                frozenset({"dana"}),
+                stems.matches,
+                kept,
+                stems.exact | set(stems.prefixes),
+                stems.prefixes,
+            )
+            == plain_three
+        )

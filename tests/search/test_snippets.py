@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from memctl.search.snippets import Matcher, best_snippet
+from memctl.search.snippets import Matcher, TextWords, best_snippet, text_words
 from memctl.tokens import estimate_tokens
 
 
@@ -72,3 +72,43 @@ def test_a_hit_near_the_chunks_end_still_gets_the_whole_budget() -> None:
     assert snip.line_end == 60
     used = estimate_tokens(snip.text)
     assert 120 - estimate_tokens(lines[0]) - 1 < used <= 120
+
+
+def test_maybe_holds_every_word_the_matcher_matches() -> None:
+    """The words Matcher.maybe hands on (to the floor's coverage) include every word
+    `matches` finds: exact forms in any case, stems, Hebrew prefix letters, a sigma."""
+    text = (
+        "Deploys DEPLOYED the deploy; בבית ובית שבת הבית\n"
+        "ΟΔΟΣ οδος İstanbul istanbul Straße strasse nothing else"
+    )
+    matchers = [
+        Matcher(exact=frozenset({"deploy", "בית", "οδος"}), prefixes=("deplo",)),
+        Matcher(exact=frozenset({"istanbul", "i̇stanbul", "straße"})),
+        Matcher(exact=frozenset({"שבת"}), prefixes=("οδο",)),
+    ]
+    kept = text_words(text)
+    for matcher in matchers:
+        maybe = matcher.maybe(kept)
+        assert len(maybe) == len(set(maybe))
+        matched = {w for w in kept.distinct if matcher.matches(w) is not None}
+        assert matched and matched <= set(maybe)
+
+
+def test_spans_from_kept_words_are_the_plain_spans() -> None:
+    """A matcher given kept text words highlights exactly what the word-by-word test does."""
+    texts = [
+        "Deploys DEPLOYED the deploy; בבית ובית שבת הבית",
+        "ΟΔΟΣ οδος İstanbul istanbul Straße strasse nothing else",
+        "no match here at all",
+    ]
+    for exact, prefixes in (
+        ({"deploy", "בית", "οδος"}, ("deplo",)),
+        ({"istanbul", "i̇stanbul", "straße", "שבת"}, ()),
+    ):
+        kept: dict[str, TextWords] = {}
+        quick = Matcher(exact=frozenset(exact), prefixes=prefixes, texts=kept)
+        plain = Matcher(exact=frozenset(exact), prefixes=prefixes)
+        for _ in range(2):  # the second time from the kept words
+            for text in texts:
+                assert quick.spans(text) == plain.spans(text)
+        assert set(kept) == set(texts)

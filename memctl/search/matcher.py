@@ -1,0 +1,146 @@
+"""Which words a query matches (pure, no I/O): the `Matcher` of a query's forms and stems,
+and a text's words as a caller keeps them across searches (`TextWords`), so that a
+search tests only the few words that may match rather than every word of every line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
+
+from memctl.search.query import HEBREW_PREFIXES
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_HEBREW_PREFIX_SET = frozenset(HEBREW_PREFIXES)
+_HEBREW_LETTER = re.compile(f"[{HEBREW_PREFIXES}]")
+
+
+class TextWords:
+    """What a text holds, whatever the query (a caller keeps it by text across searches):
+    its words, the set of them and its lowercase; the words whose lowercase differs from
+    them, by that lowercase, are made when first asked for (most of the reranker's window
+    lines hold no query word and never need them; most words are lowercase already, so
+    the table stays small)."""
+
+    __slots__ = ("_folded", "distinct", "lower", "words")
+
+    def __init__(self, text: str) -> None:
+        self.words = tuple(_WORD.findall(text))
+        self.distinct = frozenset(self.words)
+        self.lower = text.lower()
+        self._folded: dict[str, tuple[str, ...]] | None = None
+
+    @property
+    def folded(self) -> dict[str, tuple[str, ...]]:
+        if self._folded is None:
+            originals = list(self.distinct)
+            folded: dict[str, tuple[str, ...]] = {}
+            for lw, word in zip(map(str.lower, originals), originals, strict=True):
+                if lw != word:
+                    folded[lw] = (*folded.get(lw, ()), word)
+            self._folded = folded
+        return self._folded
+
+    def maybe(
+        self, forms: AbstractSet[str], stems: tuple[str, ...], hebrew: bool = True
+    ) -> set[str]:
+        """Its distinct words whose lowercase may be one of `forms`, start with one of
+        `stems` or (`hebrew`) with a Hebrew prefix letter: a superset of those, by set
+        operations rather than a test per word (a word not lowercase is let through when
+        it is itself a form or starts with a stem)."""
+        distinct, folded = self.distinct, self.folded
+        found = set(distinct & forms)
+        for lw in folded.keys() & forms:
+            found.update(folded[lw])
+        if stems:
+            found.update(w for w in distinct if w.startswith(stems))
+            for lw, originals in folded.items():
+                if lw.startswith(stems):
+                    found.update(originals)
+        # A Hebrew letter has no case: a word's lowercase starts with one only if it does.
+        if hebrew and _HEBREW_LETTER.search(self.lower):
+            found.update(w for w in distinct if w[:1] in _HEBREW_PREFIX_SET)
+        return found
+
+
+text_words = TextWords
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """Which words count as a match: exact forms, or words that start with a stem."""
+
+    exact: frozenset[str]
+    prefixes: tuple[str, ...] = ()
+    # A search asks about the same few hundred words many times (every window of every
+    # candidate's snippet): each is worked out once per query.
+    _known: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
+    # Texts' words kept across searches by text (text_words), when the caller keeps them:
+    # spans then look for the few words that may match, not at every word.
+    texts: dict[str, TextWords] | None = field(default=None, compare=False, repr=False)
+
+    def matches(self, word: str) -> str | None:
+        """The query form this word matches (lowercased), or None."""
+        # A test, not try/except: most words are asked once per query (the reranker's
+        # window words), and a raised KeyError costs ~1 µs each.
+        known = self._known
+        if word in known:
+            return known[word]
+        form = known[word] = self._match(word)
+        return form
+
+    def maybe(self, kept: TextWords) -> list[str]:
+        """The distinct words of a text (its text_words) that may match: those whose
+        lowercase is an exact form or starts with a stem or a Hebrew prefix letter, the
+        only ones _match can find (set operations instead of a test per word)."""
+        return list(kept.maybe(self.exact, self.prefixes))
+
+    def _match(self, word: str) -> str | None:
+        lw = word.lower()
+        if lw in self.exact:
+            return lw
+        # Hebrew glues one or two prefix letters onto a word: בבית is בית.
+        if lw[:1] in _HEBREW_PREFIX_SET:
+            for cut in (1, 2):
+                stripped = lw[cut:]
+                prefixed = all(c in _HEBREW_PREFIX_SET for c in lw[:cut])
+                if prefixed and len(stripped) >= 2 and stripped in self.exact:
+                    return stripped
+        if self.prefixes and lw.startswith(self.prefixes):
+            for prefix in self.prefixes:
+                if lw.startswith(prefix):
+                    return prefix
+        return None
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        if self.texts is not None:
+            kept = self.texts.get(text)
+            if kept is None:
+                kept = self.texts[text] = text_words(text)
+            hits = {word for word in self.maybe(kept) if self.matches(word)}
+            if not hits:
+                return []
+            return [m.span() for m in _WORD.finditer(text) if m.group(0) in hits]
+        return self.plain_spans(text)
+
+    def plain_spans(self, text: str) -> list[tuple[int, int]]:
+        """spans() testing every word (for a one-off text not worth keeping)."""
+        known, matches = self._known, self.matches
+        out = []
+        for m in _WORD.finditer(text):
+            word = m.group(0)
+            form = known[word] if word in known else matches(word)
+            if form:
+                out.append(m.span())
+        return out
+
+    def distinct(self, text: str) -> set[str]:
+        # The hot loop of every snippet: the cache is read inline, not through matches().
+        known, matches = self._known, self.matches
+        found = set()
+        for word in _WORD.findall(text):
+            form = known[word] if word in known else matches(word)
+            if form:
+                found.add(form)
+        return found
