@@ -55,6 +55,7 @@ class Judged:
     cross: bool = False  # the chunk is in another script than the query
     bm25_rank: float = 0.0  # floor.bm25_rank of its rank in the words list
     words_rank: int | None = None  # that rank (0: BM25's best; None: not in the list)
+    sentence: float = 0.0  # floor.sentence_coverage of the snippet
 
 
 def weighted_terms(
@@ -182,8 +183,11 @@ class Judge:
         cross = fl.cross_script(self.query_script, chunk or text)
         place = self.bm25_ranks.get(cid)
         rank = fl.bm25_rank(place)
-        value = fl.evidence(cover, cosine, self.thresholds, self.missing, cross, self.signals, rank)
-        return Judged(cover, cosine, value, cross, rank, place)
+        near = fl.sentence_coverage(self.terms, text)
+        value = fl.evidence(
+            cover, cosine, self.thresholds, self.missing, cross, self.signals, rank, near
+        )
+        return Judged(cover, cosine, value, cross, rank, place, near)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""

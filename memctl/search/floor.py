@@ -50,7 +50,15 @@ LEXICAL_ONLY = "lexical"  # the table's key for "no trusted vectors"
 CLASSIFIER_FLOOR = 0.5  # a classifier's evidence is a probability: the floor is even odds
 
 # The classifier's inputs, in the order of its weights (see QuerySignals and evidence()).
-FEATURES = ("cosine", "coverage", "missing", "best_cosine", "unknown_name", "bm25_rank")
+FEATURES = (
+    "cosine",
+    "coverage",
+    "missing",
+    "best_cosine",
+    "unknown_name",
+    "bm25_rank",
+    "sentence_coverage",
+)
 CROSS = "cross"  # the offset of a result in another script than its query
 
 # Words that ask rather than say what about ("when", "how many", "which"): no answer
@@ -84,9 +92,14 @@ class Classifier:
     loosest that kept the calibration sets' own answers; a script without one gets the
     most lenient."""
 
-    weights: tuple[float, ...]  # one per FEATURES
+    weights: tuple[float, ...]  # one per FEATURES (fewer: the rest weigh 0)
     bias: float
     offsets: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        # A model fitted before a feature existed does not read it.
+        padded = (*self.weights, *(0.0,) * (len(FEATURES) - len(self.weights)))
+        object.__setattr__(self, "weights", padded)
 
     def offset(self, script: str | None) -> float:
         table = dict(self.offsets)
@@ -296,6 +309,19 @@ class WeightedTerm:
     matches: Callable[[str], bool]
 
 
+_SENTENCE_END = re.compile(r"[.!?;\n]+")
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def sentence_coverage(terms: Sequence[WeightedTerm], text: str) -> float:
+    """The coverage of the text's best sentence (or line): where a paragraph states the
+    answer, the question's words come together in one sentence; a near-answer on the
+    same subject shares as many words, scattered (HeQ's foreign questions: the same
+    Hebrew tech news and Wikipedia subjects as the vault)."""
+    parts = (dict.fromkeys(_WORD.findall(part)) for part in _SENTENCE_END.split(text))
+    return max((coverage(terms, words) for words in parts if words), default=0.0)
+
+
 def coverage(terms: Sequence[WeightedTerm], words: Iterable[str]) -> float:
     """IDF-weighted share of query words found among `words` (1.0 when the query has no
     weighted word: there is nothing lexical to judge it by)."""
@@ -322,20 +348,21 @@ def evidence(
     cross: bool = False,
     query: QuerySignals | None = None,
     bm25_rank: float = 0.0,
+    sentence: float | None = None,
 ) -> float:
     """One number in [0, 1] that passes when it reaches `thresholds.floor`: the
     classifier's probability when there is one and a cosine (the result's, or for a
     result outside the vector list that list's lowest), else coverage (none when the
     query's words are mostly missing from the vault) or the cosine on coverage's scale
     (see the module docstring); `cross`: the result is in another script than the query;
-    `bm25_rank`: see bm25_rank()."""
+    `bm25_rank`: see bm25_rank(); `sentence`: sentence_coverage() (None: `cover`)."""
     if thresholds.classifier is not None:
         if not cross and gated(missing, thresholds):
             # No word of the query anywhere in the vault, and the result in the query's
             # own script: nothing lexical to stand on, and a cosine alone passes any
             # generic note ("root:x:0": e5 scores 0.82-0.83 to a core.md).
             return 0.0
-        values = features(cover, cosine, query, bm25_rank)
+        values = features(cover, cosine, query, bm25_rank, sentence)
         if values is not None and query is not None:
             model = thresholds.classifier.for_result(query.script, cross)
             return model.probability(values, CROSS if cross else query.script)
@@ -363,7 +390,11 @@ def bm25_rank(rank: int | None) -> float:
 
 
 def features(
-    cover: float, cosine: float | None, query: QuerySignals | None, bm25_rank: float = 0.0
+    cover: float,
+    cosine: float | None,
+    query: QuerySignals | None,
+    bm25_rank: float = 0.0,
+    sentence: float | None = None,
 ) -> tuple[float, ...] | None:
     """The classifier's inputs (FEATURES) for one result; None without a cosine."""
     if query is None:
@@ -372,7 +403,8 @@ def features(
     if cos is None:
         return None
     best = query.best_cosine if query.best_cosine is not None else cos
-    return (cos, cover, query.missing, best, float(query.unknown_name), bm25_rank)
+    near = cover if sentence is None else sentence
+    return (cos, cover, query.missing, best, float(query.unknown_name), bm25_rank, near)
 
 
 def passes(value: float, floor: float | None) -> bool:

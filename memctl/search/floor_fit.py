@@ -27,6 +27,7 @@ class Observed:
     cross: bool = False  # in another script than the question
     bm25_rank: float = 0.0  # floor.bm25_rank of its rank in the words list
     shows: tuple[int, ...] = ()  # own question: which of its gold items this result shows
+    sentence: float | None = None  # floor.sentence_coverage of its snippet (None: coverage)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,9 @@ class FloorOutcome:
 
 def passes(r: Observed, q: Question, thresholds: FloorThresholds) -> bool:
     """Whether the floor keeps result `r` of question `q`."""
-    value = evidence(r.coverage, r.cosine, thresholds, q.missing, r.cross, q.signals, r.bm25_rank)
+    value = evidence(
+        r.coverage, r.cosine, thresholds, q.missing, r.cross, q.signals, r.bm25_rank, r.sentence
+    )
     return value >= thresholds.floor - 1e-9
 
 

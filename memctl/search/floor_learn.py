@@ -73,7 +73,7 @@ class _Design:
         questions = [(name, q) for name in groups for q in groups[name]]
         for i, (_, q) in enumerate(questions):
             for j, r in enumerate(q.results):
-                values = features(r.coverage, r.cosine, q.signals, r.bm25_rank)
+                values = features(r.coverage, r.cosine, q.signals, r.bm25_rank, r.sentence)
                 if values is not None:
                     rows.append((i, j, values, r.cross))
         if not rows:
@@ -195,8 +195,8 @@ class _Design:
 BAR_MARGIN = 1e-4  # logits
 
 # The sign each weight may take (FEATURES' order; 0: either): cosine, coverage,
-# missing, best cosine, unknown name, BM25's rank.
-SIGNS = (1, 1, -1, 0, -1, 1)
+# missing, best cosine, unknown name, BM25's rank, the best sentence's coverage.
+SIGNS = (1, 1, -1, 0, -1, 1, 1)
 
 # How the fitted weights are refined: each in turn scaled by these factors, kept when
 # the worst set's rejection on the calibration parts improves.

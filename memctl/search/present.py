@@ -259,6 +259,7 @@ def explain(
         "floor": {
             "missing": round(verdict.missing, 4),
             "coverage": round(judged.coverage, 4),
+            "sentence_coverage": round(judged.sentence, 4),
             "cosine": None if judged.cosine is None else round(judged.cosine, 4),
             "cross_script": judged.cross,
             "thresholds": verdict.thresholds.to_dict(),

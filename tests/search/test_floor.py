@@ -316,10 +316,33 @@ def test_a_result_bm25_ranks_first_counts_for_it() -> None:
     assert fl.evidence(0.3, 0.8, t, query=q, bm25_rank=fl.bm25_rank(0)) >= t.floor
     assert fl.evidence(0.3, 0.8, t, query=q, bm25_rank=fl.bm25_rank(3)) < t.floor
     assert fl.evidence(0.3, 0.8, t, query=q) < t.floor
-    assert fl.features(0.3, 0.8, q, 0.5) == (0.8, 0.3, 0.0, 0.85, 0.0, 0.5)
+    # (the sentence coverage, not given, is the coverage)
+    assert fl.features(0.3, 0.8, q, 0.5) == (0.8, 0.3, 0.0, 0.85, 0.0, 0.5, 0.3)
     # A table written before the feature existed loads with no weight on it.
     old = {"weights": {"cosine": 10.0, "coverage": 2.0}, "bias": -9.0}
-    assert fl.Classifier.from_dict(old).weights == (10.0, 2.0, 0.0, 0.0, 0.0, 0.0)
+    assert fl.Classifier.from_dict(old).weights == (10.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def test_the_best_sentence_coverage_tells_words_together_from_words_scattered() -> None:
+    terms = [
+        fl.WeightedTerm(w, lambda x, t=t: x.lower() == t)
+        for t, w in (("pixel", 2.0), ("battery", 1.0))
+    ]
+    together = "Google sold phones. The Pixel battery holds 4000 mAh. Ads ran."
+    scattered = "The Pixel launched in May.\nIts battery was not discussed; reviews were mixed."
+    assert fl.sentence_coverage(terms, together) == 1.0
+    assert fl.sentence_coverage(terms, scattered) == pytest.approx(2.0 / 3.0)
+    assert fl.coverage(terms, scattered.replace(".", " ").split()) == 1.0  # the snippet's
+    assert fl.sentence_coverage(terms, "") == 0.0
+    # A classifier that weighs it: the same coverage and cosine, only the one whose
+    # words come together passes; a model of six weights (an older table) ignores it.
+    model = fl.Classifier((10.0, 2.0, 0.0, 0.0, 0.0, 0.0, 4.0), -13.0)
+    t = FloorThresholds(0.3, classifier=fl.ByScript((("latin", model),)))
+    q = fl.QuerySignals(best_cosine=0.85, lowest_cosine=0.7, script="latin")
+    assert fl.evidence(1.0, 0.8, t, query=q, sentence=1.0) >= t.floor
+    assert fl.evidence(1.0, 0.8, t, query=q, sentence=2.0 / 3.0) < t.floor
+    six = fl.Classifier((10.0, 2.0, 0.0, 0.0, 0.0, 0.0), -9.0)
+    assert six.weights[-1] == 0.0 and len(six.weights) == len(fl.FEATURES)
 
 
 def test_fit_classifier_learns_from_the_words_lists_rank() -> None:
