@@ -204,3 +204,24 @@ def test_the_client_path_imports_nothing_heavy(tmp_path: Path, indexed_fixture: 
     assert "decisions.md" in done.stdout
     # The last line is the probe's; a search notice (the relevance floor's) may precede it.
     assert done.stderr.strip().splitlines()[-1] == "0 []", done.stderr
+
+
+def test_the_collector_settles_in_a_warm_process() -> None:
+    # In a child: the policy is the whole process's, and this test process must keep its own.
+    probe = (
+        "import gc, json\n"
+        "from memctl.resident.server import GC_YOUNG_THRESHOLD, settle_collector\n"
+        "before = gc.get_threshold()\n"
+        "cycle = []; cycle.append(cycle); del cycle\n"
+        "settle_collector()\n"
+        "print(json.dumps([before, gc.get_threshold(), gc.get_freeze_count(),"
+        " GC_YOUNG_THRESHOLD, gc.isenabled(), gc.collect()]))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    before, after, frozen, young, enabled, found = json.loads(done.stdout)
+    assert after == [young, before[1], before[2]]
+    assert young > before[0]
+    assert frozen > 0 and enabled
+    assert found == 0  # the garbage made before the freeze was collected, not frozen
