@@ -136,6 +136,10 @@ def candidate_lists(
             wwhere, wparams = _where(filters, vaults, "w")
             table = WINDOWS_JOINED if "c." in wwhere else WINDOWS
             windows = _Counter(store, wwhere, wparams, cap, count, "window_words", table)
+            # Every count the window list's BM25 needs in one round trip, not one per
+            # prefix (they run on this connection, before the list's statement can start).
+            phrase_words = [w for p in plan.phrases for w in words.tokens(p)]
+            windows.prefetch([*plan.forms, *phrase_words], list(plan.prefixes))
             sql, sql_args = _fts_sql(plan, windows, count, length, wwhere, wparams, limit, True)
             if sql:
                 run.add(_records(store, sql, sql_args))
