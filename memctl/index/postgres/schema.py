@@ -116,6 +116,10 @@ def _window_words(conn: psycopg.Connection[Any], dim: int) -> None:
         "CREATE TABLE chunk_windows(id bigint NOT NULL, vault text NOT NULL, "
         "window_words tsvector NOT NULL, window_ntokens integer NOT NULL)"
     )
+    # As `chunks.words`: the statistics estimate the document count of each word in
+    # ~1/1000 of the windows or more; a word they miss is counted row by row, on the
+    # search's own connection, before the window list can start (~6 ms a count at 1M).
+    conn.execute("ALTER TABLE chunk_windows ALTER COLUMN window_words SET STATISTICS 1000")
     conn.execute(
         "ALTER TABLE vault_stats ADD COLUMN windows bigint NOT NULL DEFAULT 0, "
         "ADD COLUMN window_tokens bigint NOT NULL DEFAULT 0"
