@@ -331,11 +331,17 @@ def load_postgres(url: str, built: Built, vault_name: str, hnsw_memory: str) -> 
     with conn.transaction():
         conn.execute(
             "INSERT INTO chunks(vault, path, line_start, line_end, heading, text, hash, tier, "
-            "source, date, tags, importance, ntokens, words, window_ntokens, window_words, "
-            "embedding, embedded) "
+            "source, date, tags, importance, ntokens, words, embedding, embedded) "
             "SELECT %s, path, line_start, line_end, heading, text, hash, tier, source, date, "
-            "tags, importance, ntokens, words::tsvector, window_ntokens, window_words::tsvector, "
-            "embedding, true FROM bulk_chunks",
+            "tags, importance, ntokens, words::tsvector, embedding, true FROM bulk_chunks",
+            (vault_name,),
+        )
+        conn.execute(
+            "INSERT INTO chunk_windows(id, vault, window_words, window_ntokens) "
+            "SELECT c.id, c.vault, b.window_words::tsvector, b.window_ntokens "
+            "FROM bulk_chunks AS b JOIN chunks AS c ON c.vault = %s AND c.path = b.path "
+            "AND c.line_start = b.line_start AND c.hash = b.hash "
+            "WHERE b.window_words IS NOT NULL",
             (vault_name,),
         )
         with conn.cursor() as pg:
@@ -356,7 +362,9 @@ def load_postgres(url: str, built: Built, vault_name: str, hnsw_memory: str) -> 
             (vault_name, rows, tokens_total, windows, windows_total, clock.iso(clock.now())),
         )
     conn.execute("DROP TABLE bulk_chunks")
-    conn.execute("VACUUM (ANALYZE) chunks")  # visibility map and statistics, as autovacuum would
+    conn.execute(
+        "VACUUM (ANALYZE) chunks, chunk_windows"
+    )  # visibility map and statistics, as autovacuum would
     seconds["insert from staging + vacuum"] = time.perf_counter() - t
     t = time.perf_counter()
     statements = {
@@ -375,7 +383,7 @@ def load_postgres(url: str, built: Built, vault_name: str, hnsw_memory: str) -> 
                 f"  built {name} in {seconds[f'build {name}']:.0f} s", file=sys.stderr, flush=True
             )
     seconds["index builds, wall"] = time.perf_counter() - t
-    conn.execute("ANALYZE chunks")
+    conn.execute("ANALYZE chunks, chunk_windows")
     assert schema.build_search_indexes(conn) == []  # memctl finds nothing left to build
     conn.close()
     return seconds

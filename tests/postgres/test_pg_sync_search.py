@@ -367,12 +367,18 @@ def window_columns(
 ) -> tuple[list[tuple[str, int, str | None, int]], tuple[int, int]]:
     with psycopg.connect(url) as conn:
         rows = conn.execute(
-            "SELECT path, line_start, window_words::text, window_ntokens FROM chunks "
-            "WHERE vault = %s ORDER BY 1, 2",
+            "SELECT c.path, c.line_start, w.window_words::text, coalesce(w.window_ntokens, 0) "
+            "FROM chunks AS c LEFT JOIN chunk_windows AS w ON w.id = c.id "
+            "WHERE c.vault = %s ORDER BY 1, 2",
             (vault,),
         ).fetchall()
         totals = conn.execute(
             "SELECT windows, window_tokens FROM vault_stats WHERE vault = %s", (vault,)
+        ).fetchone()
+        # A window's vault (the window list's filter) is its chunk's.
+        assert not conn.execute(
+            "SELECT 1 FROM chunk_windows AS w JOIN chunks AS c ON c.id = w.id "
+            "WHERE w.vault <> c.vault"
         ).fetchone()
     assert totals is not None
     return rows, (int(totals[0]), int(totals[1]))
@@ -403,7 +409,7 @@ def test_windows_follow_their_file_and_the_migration_builds_the_same(
     last = [r for r in rows if r[0] == "memory/daily/2026-11-20.md"][-2]
     assert "'zeppelin'" in (last[2] or "")  # the neighbour's words are in the chunk before it
     with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute("UPDATE chunks SET window_words = NULL, window_ntokens = 0")
+        conn.execute("DELETE FROM chunk_windows")
         conn.execute("UPDATE vault_stats SET window_tokens = 0")
         fill(conn)  # what index migration 3 runs on rows written before it
     assert window_columns(pg_url, "alice") == (rows, total)

@@ -289,8 +289,8 @@ class PgReads:
         if kept is None or time.monotonic() - kept[0] > 600:
             row = self.conn.execute(
                 "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
-                "WHERE tablename = 'chunks' AND attname = %s",
-                (column,),
+                "WHERE tablename = %s AND attname = %s",
+                ("chunk_windows" if column == "window_words" else "chunks", column),
             ).fetchone()
             freqs: dict[str, float] = {}
             if row and row[0]:

@@ -102,18 +102,33 @@ CREATE INDEX reference_log_ts ON reference_log (vault, ts);
 
 def _window_words(conn: psycopg.Connection[Any], dim: int) -> None:
     """The window words (memctl.index.window_words): each chunk's words with its
-    neighbours', ranked by BM25 beside the chunk's own, filled for the rows there are."""
+    neighbours', ranked by BM25 beside the chunk's own, filled for the rows there are.
+
+    A table of their own, not columns of `chunks`: filling (or, on every file rewrite,
+    changing) an indexed column of `chunks` writes a new version of the whole row and a
+    new entry in each of its indexes, the HNSW graph included (~ms a row): hours, and a
+    table and indexes twice their size, at a million chunks. Here a window changes
+    alone. Keys and the reference to `chunks` are added after the rows (one check of
+    them all, not one per row); the GIN index is a search index (built after a load)."""
     from memctl.index.postgres.windows import fill
 
     conn.execute(
-        "ALTER TABLE chunks ADD COLUMN window_words tsvector, "
-        "ADD COLUMN window_ntokens integer NOT NULL DEFAULT 0"
+        "CREATE TABLE chunk_windows(id bigint NOT NULL, vault text NOT NULL, "
+        "window_words tsvector NOT NULL, window_ntokens integer NOT NULL)"
     )
+    # As `chunks.words`: the statistics estimate the document count of each word in
+    # ~1/1000 of the windows or more; a word they miss is counted row by row, on the
+    # search's own connection, before the window list can start (~6 ms a count at 1M).
+    conn.execute("ALTER TABLE chunk_windows ALTER COLUMN window_words SET STATISTICS 1000")
     conn.execute(
         "ALTER TABLE vault_stats ADD COLUMN windows bigint NOT NULL DEFAULT 0, "
         "ADD COLUMN window_tokens bigint NOT NULL DEFAULT 0"
     )
     fill(conn)
+    conn.execute(
+        "ALTER TABLE chunk_windows ADD PRIMARY KEY (id), "
+        "ADD FOREIGN KEY (id) REFERENCES chunks(id) ON DELETE CASCADE"
+    )
 
 
 # The search indexes are built after the first load, not maintained row by row during it:
@@ -121,7 +136,7 @@ def _window_words(conn: psycopg.Connection[Any], dim: int) -> None:
 # while building either over loaded rows is many times faster (docs/scale.md).
 SEARCH_INDEXES = {
     "chunks_words": "CREATE INDEX CONCURRENTLY chunks_words ON chunks USING gin (words)",
-    "chunks_window_words": "CREATE INDEX CONCURRENTLY chunks_window_words ON chunks "
+    "chunk_windows_words": "CREATE INDEX CONCURRENTLY chunk_windows_words ON chunk_windows "
     "USING gin (window_words)",
     "chunks_trigram": "CREATE INDEX CONCURRENTLY chunks_trigram ON chunks "
     "USING gin (text gin_trgm_ops)",
@@ -137,7 +152,7 @@ def missing_search_indexes(conn: psycopg.Connection[Any]) -> list[str]:
         name
         for (name,) in conn.execute(
             "SELECT c.relname FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid "
-            "WHERE i.indrelid = 'chunks'::regclass AND i.indisvalid"
+            "WHERE i.indrelid IN ('chunks'::regclass, 'chunk_windows'::regclass) AND i.indisvalid"
         )
     }
     return [name for name in SEARCH_INDEXES if name not in valid]
@@ -173,7 +188,7 @@ def build_search_indexes(conn: psycopg.Connection[Any]) -> list[str]:
             conn.execute("RESET maintenance_work_mem")
         # Word frequencies for the search planner (and memctl's common-word pruning)
         # now, not whenever autovacuum gets to the freshly loaded table.
-        conn.execute("ANALYZE chunks")
+        conn.execute("ANALYZE chunks, chunk_windows")
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (_INDEX_LOCK,))
     return missing

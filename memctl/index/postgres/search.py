@@ -34,6 +34,10 @@ K1 = 1.2
 B = 0.75
 RANK_PER_TERM = 150
 ESTIMATE_MIN_ROWS = 1000  # a word the statistics put in more rows is not counted
+# The window list's rows: a window's own vault column serves the vault filter; the other
+# filters (tier, source, dates) are the chunk's, joined only when one is asked for.
+WINDOWS = "chunk_windows AS w"
+WINDOWS_JOINED = "chunk_windows AS w JOIN chunks AS c ON c.id = w.id"
 
 
 def scope_vaults(store: PgStore, scope: Sequence[str]) -> list[str] | None:
@@ -45,8 +49,12 @@ def scope_vaults(store: PgStore, scope: Sequence[str]) -> list[str] | None:
     return list(dict.fromkeys(scope))
 
 
-def _where(filters: Filters, vaults: list[str] | None) -> tuple[str, list[Any]]:
-    parts = ["c.vault = ANY(%s)"] if vaults is not None else []
+def _where(
+    filters: Filters, vaults: list[str] | None, vault_of: str = "c"
+) -> tuple[str, list[Any]]:
+    """The filters as SQL on `chunks AS c`, the vault's column on `vault_of` (`w`, the
+    window list's `chunk_windows`, which then joins `chunks` only for the other filters)."""
+    parts = [f"{vault_of}.vault = ANY(%s)"] if vaults is not None else []
     params: list[Any] = [vaults] if vaults is not None else []
     for column, value in (
         ("tier", filters.tier),
@@ -125,8 +133,14 @@ def candidate_lists(
         # As SQLite: no window list for a query of words found everywhere.
         count, length = store.window_stats(vaults)
         if not plan.all_common and count:
-            windows = _Counter(store, where, params, cap, count, "window_words")
-            sql, sql_args = _fts_sql(plan, windows, count, length, where, params, limit, True)
+            wwhere, wparams = _where(filters, vaults, "w")
+            table = WINDOWS_JOINED if "c." in wwhere else WINDOWS
+            windows = _Counter(store, wwhere, wparams, cap, count, "window_words", table)
+            # Every count the window list's BM25 needs in one round trip, not one per
+            # prefix (they run on this connection, before the list's statement can start).
+            phrase_words = [w for p in plan.phrases for w in words.tokens(p)]
+            windows.prefetch([*plan.forms, *phrase_words], list(plan.prefixes))
+            sql, sql_args = _fts_sql(plan, windows, count, length, wwhere, wparams, limit, True)
             if sql:
                 run.add(_records(store, sql, sql_args))
     hits: dict[str, list[tuple[int, str]]] = {}
@@ -158,9 +172,11 @@ class _Counter:
         cap: int,
         rows: int,
         column: str = "words",
+        table: str = "chunks AS c",
     ) -> None:
         self.store, self.where, self.params, self.cap = store, where, params, cap
         self.column = column  # `words`, or `window_words` for the window list
+        self.table, self.alias = table, table.split()[2]
         self.known: dict[str, int] = {}
         # Counting a word's rows visits each of them in the table (the vault filter is
         # checked there): ~0.3-0.6 s for a word in 10k of 1M rows on a busy machine.
@@ -187,8 +203,8 @@ class _Counter:
             return {k: estimated.get(k, 0) for k in queries}
         limit = "LIMIT %s" if cap is not None else ""
         sql = (
-            "SELECT q.key, (SELECT count(*) FROM (SELECT 1 FROM chunks AS c WHERE "
-            f"c.{self.column} @@ q.tsq::tsquery AND {self.where} {limit}) AS m) "
+            f"SELECT q.key, (SELECT count(*) FROM (SELECT 1 FROM {self.table} WHERE "
+            f"{self.alias}.{self.column} @@ q.tsq::tsquery AND {self.where} {limit}) AS m) "
             "FROM unnest(%s::text[], %s::text[]) AS q(key, tsq)"
         )
         args = [*self.params, *([cap + 1] if cap is not None else []), keys]
@@ -253,14 +269,9 @@ def _fts_sql(
     the chunks' words, or with `window` over their windows' (the window list; `counter`,
     `rows` and `mean_length` then of the windows)."""
     kind, column, length = (
-        ("window", "window_words", "window_ntokens")
-        if window
-        else (
-            "fts",
-            "words",
-            "ntokens",
-        )
+        ("window", "window_words", "window_ntokens") if window else ("fts", "words", "ntokens")
     )
+    table, a = counter.table, counter.alias  # `chunks AS c`, or the windows (`w`)
     tsq = words.tsquery(plan.forms, plan.prefixes, plan.phrases)
     if not tsq:
         return "", []
@@ -277,8 +288,8 @@ def _fts_sql(
         # As with SQLite: ranking every row of words found everywhere costs too much
         # for a near-zero IDF; BM25 over the newest matches is enough.
         matched = (
-            f"SELECT c.id, c.{column} AS words, c.{length} AS ntokens FROM chunks AS c "
-            f"WHERE c.{column} @@ %s::tsquery AND {where} ORDER BY c.id DESC LIMIT %s"
+            f"SELECT {a}.id, {a}.{column} AS words, {a}.{length} AS ntokens FROM {table} "
+            f"WHERE {a}.{column} @@ %s::tsquery AND {where} ORDER BY {a}.id DESC LIMIT %s"
         )
         match_args: list[Any] = [tsq, *params, limit * 10]
     else:
@@ -290,12 +301,12 @@ def _fts_sql(
         for lexemes, count in _term_queries(plan, counter):
             cap = "" if count <= RANK_PER_TERM else "LIMIT %s"
             pieces.append(
-                f"(SELECT c.id FROM chunks AS c WHERE c.{column} @@ %s::tsquery AND {where} {cap})"
+                f"(SELECT {a}.id FROM {table} WHERE {a}.{column} @@ %s::tsquery AND {where} {cap})"
             )
             match_args += [lexemes, *params, *([RANK_PER_TERM] if cap else [])]
         matched = (
-            f"SELECT c.id, c.{column} AS words, c.{length} AS ntokens FROM chunks AS c "
-            "WHERE c.id IN (" + " UNION ".join(pieces) + ")"
+            f"SELECT {a}.id, {a}.{column} AS words, {a}.{length} AS ntokens FROM {table} "
+            f"WHERE {a}.id IN (" + " UNION ".join(pieces) + ")"
         )
     # Only the query's lexemes of each row, positions kept: weighted 'A' (memctl's own
     # tsvectors carry no weights) and filtered on that weight, in C, rather than every

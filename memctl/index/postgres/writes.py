@@ -13,7 +13,7 @@ from memctl import clock
 from memctl.index.backend import iter_batches
 from memctl.index.chunker import Chunk
 from memctl.index.postgres import schema, words
-from memctl.index.postgres.windows import windows
+from memctl.index.postgres import windows as window_rows
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
@@ -108,8 +108,7 @@ class PgWrites:
         cached = self._cached_vectors([c.hash for c in chunks])
         rows = []
         vocabulary: set[str] = set()
-        windows_of = windows([(chunk.heading, chunk.text) for chunk in chunks])
-        for chunk, (window_literal, window_count) in zip(chunks, windows_of, strict=True):
+        for chunk in chunks:
             tokens = words.tokens(f"{chunk.heading} {chunk.text}")
             vocabulary.update(t for t in tokens if len(t.encode("utf-8")) < 512)
             literal, count = words.tsvector(tokens)
@@ -120,8 +119,6 @@ class PgWrites:
                     *chunk.columns(),
                     count,
                     literal,
-                    window_count,
-                    window_literal,
                     cached.get(chunk.hash),
                     chunk.hash in cached,
                 )
@@ -133,22 +130,17 @@ class PgWrites:
             if rows:
                 cur.executemany(
                     "INSERT INTO chunks(vault, path, line_start, line_end, heading, text, hash, "
-                    "tier, source, date, tags, importance, ntokens, words, window_ntokens, "
-                    "window_words, embedding, embedded) "
+                    "tier, source, date, tags, importance, ntokens, words, embedding, embedded) "
                     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector, "
-                    "%s, %s::tsvector, %s, %s) ON CONFLICT (vault, path, line_start, hash) "
+                    "%s, %s) ON CONFLICT (vault, path, line_start, hash) "
                     "DO UPDATE SET "
                     "line_end = excluded.line_end, heading = excluded.heading, "
                     "tier = excluded.tier, source = excluded.source, date = excluded.date, "
-                    "tags = excluded.tags, importance = excluded.importance, "
-                    "window_ntokens = excluded.window_ntokens, "
-                    "window_words = excluded.window_words "
+                    "tags = excluded.tags, importance = excluded.importance "
                     "WHERE (chunks.line_end, chunks.heading, chunks.tier, chunks.source, "
-                    "chunks.date, chunks.tags, chunks.importance, chunks.window_ntokens, "
-                    "chunks.window_words) IS DISTINCT FROM "
+                    "chunks.date, chunks.tags, chunks.importance) IS DISTINCT FROM "
                     "(excluded.line_end, excluded.heading, excluded.tier, excluded.source, "
-                    "excluded.date, excluded.tags, excluded.importance, "
-                    "excluded.window_ntokens, excluded.window_words) "
+                    "excluded.date, excluded.tags, excluded.importance) "
                     "RETURNING (xmax = 0), ntokens, embedded",
                     rows,
                     returning=True,
@@ -161,6 +153,20 @@ class PgWrites:
                             hits += bool(embedded)
                     if not cur.nextset():
                         break
+        # The windows, in a table of their own (windows.py), after the rows they belong to.
+        ids = {
+            (line, digest): cid
+            for line, digest, cid in self.conn.execute(
+                "SELECT line_start, hash, id FROM chunks WHERE vault = %s AND path = %s",
+                (me, path),
+            )
+        }
+        window_rows.write(
+            self.conn,
+            me,
+            [ids[(c.line_start, c.hash)] for c in chunks],
+            window_rows.windows([(c.heading, c.text) for c in chunks]),
+        )
         self._new_words |= vocabulary
         stamp = clock.iso(now)
         for chunk in chunks:
@@ -187,9 +193,9 @@ class PgWrites:
 
     def _remove_file(self, path: str) -> int:
         self._lock_file(path)
+        windows, window_tokens = self._windows(path)  # their rows go with the chunks'
         gone = self.conn.execute(
-            "DELETE FROM chunks WHERE vault = %s AND path = %s "
-            "RETURNING ntokens, window_ntokens, (window_words IS NOT NULL)::int",
+            "DELETE FROM chunks WHERE vault = %s AND path = %s RETURNING ntokens",
             (self.vault_name, path),
         ).fetchall()
         self.conn.execute(
@@ -197,9 +203,9 @@ class PgWrites:
         )
         self._count(
             -len(gone),
-            -sum(n for n, _, _ in gone),
-            -sum(has for _, _, has in gone),
-            -sum(w for _, w, _ in gone),
+            -sum(n for (n,) in gone),
+            -windows,
+            -window_tokens,
         )
         return len(gone)
 
@@ -207,8 +213,8 @@ class PgWrites:
         """(windows, their total length) of a file's rows."""
         row = schema.one(
             self.conn.execute(
-                "SELECT count(window_words), coalesce(sum(window_ntokens), 0) FROM chunks "
-                "WHERE vault = %s AND path = %s",
+                "SELECT count(*), coalesce(sum(w.window_ntokens), 0) FROM chunks AS c "
+                "JOIN chunk_windows AS w ON w.id = c.id WHERE c.vault = %s AND c.path = %s",
                 (self.vault_name, path),
             ).fetchone()
         )
