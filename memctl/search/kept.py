@@ -21,11 +21,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates import IndexCounts, TrigramMemory
+from memctl.search.candidates import IndexCounts
 from memctl.search.matcher import TextWords, text_words
 from memctl.search.ranking import KeptFactors
 from memctl.search.rerank import LineWords
 from memctl.search.snippets import Snippet
+from memctl.search.substring_list import TrigramMemory
 
 if TYPE_CHECKING:
     from memctl.index.backend import ContextWindow, IndexBackend

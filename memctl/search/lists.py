@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from memctl.index.backend import IndexBackend, sqlite_connection
 from memctl.search import candidates as cand
-from memctl.search import vectors, vocab
+from memctl.search import substring_list, vectors, vocab
 from memctl.search.candidates import Filters
 from memctl.search.kept import IndexMemory
 from memctl.search.query import Query
@@ -115,7 +115,7 @@ class CandidateLists:
             if "window" in wanted:
                 lists["window"] = window_candidates(conn, plan, filters, limit)
         if "trigram" in wanted:
-            lists["trigram"] = cand.trigram_candidates(
+            lists["trigram"] = substring_list.trigram_candidates(
                 conn, parsed, plan, filters, limit, self._kept.trigram
             )
         if "vector" in wanted and self.has_vectors():

@@ -13,6 +13,7 @@ from memctl.index.sync import sync
 from memctl.search import candidates as cand
 from memctl.search import vocab
 from memctl.search.query import parse_query
+from memctl.search.substring_list import trigram_candidates
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 
@@ -79,7 +80,7 @@ def test_common_words_are_dropped_and_rare_ones_kept(
     plan = cand.plan_lexical(conn, query, 0.3)  # limit: 15 rows
     assert plan.dropped == ["alpha"]
     # The coordinate lookup leaves "alpha" out; rapidfuzz still scores every word.
-    found = cand.trigram_candidates(conn, query, plan, cand.Filters(), 5)
+    found = trigram_candidates(conn, query, plan, cand.Filters(), 5)
     best = max(found, key=lambda i: found[i])
     text = conn.execute("SELECT text FROM chunks WHERE id = ?", (best,)).fetchone()[0]
     assert "alpha w5x zulu" in text and found[best] == 1.0

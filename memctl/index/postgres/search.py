@@ -21,6 +21,7 @@ from memctl.errors import UsageError
 from memctl.index.postgres import substrings, words
 from memctl.index.postgres.lists import Statement, record_of, with_records, with_texts
 from memctl.search import candidates as cand
+from memctl.search import substring_list
 from memctl.search.candidates import Filters, LexicalPlan
 from memctl.search.query import Query
 from memctl.search.vocab import fold
@@ -116,7 +117,7 @@ def candidate_lists(
         correct=lambda word: _correct(store, word),
         exact_df=lambda forms: counter.words(forms, exact=True),
     )
-    trigram_words = cand.trigram_words(query, plan)
+    trigram_words = substring_list.trigram_words(query, plan)
     if "trigram" in wanted:
         share = substrings.shares(store, plan, rows)
         sql, sql_args = substrings.statement(

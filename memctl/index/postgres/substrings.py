@@ -12,9 +12,9 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memctl.search import candidates as cand
-from memctl.search.candidates import ChunkWords, Filters, LexicalPlan
+from memctl.search.candidates import Filters, LexicalPlan
 from memctl.search.query import Query
+from memctl.search.substring_list import ChunkWords, chunk_words, words_score
 from memctl.search.vocab import fold
 
 if TYPE_CHECKING:
@@ -176,9 +176,9 @@ def score(
     for rows in found:
         for i, text in rows:
             if i not in kept:
-                kept[i] = cand.chunk_words(text)
+                kept[i] = chunk_words(text)
     dated = {i for i, _ in hits.get("dated", [])}
     targets = [w.lower() for w in lookups if w not in query.dates]
-    scored = {i: cand.words_score(targets, kept[i]) + (1.0 if i in dated else 0.0) for i in ids}
+    scored = {i: words_score(targets, kept[i]) + (1.0 if i in dated else 0.0) for i in ids}
     best = sorted(scored, key=lambda i: -scored[i])[:limit]
     return {i: scored[i] for i in best if scored[i] > 0}

@@ -1,0 +1,162 @@
+"""The trigram list: an unranked substring lookup (FTS5 trigram) of the query's words,
+corrected typos and identifiers, each chunk found scored in Python by how well its words
+match them (rapidfuzz). PostgreSQL's substring list (memctl.index.postgres.substrings)
+scores its rows with the same functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rapidfuzz import fuzz, process
+
+from memctl.index.backend import select_in
+from memctl.search.candidates import Filters, LexicalPlan
+from memctl.search.query import Query, quote
+
+if TYPE_CHECKING:
+    from memctl.sqlite import Connection
+
+
+def trigram_words(query: Query, plan: LexicalPlan) -> list[str]:
+    """Substrings worth looking up: words of 3+ characters, corrected typos, identifiers."""
+    words = [t.text for t in query.content_terms if len(t.text) >= 3 and not t.text.isdigit()]
+    words += [v for t in query.content_terms for v in t.variants if len(v) >= 3]
+    words += list(plan.corrections.values()) + list(query.identifiers) + list(query.dates)
+    return list(dict.fromkeys(words))
+
+
+# A chunk's text lowercased and its distinct words, as fuzzy_score reads them.
+ChunkWords = tuple[str, list[str]]
+
+
+@dataclass
+class TrigramMemory:
+    """What trigram lists read from the index, kept by a Searcher while the index does not
+    change (memctl.search.kept): each substring lookup's rows (the same common words
+    come back query after query), each chunk's words, and each query word's score in a
+    chunk (a lookup's rows come back with its word)."""
+
+    lookups: dict[tuple[Any, ...], list[int]] = field(default_factory=dict)
+    words: dict[int, ChunkWords] = field(default_factory=dict)
+    scores: dict[tuple[str, int], float] = field(default_factory=dict)
+
+    def clear(self) -> None:
+        self.lookups.clear()
+        self.words.clear()
+        self.scores.clear()
+
+    def size(self) -> int:
+        return max(len(self.lookups), len(self.words), len(self.scores))
+
+
+def trigram_candidates(
+    conn: Connection,
+    query: Query,
+    plan: LexicalPlan,
+    filters: Filters,
+    limit: int,
+    kept: TrigramMemory | None = None,
+) -> dict[int, float]:
+    """Chunks containing a query word as a substring (or dated as asked), scored by rapidfuzz.
+
+    `kept` holds what earlier searches of the same index read (TrigramMemory)."""
+    kept = kept or TrigramMemory()
+    words = trigram_words(query, plan)
+    where, params = filters.sql("c")
+    ids: dict[int, None] = {}
+    per_word = limit * 2
+    # Chunks holding every word come first: an unranked lookup of a common substring
+    # returns arbitrary rows, so coordinate matches must not depend on being among them.
+    # When they alone fill the list, single-word lookups could only add weaker rows.
+    # Common words stay out of it: intersecting their long trigram lists costs ~25 ms at
+    # 100k rows and 100+ ms at 1M, and they barely narrow the set; rapidfuzz still
+    # scores every word below.
+    dropped = set(plan.dropped)
+    coordinate = [w for w in words if w not in dropped]
+    lookups = [" AND ".join(quote(w) for w in coordinate)] if len(coordinate) > 1 else []
+    singles_from = len(lookups)
+    lookups += [quote(w) for w in words]
+    for n, expression in enumerate(lookups):
+        if singles_from and n == singles_from and len(ids) >= limit:
+            break
+        # Unranked substring lookups stay cheap at 1M rows; ranking them does not.
+        key = (expression, where, *params, per_word)
+        found = kept.lookups.get(key)
+        if found is None:
+            rows = conn.execute(
+                "SELECT t.rowid FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
+                f"WHERE chunks_trigram MATCH ? AND {where} LIMIT ?",
+                (expression, *params, per_word),
+            )
+            found = kept.lookups[key] = [int(r) for (r,) in rows]
+        ids.update(dict.fromkeys(found))
+    dated: set[int] = set()
+    for day in query.dates:
+        rows = conn.execute(
+            f"SELECT c.id FROM chunks AS c WHERE c.date = ? AND {where} LIMIT ?",
+            (day, *params, per_word),
+        )
+        dated.update(int(r) for (r,) in rows)
+        ids.update((i, None) for i in dated)
+    if not ids:
+        return {}
+    targets = [w.lower() for w in words if w not in query.dates]
+    unknown = [i for i in ids if i not in kept.words]
+    for i, text in _texts(conn, unknown).items():
+        kept.words[i] = chunk_words(text)
+    scored = {i: _kept_score(targets, i, kept) + (1.0 if i in dated else 0.0) for i in ids}
+    best = sorted(scored, key=lambda i: -scored[i])[:limit]
+    return {i: scored[i] for i in best if scored[i] > 0}
+
+
+def fuzzy_score(targets: Sequence[str], text: str) -> float:
+    """Mean over query words of the best word-to-word similarity (0..1); substrings score 1."""
+    return words_score(targets, chunk_words(text))
+
+
+def chunk_words(text: str) -> ChunkWords:
+    lower = text.lower()
+    return lower, list(dict.fromkeys(lower.split()))
+
+
+def words_score(targets: Sequence[str], text_words: ChunkWords) -> float:
+    """fuzzy_score of a text from its `chunk_words` (kept per chunk by a Searcher)."""
+    if not targets:
+        return 0.0
+    total = 0.0
+    for target in targets:
+        total += _word_score(target, text_words)
+    return total / len(targets)
+
+
+def _kept_score(targets: Sequence[str], cid: int, kept: TrigramMemory) -> float:
+    """words_score of a chunk, each word's part kept (the same sums, in the same order)."""
+    if not targets:
+        return 0.0
+    total = 0.0
+    scores = kept.scores
+    for target in targets:
+        part = scores.get((target, cid))
+        if part is None:
+            part = scores[target, cid] = _word_score(target, kept.words.get(cid, _EMPTY))
+        total += part
+    return total / len(targets)
+
+
+def _word_score(target: str, text_words: ChunkWords) -> float:
+    """1 for a substring of the chunk, else its best word's similarity (0 below 0.7)."""
+    lower, words = text_words
+    if target in lower:
+        return 1.0
+    best = process.extractOne(target, words, scorer=fuzz.ratio, score_cutoff=70.0)
+    return best[1] / 100.0 if best else 0.0
+
+
+_EMPTY: ChunkWords = ("", [])
+
+
+def _texts(conn: Connection, ids: Sequence[int]) -> dict[int, str]:
+    return dict(select_in(conn, "SELECT id, text FROM chunks WHERE id IN ({marks})", ids))
