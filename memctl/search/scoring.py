@@ -196,6 +196,8 @@ def tag_factor(
     query_words: Sequence[str], tags: Sequence[str], policy: Policy
 ) -> tuple[float, int]:
     """+10% per distinct query word that equals one of the chunk's tags (case and # ignored)."""
+    if not tags:  # most chunks have none: no set to build
+        return 1.0, 0
     wanted = {t.lower().lstrip("#") for t in tags}
     hits = len({w for w in query_words if w in wanted})
     return 1.0 + policy.tag_boost * hits, hits
@@ -242,7 +244,7 @@ def composite(
         "recency": recency_,
         "importance": importance,
         "access": access,
-        "tags": tag_factor(query_words, signals.tags, policy)[0] if signals.tags else 1.0,
+        "tags": tag_factor(query_words, signals.tags, policy)[0],
         "recent_penalty": recent_factor(signals.returned_recently, policy),
     }
     score = relevance
