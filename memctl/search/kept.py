@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import IndexCounts
-from memctl.search.matcher import TextWords, text_words
+from memctl.search.matcher import TextWords, kept_text_words
 from memctl.search.ranking import KeptFactors
 from memctl.search.rerank import LineWords
 from memctl.search.snippets import Snippet
@@ -114,11 +114,8 @@ class IndexMemory:
             self._file_rows = 0
 
     def text_words(self, text: str) -> TextWords:
-        """snippets.text_words of a text, kept by text (shared with the reranker's lines)."""
-        kept = self.line_words.get(text)
-        if kept is None:
-            kept = self.line_words[text] = text_words(text)
-        return kept
+        """matcher.text_words of a text, kept by text (shared with the reranker's lines)."""
+        return kept_text_words(self.line_words, text)
 
     def chunk_records(
         self, ids: Sequence[int], read: Callable[[Sequence[int]], list[ChunkRecord]]

@@ -67,6 +67,15 @@ class TextWords:
 text_words = TextWords
 
 
+def kept_text_words(table: dict[str, TextWords], text: str) -> TextWords:
+    """text_words of `text`, made once per table (a Searcher keeps one table across
+    searches for its snippets, floor and reranker lines)."""
+    kept = table.get(text)
+    if kept is None:
+        kept = table[text] = text_words(text)
+    return kept
+
+
 @dataclass(frozen=True)
 class Matcher:
     """Which words count as a match: exact forms, or words that start with a stem."""
@@ -115,10 +124,7 @@ class Matcher:
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         if self.texts is not None:
-            kept = self.texts.get(text)
-            if kept is None:
-                kept = self.texts[text] = text_words(text)
-            hits = {word for word in self.maybe(kept) if self.matches(word)}
+            hits = {w for w in self.maybe(kept_text_words(self.texts, text)) if self.matches(w)}
             if not hits:
                 return []
             return [m.span() for m in _WORD.finditer(text) if m.group(0) in hits]

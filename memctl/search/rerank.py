@@ -21,10 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from memctl.search.floor import WeightedTerm
-from memctl.search.matcher import TextWords, text_words
+from memctl.search.matcher import TextWords, kept_text_words
 from memctl.search.scoring import LISTS
-
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 FEATURES = (
     "fts",  # each list's normalised score (0.2..1), 0 when the chunk is not in it
@@ -115,9 +113,8 @@ class Model:
         )
 
 
-# A line's words, kept across searches by line text (snippets.text_words).
-LineText = TextWords
-LineWords = dict[str, LineText]
+# A line's words, kept across searches by line text (matcher.text_words).
+LineWords = dict[str, TextWords]
 
 
 class _Line:
@@ -126,7 +123,7 @@ class _Line:
 
     __slots__ = ("counts", "found", "hits", "speaker", "words")
 
-    def __init__(self, kept: LineText, known: _Terms, speaker: str | None) -> None:
+    def __init__(self, kept: TextWords, known: _Terms, speaker: str | None) -> None:
         words, distinct = kept.words, kept.distinct
         self.words = bool(words)
         self.speaker = speaker
@@ -191,7 +188,7 @@ class _Terms:
                 self.first[word] = found[0]
         return found
 
-    def any_hit(self, kept: LineText) -> bool:
+    def any_hit(self, kept: TextWords) -> bool:
         """Whether any of a line's words is a query word (each tested once per search)."""
         words, lower = kept.distinct, kept.lower
         if self._needles is not None and not any(n in lower for n in self._needles):
@@ -210,9 +207,7 @@ class _Terms:
     def line(self, text: str) -> _Line:
         known = self._lines.get(text)
         if known is None:
-            kept = self._words.get(text)
-            if kept is None:
-                kept = self._words[text] = text_words(text)
+            kept = kept_text_words(self._words, text)
             m = _SPEAKER.match(text)
             speaker = m.group(1).split()[0].lower() if m else None
             known = self._lines[text] = _Line(kept, self, speaker)
