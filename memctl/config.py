@@ -69,6 +69,9 @@ class SearchSettings:
     # The first results' snippets get more of the budget, the later ones less
     # (memctl.search.present.RANK_SHARES); false: every snippet gets snippet_tokens.
     snippet_by_rank: bool = True
+    # The results' snippet budget (the average per result with snippet_by_rank); 0: the
+    # same as snippet_tokens. Candidates are still compared at snippet_tokens.
+    result_tokens: int = 0
     half_life_days: float = 14.0  # recency decay of dated operational notes
     recent_penalty_minutes: int = 10
     common_term_fraction: float = (
@@ -162,6 +165,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("search", "weight_window"): (0.0, 1_000.0),
     ("search", "rrf_k"): (1, 100_000),
     ("search", "snippet_tokens"): (10, 100_000),
+    ("search", "result_tokens"): (0, 100_000),
     ("search", "half_life_days"): (0.01, 36_500.0),
     ("search", "recent_penalty_minutes"): (0, 525_600),
     ("search", "common_term_fraction"): (0.0001, 1.0),

@@ -29,6 +29,7 @@ BAD_SETTINGS = [
     ("search", "candidates", "-1"),
     ("search", "rrf_k", "0"),
     ("search", "snippet_tokens", "0"),
+    ("search", "result_tokens", "-1"),
     ("search", "common_term_fraction", "0"),
     ("warm", "daily_days", "-1"),
     ("warm", "decisions", "-3"),

@@ -93,11 +93,19 @@ def fill(
     vault_name: str,
     explain: Callable[[int, float | None], dict[str, Any]] | None,
     by_rank: bool = False,
+    result_tokens: int | None = None,
 ) -> None:
     """The results of the candidates the floor kept, best first (`explain`: each one's
     --explain detail from its id and rerank probability; `by_rank`: snippets sized by
-    rank, present.Snippets.by_rank)."""
-    sized = snippet.by_rank(verdict.kept) if by_rank else {}
+    rank, present.Snippets.by_rank; `result_tokens`: the results' snippets remade around
+    this budget instead of the one the candidates were compared at)."""
+    sized = (
+        snippet.by_rank(
+            verdict.kept, result_tokens, present.RANK_SHARES if by_rank else (1.0,)
+        )
+        if by_rank or result_tokens
+        else {}
+    )
     for cid in verdict.kept:
         record, judged = records[cid], verdict.judged[cid]
         snip = sized.get(cid) or snippet(cid)

@@ -296,6 +296,9 @@ class Searcher(CandidateLists):
             else None,
             # --budget adds up the snippets the floor priced: their sizes stay as they are.
             by_rank=self.settings.snippet_by_rank and budget is None,
+            # Candidates are compared at snippet_tokens (the reranker was trained on those
+            # windows); only the results' snippets grow to result_tokens.
+            result_tokens=(self.settings.result_tokens or None) if budget is None else None,
         )
         if log and response.results:
             self.store.record_references(

@@ -150,20 +150,22 @@ class Snippets:
         lines, first, core = self._lines_of(cid)
         return best_snippet(lines, first, self._matcher, tokens, core=core, line_costs=self._costs)
 
-    def by_rank(self, ranked: Sequence[int]) -> dict[int, Snippet]:
-        """The results' snippets with budgets by rank (RANK_SHARES), best first: each is
-        remade at its rank's share of the budget and kept when it shows no line another
-        result shows (the later ones' snippets as they stand, the earlier ones' as
-        remade) and, when larger, holds every line it showed; otherwise it stays as it
-        was."""
+    def by_rank(
+        self, ranked: Sequence[int], tokens: int | None = None, shares: Sequence[float] = RANK_SHARES
+    ) -> dict[int, Snippet]:
+        """The results' snippets with budgets by rank (`shares` of `tokens`, default the
+        search's budget), best first: each is remade at its rank's share of the budget and
+        kept when it shows no line another result shows (the later ones' snippets as they
+        stand, the earlier ones' as remade) and, when larger, holds every line it showed;
+        otherwise it stays as it was."""
+        base = self._tokens if tokens is None else tokens
         out: dict[int, Snippet] = {}
         for rank, cid in enumerate(ranked):
-            share = RANK_SHARES[min(rank, len(RANK_SHARES) - 1)]
-            tokens = max(int(self._tokens * share), 1)
-            if tokens == self._tokens:
+            budget = max(int(base * shares[min(rank, len(shares) - 1)]), 1)
+            if budget == self._tokens:
                 out[cid] = self(cid)
                 continue
-            remade = self._made_at(cid, tokens)
+            remade = self._made_at(cid, budget)
             path = self._records[cid].path
             others = [
                 out[other] if other in out else self(other)
@@ -176,7 +178,7 @@ class Snippets:
             )
             # A bigger budget may centre a window elsewhere in a long chunk: a larger share
             # only ever adds lines to what the result showed.
-            lost = share > 1 and not (
+            lost = budget > self._tokens and not (
                 remade.line_start <= even.line_start and even.line_end <= remade.line_end
             )
             out[cid] = even if clash or lost else remade

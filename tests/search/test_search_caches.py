@@ -194,9 +194,14 @@ def test_a_kept_searcher_forgets_what_another_connection_reindexed(vault: Vault)
 TOK = 200
 
 
-def _sized(vault: Vault, by_rank: bool, **kw: Any) -> list[Any]:
+def _sized(vault: Vault, by_rank: bool, result_tokens: int = 0, **kw: Any) -> list[Any]:
     with Searcher(vault, fresh=False) as searcher:
-        searcher.settings = replace(searcher.settings, snippet_tokens=TOK, snippet_by_rank=by_rank)
+        searcher.settings = replace(
+            searcher.settings,
+            snippet_tokens=TOK,
+            snippet_by_rank=by_rank,
+            result_tokens=result_tokens,
+        )
         return searcher.search("backup", log=False, now=NOW, mode="lexical", **kw).results
 
 
@@ -222,6 +227,35 @@ def test_snippets_sized_by_rank_give_the_first_results_more_and_never_overlap(
     # --budget adds up the sizes the floor priced: they stay even.
     assert [(r.line_start, r.tokens) for r in _sized(vault, True, budget=200)] == [
         (r.line_start, r.tokens) for r in _sized(vault, False, budget=200)
+    ]
+
+
+@pytest.mark.parametrize("by_rank", [False, True])
+def test_result_tokens_grow_the_results_snippets_not_what_was_ranked(
+    vault: Vault, by_rank: bool
+) -> None:
+    """result_tokens remakes only the results' snippets: the same chunks in the same
+    order (candidates are compared at snippet_tokens), each showing at least the lines it
+    showed, none overlapping another; --budget keeps the sizes it priced."""
+    _long_log(vault)
+    base = _sized(vault, by_rank, k=5)
+    wide = _sized(vault, by_rank, result_tokens=2 * TOK, k=5)
+    assert [r.chunk_lines for r in wide] == [r.chunk_lines for r in base]
+    assert sum(r.tokens for r in wide) > sum(r.tokens for r in base)
+    shares = RANK_SHARES if by_rank else (1.0,)
+    for rank, (w, b) in enumerate(zip(wide, base, strict=True)):
+        assert w.tokens <= max(int(2 * TOK * shares[min(rank, len(shares) - 1)]), TOK) + 2
+        if w.tokens > b.tokens:
+            assert w.line_start <= b.line_start and b.line_end <= w.line_end
+    for a in wide:
+        for b in wide:
+            if a is not b and a.path == b.path:
+                assert a.line_end < b.line_start or b.line_end < a.line_start
+    # The same budget as snippet_tokens changes nothing.
+    same = _sized(vault, by_rank, result_tokens=TOK, k=5)
+    assert [(r.line_start, r.line_end) for r in same] == [(r.line_start, r.line_end) for r in base]
+    assert [(r.line_start, r.tokens) for r in _sized(vault, by_rank, 2 * TOK, budget=200)] == [
+        (r.line_start, r.tokens) for r in _sized(vault, by_rank, budget=200)
     ]
 
 
