@@ -95,6 +95,10 @@ class Classifier:
     weights: tuple[float, ...]  # one per FEATURES (fewer: the rest weigh 0)
     bias: float
     offsets: tuple[tuple[str, float], ...] = ()
+    # The logits a result in the query's script needs beyond the bar when it is not the
+    # query's best result (see keep()): a question is answered by one result, so the
+    # others must show more than a near-answer does.
+    later: float = 0.0
 
     def __post_init__(self) -> None:
         # A model fitted before a feature existed does not read it.
@@ -117,6 +121,7 @@ class Classifier:
             "weights": dict(zip(FEATURES, (round(w, 6) for w in self.weights), strict=True)),
             "bias": round(self.bias, 6),
             "offsets": {name: round(value, 6) for name, value in self.offsets},
+            "later": round(self.later, 6),
         }
 
     @classmethod
@@ -126,6 +131,7 @@ class Classifier:
             tuple(float(weights.get(name, 0.0)) for name in FEATURES),
             float(data["bias"]),
             tuple((str(k), float(v)) for k, v in data.get("offsets", {}).items()),
+            float(data.get("later", 0.0)),
         )
 
 
@@ -190,6 +196,15 @@ class FloorThresholds:
     def floor(self) -> float:
         """The evidence a result needs."""
         return CLASSIFIER_FLOOR if self.classifier is not None else self.min_coverage
+
+    def later_floor(self, script: str | None, cross: bool) -> float:
+        """The evidence a result needs when another result of its query has more (see
+        keep()): the classifier's `later` logits above the floor for a result in the
+        query's script; the floor itself otherwise (a cross-script answer, no classifier)."""
+        if self.classifier is None or cross:
+            return self.floor
+        later = self.classifier.for_result(script, cross).later
+        return 1.0 / (1.0 + math.exp(-max(min(later, 60.0), -60.0)))
 
     def cosine_bar(self, cross: bool) -> float | None:
         if cross and self.min_cosine is not None and self.min_cosine_cross is not None:
@@ -410,6 +425,22 @@ def features(
 def passes(value: float, floor: float | None) -> bool:
     """`floor` None: everything passes (--all)."""
     return floor is None or value >= floor - 1e-9
+
+
+def keep(values: Sequence[float], later: Sequence[float], floor: float | None) -> list[int]:
+    """The results (indexes, in order) the floor keeps: the one with the most evidence
+    at `floor`, each other at its `later` bar too (floor None: all). A question asked of
+    a vault that cannot answer it is rejected when at most one result stays, so the
+    bar that decides it is the second result's; a stricter one there costs an own
+    question only where its gold result is not its best (the fitted `later`)."""
+    if floor is None:
+        return list(range(len(values)))
+    lead = max(range(len(values)), key=lambda i: values[i], default=-1)
+    return [
+        i
+        for i, value in enumerate(values)
+        if passes(value, floor) and (i == lead or passes(value, later[i]))
+    ]
 
 
 def within_budget(ranked: Sequence[int], tokens: Mapping[int, int], budget: int) -> list[int]:
