@@ -26,7 +26,9 @@ a capitalised name in it the vault never mentions), one per query script, with i
 offset for results in another script: a result needs its cosine and its words
 together, where the older rule below let either alone through. It is fitted on the
 calibration parts of the dev sets (floor_learn.py); its offsets are the loosest that keep
-each set's own answers.
+each set's own answers. A result that is not its query's best also needs the
+classifier's `later` logits (keep()): a question is answered by one result, and a
+foreign question is rejected when at most one stays.
 
 Otherwise (MiniLM, the lexical fallback): evidence = max(words, (cosine +
 coverage_weight × words) × min_coverage / min_cosine [or min_cosine_cross]), capped at 1,
