@@ -270,7 +270,16 @@ def judge_results(
         # words-only floor would drop what only meaning found (a Russian question about
         # an English note), so no floor until `scripts/eval_shared --floor --calibrate`.
         value = None
-    kept = [cid for cid in chosen if fl.passes(judged[cid].evidence, value)]
+    # The calibrated floor holds a result that is not the query's best to its later
+    # bar; --min-score X is one bar for all.
+    later = [
+        thresholds.later_floor(signals.script, judged[cid].cross)
+        if floor is True
+        else float(value or 0.0)
+        for cid in chosen
+    ]
+    evidences = [judged[cid].evidence for cid in chosen]
+    kept = [chosen[i] for i in fl.keep(evidences, later, value)]
     verdict = Verdict(
         judged, thresholds, value, kept, len(chosen) - len(kept), len(kept), [], missing, signals
     )

@@ -26,7 +26,9 @@ a capitalised name in it the vault never mentions), one per query script, with i
 offset for results in another script: a result needs its cosine and its words
 together, where the older rule below let either alone through. It is fitted on the
 calibration parts of the dev sets (floor_learn.py); its offsets are the loosest that keep
-each set's own answers.
+each set's own answers. A result that is not its query's best also needs the
+classifier's `later` logits (keep()): a question is answered by one result, and a
+foreign question is rejected when at most one stays.
 
 Otherwise (MiniLM, the lexical fallback): evidence = max(words, (cosine +
 coverage_weight × words) × min_coverage / min_cosine [or min_cosine_cross]), capped at 1,
@@ -45,6 +47,12 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+# The floor's names for what the query and a result are written in.
+from memctl.search.floor_script import QUERY_SCRIPT_SHARE as QUERY_SCRIPT_SHARE
+from memctl.search.floor_script import cross_script as cross_script
+from memctl.search.floor_script import query_script as query_script
+from memctl.search.floor_script import script_of as script_of
 
 LEXICAL_ONLY = "lexical"  # the table's key for "no trusted vectors"
 CLASSIFIER_FLOOR = 0.5  # a classifier's evidence is a probability: the floor is even odds
@@ -95,6 +103,10 @@ class Classifier:
     weights: tuple[float, ...]  # one per FEATURES (fewer: the rest weigh 0)
     bias: float
     offsets: tuple[tuple[str, float], ...] = ()
+    # The logits a result in the query's script needs beyond the bar when it is not the
+    # query's best result (see keep()): a question is answered by one result, so the
+    # others must show more than a near-answer does.
+    later: float = 0.0
 
     def __post_init__(self) -> None:
         # A model fitted before a feature existed does not read it.
@@ -117,6 +129,7 @@ class Classifier:
             "weights": dict(zip(FEATURES, (round(w, 6) for w in self.weights), strict=True)),
             "bias": round(self.bias, 6),
             "offsets": {name: round(value, 6) for name, value in self.offsets},
+            "later": round(self.later, 6),
         }
 
     @classmethod
@@ -126,6 +139,7 @@ class Classifier:
             tuple(float(weights.get(name, 0.0)) for name in FEATURES),
             float(data["bias"]),
             tuple((str(k), float(v)) for k, v in data.get("offsets", {}).items()),
+            float(data.get("later", 0.0)),
         )
 
 
@@ -191,6 +205,15 @@ class FloorThresholds:
         """The evidence a result needs."""
         return CLASSIFIER_FLOOR if self.classifier is not None else self.min_coverage
 
+    def later_floor(self, script: str | None, cross: bool) -> float:
+        """The evidence a result needs when another result of its query has more (see
+        keep()): the classifier's `later` logits above the floor for a result in the
+        query's script; the floor itself otherwise (a cross-script answer, no classifier)."""
+        if self.classifier is None or cross:
+            return self.floor
+        later = self.classifier.for_result(script, cross).later
+        return 1.0 / (1.0 + math.exp(-max(min(later, 60.0), -60.0)))
+
     def cosine_bar(self, cross: bool) -> float | None:
         if cross and self.min_cosine is not None and self.min_cosine_cross is not None:
             return self.min_cosine_cross
@@ -220,47 +243,6 @@ class FloorThresholds:
             float(data.get("coverage_weight") or 0.0),
             ByScript.from_dict(classifier) if classifier else None,
         )
-
-
-_SCRIPTS = {
-    "latin": re.compile(r"[A-Za-z\u00C0-\u024F]"),
-    "hebrew": re.compile(r"[\u0590-\u05FF]"),
-    "cyrillic": re.compile(r"[\u0400-\u04FF]"),
-}
-
-
-def script_of(text: str) -> str | None:
-    """The script most of the text's letters are written in (None: no letters of these)."""
-    counts = {name: len(pattern.findall(text)) for name, pattern in _SCRIPTS.items()}
-    name, count = max(counts.items(), key=lambda item: item[1])
-    return name if count else None
-
-
-# A query in Hebrew or Russian often names a product or a person in Latin letters ("מהו
-# PUBG?", "באיזו שנה הוקם Cyber Observer?"): counted by letters it would be a Latin query,
-# every Hebrew result a cross-script one, held to the lenient cross-lingual bar (HeQ's
-# foreign questions of that kind all kept five results). Latin wins only below this share.
-QUERY_SCRIPT_SHARE = 0.25
-
-
-def query_script(text: str) -> str | None:
-    """The script a query is asked in: the non-Latin script with the most letters when it
-    holds at least QUERY_SCRIPT_SHARE of them (the Latin ones are then names), else the
-    script most of its letters are written in."""
-    counts = {name: len(pattern.findall(text)) for name, pattern in _SCRIPTS.items()}
-    total = sum(counts.values())
-    other, count = max(
-        ((name, n) for name, n in counts.items() if name != "latin"), key=lambda item: item[1]
-    )
-    if total and count >= QUERY_SCRIPT_SHARE * total:
-        return other
-    return script_of(text)
-
-
-def cross_script(query_script: str | None, text: str) -> bool:
-    """A result written in another script than the query (a cross-lingual answer)."""
-    other = script_of(text)
-    return query_script is not None and other is not None and other != query_script
 
 
 def unknown_name(raw: str, words: Sequence[str], present: Sequence[bool]) -> bool:
@@ -410,6 +392,22 @@ def features(
 def passes(value: float, floor: float | None) -> bool:
     """`floor` None: everything passes (--all)."""
     return floor is None or value >= floor - 1e-9
+
+
+def keep(values: Sequence[float], later: Sequence[float], floor: float | None) -> list[int]:
+    """The results (indexes, in order) the floor keeps: the one with the most evidence
+    at `floor`, each other at its `later` bar too (floor None: all). A question asked of
+    a vault that cannot answer it is rejected when at most one result stays, so the
+    bar that decides it is the second result's; a stricter one there costs an own
+    question only where its gold result is not its best (the fitted `later`)."""
+    if floor is None:
+        return list(range(len(values)))
+    lead = max(range(len(values)), key=lambda i: values[i], default=-1)
+    return [
+        i
+        for i, value in enumerate(values)
+        if passes(value, floor) and (i == lead or passes(value, later[i]))
+    ]
 
 
 def within_budget(ranked: Sequence[int], tokens: Mapping[int, int], budget: int) -> list[int]:

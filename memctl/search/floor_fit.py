@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memctl.search.floor import FloorThresholds, QuerySignals, evidence
+from memctl.search.floor import FloorThresholds, QuerySignals, evidence, keep
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,20 @@ class FloorOutcome:
         }
 
 
-def passes(r: Observed, q: Question, thresholds: FloorThresholds) -> bool:
-    """Whether the floor keeps result `r` of question `q`."""
-    value = evidence(
-        r.coverage, r.cosine, thresholds, q.missing, r.cross, q.signals, r.bm25_rank, r.sentence
-    )
-    return value >= thresholds.floor - 1e-9
+def kept(q: Question, thresholds: FloorThresholds | None) -> list[Observed]:
+    """The results of `q` the floor keeps, as the search does (floor.keep: the best at
+    the floor, the others at their later bar too); None: no floor."""
+    if thresholds is None:
+        return list(q.results)
+    values = [
+        evidence(
+            r.coverage, r.cosine, thresholds, q.missing, r.cross, q.signals, r.bm25_rank, r.sentence
+        )
+        for r in q.results
+    ]
+    script = q.signals.script if q.signals is not None else None
+    later = [thresholds.later_floor(script, r.cross) for r in q.results]
+    return [q.results[i] for i in keep(values, later, thresholds.floor)]
 
 
 def outcome(
@@ -71,16 +79,16 @@ def outcome(
     here, so a result it would pull up from below is not credited)."""
     rejected = lost = n_foreign = n_own = 0
     for q in questions:
-        kept = [r for r in q.results if passes(r, q, thresholds)]
+        left = kept(q, thresholds)
         if q.own:
             n_own += 1
-            if any(r.gold for r in q.results) and sum(r.gold for r in kept) < sum(
+            if any(r.gold for r in q.results) and sum(r.gold for r in left) < sum(
                 r.gold for r in q.results
             ):
                 lost += 1
         else:
             n_foreign += 1
-            rejected += len(kept) <= max_kept
+            rejected += len(left) <= max_kept
     return FloorOutcome(
         foreign_rejected=rejected / n_foreign if n_foreign else 1.0,
         own_lost=lost / n_own if n_own else 0.0,
@@ -98,9 +106,8 @@ def recall(questions: Sequence[Question], thresholds: FloorThresholds | None) ->
         if not q.own or not q.gold_items:
             continue
         found: set[int] = set()
-        for r in q.results:
-            if thresholds is None or passes(r, q, thresholds):
-                found.update(r.shows)
+        for r in kept(q, thresholds):
+            found.update(r.shows)
         total += len(found) / q.gold_items
         n += 1
     return total / n if n else 0.0

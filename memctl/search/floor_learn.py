@@ -137,12 +137,31 @@ class _Design:
 
         return np.array([by_set.get(name, max_own_lost) for name in self.names])
 
-    def keep(self, z: Any, bars: Mapping[str, float]) -> Any:
+    def keep(
+        self, z: Any, bars: Mapping[str, float], later: Mapping[str, float] | None = None
+    ) -> Any:
+        """What the floor keeps (floor.keep): each result with a bar at it (its margin,
+        z minus the bar, is its evidence's logit); with `later`, each that is not its
+        question's best by that margin at the script's later logits too."""
+        import numpy as np
+
         keep = self.exists.copy()
-        keep[self.qi[self.gated], self.rank[self.gated]] = False
+        margin = np.full(len(z), np.inf)  # a key without a bar keeps its results
         for key, bar in bars.items():
-            drop = (self.scripts == key) & (z < bar - 1e-12)
-            keep[self.qi[drop], self.rank[drop]] = False
+            mine = self.scripts == key
+            margin[mine] = z[mine] - bar
+        margin[self.gated] = -np.inf
+        drop = margin < -1e-12
+        if later:
+            order = np.lexsort((-margin, self.qi))
+            first = np.r_[True, self.qi[order][1:] != self.qi[order][:-1]]
+            lead = np.zeros(len(z), bool)
+            lead[order[first]] = True
+            need = np.zeros(len(z))
+            for key, value in later.items():
+                need[self.scripts == key] = value
+            drop |= ~lead & (margin < need - 1e-12)
+        keep[self.qi[drop], self.rank[drop]] = False
         return keep
 
     def lost(self, keep: Any) -> Any:
@@ -159,40 +178,60 @@ class _Design:
             self.n_foreign, 1
         )
 
-    def bars(self, z: Any, max_own_lost: Any, min_cross_gold: int) -> dict[str, float]:
+    def bars(
+        self, z: Any, max_own_lost: Any, min_cross_gold: int
+    ) -> tuple[dict[str, float], dict[str, float]]:
         """CROSS first, then each script: the loosest bar on `z` that keeps every set's
-        own losses within the target (no CROSS bar from a handful of such answers)."""
+        own losses within LEAD_SHARE of the target (no CROSS bar from a handful of such
+        answers); then each script's later logits (floor.keep), the most that keeps
+        them within the whole target."""
         import numpy as np
 
         from memctl.search.floor import CROSS
 
         bars: dict[str, float] = {}
+        gold = self.gold[self.qi, self.rank]
         for key in self.order:
             mine = self.scripts == key
-            if not mine.any() or (
-                key == CROSS and (mine & self.gold[self.qi, self.rank]).sum() < min_cross_gold
-            ):
+            if not mine.any() or (key == CROSS and (mine & gold).sum() < min_cross_gold):
                 continue
-            candidates = np.r_[z[mine & self.gold[self.qi, self.rank]], z[mine].max() + 1e-6]
+            candidates = np.r_[z[mine & gold], z[mine].max() + 1e-6]
 
             def feasible(bar: float, key: str = key) -> bool:
                 lost = self.lost(self.keep(z, {**bars, key: bar}))
-                return bool((lost <= max_own_lost + 1e-12).all())
+                return bool((lost <= LEAD_SHARE * max_own_lost + 1e-12).all())
 
             # Just under the gold result it keeps, so that the table's rounding (6
             # decimals) cannot put that result under its bar.
             bars[key] = _loosest(candidates, feasible) - BAR_MARGIN
-        return bars
+        later: dict[str, float] = {}
+        for key in self.order:
+            mine = (self.scripts == key) & (key != CROSS)
+            if key not in bars or not mine.any():
+                continue
+            margin = z - bars[key]
+            candidates = np.r_[0.0, margin[mine & gold & (margin > 0)], margin[mine].max() + 1e-6]
+
+            def feasible_later(value: float, key: str = key) -> bool:
+                lost = self.lost(self.keep(z, bars, {**later, key: value}))
+                return bool((lost <= max_own_lost + 1e-12).all())
+
+            later[key] = max(_loosest(candidates, feasible_later) - BAR_MARGIN, 0.0)
+        return bars, later
 
     def score(self, weights: Any, max_own_lost: Any, min_cross_gold: int) -> tuple[float, float]:
         """The worst aimed set's foreign rejection (then the mean) once the bars are set."""
         z = self.x @ weights
-        bars = self.bars(z, max_own_lost, min_cross_gold)
-        rejected = self.rejected(self.keep(z, bars))[self.aimed]
+        bars, later = self.bars(z, max_own_lost, min_cross_gold)
+        rejected = self.rejected(self.keep(z, bars, later))[self.aimed]
         return float(rejected.min()), float(rejected.mean())
 
 
 BAR_MARGIN = 1e-4  # logits
+MIN_SCRIPT_SHARE = 0.05  # of a set's questions in a script, for that script's model to fit on it
+# The share of each set's own-loss target the bar of a query's best result may spend;
+# the rest goes to the later bar (floor.keep), which is what rejects a foreign question.
+LEAD_SHARE = 0.5
 
 # The sign each weight may take (FEATURES' order; 0: either): cosine, coverage,
 # missing, best cosine, unknown name, BM25's rank, the best sentence's coverage.
@@ -238,11 +277,9 @@ def fit_classifier(
                 counts[q.signals.script] = counts.get(q.signals.script, 0) + 1
     models = []
     for script in sorted(counts, key=lambda name: -counts[name]):
-        mine = {
-            name: kept
-            for name, qs in groups.items()
-            if (kept := [q for q in qs if q.signals is not None and q.signals.script == script])
-        }
+        mine = _in_script(groups, script)
+        if not mine:  # a few questions of some set: the first model judges them
+            continue
         fits = [_fit_one(mine, *settings, start=pooled)]
         if _fittable(mine, guarded):
             fits.append(_fit_one(mine, *settings))
@@ -251,6 +288,65 @@ def fit_classifier(
         min_coverage, max_missing=max_missing, classifier=ByScript(tuple(models))
     )
     return chosen, {name: outcome(qs, chosen) for name, qs in groups.items()}
+
+
+def _in_script(groups: Mapping[str, Sequence[Question]], script: str) -> dict[str, list[Question]]:
+    """Each set's questions in `script`. A set with a handful of them (HeQ's two Latin
+    ones: "מהו PUBG?" is Hebrew, but a few are all names) is left out: one lost answer
+    would be half of it, its rejection the worst set's, and the script's fit bent to it."""
+    return {
+        name: kept
+        for name, qs in groups.items()
+        if len(kept := [q for q in qs if q.signals is not None and q.signals.script == script])
+        >= MIN_SCRIPT_SHARE * len(qs)
+    }
+
+
+def fit_bars(
+    groups: Mapping[str, Sequence[Question]],
+    start: FloorThresholds,
+    max_own_lost: float = 0.03,
+    guarded: Collection[str] = (),
+    min_cross_gold: int = 50,
+    own_lost_by_set: Mapping[str, float] | None = None,
+) -> tuple[FloorThresholds, dict[str, FloorOutcome]]:
+    """`start`'s classifiers with only their bars refitted (each script's offset, the
+    cross one, the later logits), as fit_classifier sets them: for a change that moves
+    the bars and not what the weights measure (floor.keep's later bar), without the
+    weights' refit, whose refinement on a few hundred questions a set is the fragile
+    step of the fit."""
+    import numpy as np
+
+    if start.classifier is None:
+        raise ValueError("no classifier to refit the bars of")
+    models = []
+    for script, model in start.classifier.models:
+        mine = _in_script(groups, script)
+        if not mine:
+            models.append((script, model))
+            continue
+        d = _Design(mine, guarded, start.max_missing)
+        limits = d.limits(max_own_lost, own_lost_by_set or {})
+        models.append(
+            (script, _with_bars(d, np.array(model.weights), model.bias, limits, min_cross_gold))
+        )
+    chosen = FloorThresholds(
+        start.min_coverage, max_missing=start.max_missing, classifier=ByScript(tuple(models))
+    )
+    return chosen, {name: outcome(qs, chosen) for name, qs in groups.items()}
+
+
+def _with_bars(
+    d: _Design, weights: Any, bias: float, limits: Any, min_cross_gold: int
+) -> Classifier:
+    """The classifier of these weights with its bars fitted on `d` (see _Design.bars)."""
+    bars, later = d.bars(d.x @ weights + bias, limits, min_cross_gold)
+    return Classifier(
+        tuple(float(w) for w in weights),
+        bias,
+        tuple((str(key), -bar) for key, bar in bars.items()),
+        max(later.values(), default=0.0),
+    )
 
 
 def _fittable(groups: Mapping[str, Sequence[Question]], guarded: Collection[str]) -> bool:
@@ -306,14 +402,7 @@ def _fit_one(
                 value = d.score(trial, limits, min_cross_gold)
                 if value > best:
                     best, weights = value, trial
-    z = d.x @ weights + bias
-    bars = d.bars(z, limits, min_cross_gold)
-    model = Classifier(
-        tuple(float(w) for w in weights),
-        bias,
-        tuple((str(key), -bar) for key, bar in bars.items()),
-    )
-    return model, best
+    return _with_bars(d, weights, bias, limits, min_cross_gold), best
 
 
 _NO_SIGNALS = QuerySignals()

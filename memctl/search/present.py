@@ -264,6 +264,13 @@ def explain(
             "sentence_coverage": round(judged.sentence, 4),
             "cosine": None if judged.cosine is None else round(judged.cosine, 4),
             "cross_script": judged.cross,
+            # The bar when another result of the query has more evidence (floor.keep).
+            "later_floor": round(
+                verdict.thresholds.later_floor(
+                    verdict.signals.script if verdict.signals else None, judged.cross
+                ),
+                4,
+            ),
             "thresholds": verdict.thresholds.to_dict(),
         },
     }

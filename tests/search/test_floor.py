@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from memctl.search import floor as fl
@@ -380,9 +382,11 @@ def test_recall_counts_the_gold_items_the_floor_keeps() -> None:
 def test_fit_classifier_holds_each_sets_own_loss_target() -> None:
     signals = fl.QuerySignals(best_cosine=0.85, lowest_cosine=0.7, script="latin")
     # "strict" has one own answer that looks like a foreign result; at a 0 loss target it
-    # must keep it, which keeps the foreign results too; at 0.5 it may drop it.
+    # must keep it, which keeps the foreign results too; at 0.5 it may drop it. Each
+    # own answer comes second, after a better near-answer: the later bar (floor.keep),
+    # which decides a foreign question, holds it too.
     own = [
-        Question(True, (Observed(c, v, gold=True),), 0.0, signals)
+        Question(True, (Observed(0.9, 0.9), Observed(c, v, gold=True)), 0.0, signals)
         for c, v in ((0.8, 0.84), (0.7, 0.85), (0.2, 0.80))
     ]
     foreign = [
@@ -415,3 +419,57 @@ def test_a_query_with_no_word_in_the_vault_keeps_only_cross_script_results() -> 
     chosen, results = floor_learn.fit_classifier({"set": own + foreign}, max_missing=1.0)
     assert chosen.max_missing == 1.0 and results["set"].foreign_rejected == 1.0
     assert results["set"].own_lost == 0.0
+
+
+def test_keep_holds_all_but_the_best_result_to_the_later_bar() -> None:
+    # The best (0.7) needs the floor only; 0.6 also its later bar (0.65), 0.66 passes it.
+    assert fl.keep([0.6, 0.7, 0.66, 0.4], [0.65] * 4, 0.5) == [1, 2]
+    assert fl.keep([0.6, 0.7], [0.5, 0.5], 0.5) == [0, 1]
+    assert fl.keep([0.4, 0.3], [0.65, 0.65], 0.5) == []
+    assert fl.keep([0.4, 0.3], [0.9, 0.9], None) == [0, 1]
+    assert fl.keep([], [], 0.5) == []
+
+
+def test_later_floor_is_the_classifiers_later_logits_in_its_script() -> None:
+    model = fl.Classifier((100.0,), -80.0, (("latin", 0.0),), later=math.log(3.0))
+    t = FloorThresholds(0.3, classifier=fl.ByScript((("latin", model),)))
+    assert abs(t.later_floor("latin", False) - 0.75) < 1e-9
+    assert t.later_floor("latin", True) == t.floor  # a cross-script answer: the floor
+    assert FloorThresholds(0.3).later_floor("latin", False) == 0.3
+    assert fl.Classifier.from_dict(model.to_dict()).later == round(model.later, 6)
+
+
+def test_fit_classifier_sets_a_later_bar_where_it_costs_no_own_answer() -> None:
+    signals = fl.QuerySignals(best_cosine=0.85, lowest_cosine=0.7, script="latin")
+    # Own answers come first; foreign questions have two near-answers as strong as the
+    # weakest own answer: one bar for all cannot reject them without losing it, a later
+    # bar can (no own question has a second result to lose).
+    own = [
+        Question(True, (Observed(c, v, gold=True),), 0.0, signals)
+        for c, v in ((0.8, 0.84), (0.7, 0.85), (0.3, 0.81))
+    ]
+    foreign = [
+        Question(False, (Observed(0.3, 0.81), Observed(0.3, 0.81)), 0.0, signals) for _ in range(3)
+    ]
+    chosen, results = floor_learn.fit_classifier({"set": own + foreign}, max_own_lost=0.0)
+    assert results["set"].own_lost == 0.0 and results["set"].foreign_rejected == 1.0
+    assert chosen.classifier is not None
+    assert chosen.classifier.for_result("latin", False).later > 0
+
+
+def test_fit_bars_keeps_the_weights_and_refits_the_bars() -> None:
+    signals = fl.QuerySignals(best_cosine=0.85, lowest_cosine=0.7, script="latin")
+    own = [
+        Question(True, (Observed(c, v, gold=True),), 0.0, signals)
+        for c, v in ((0.8, 0.84), (0.7, 0.85), (0.3, 0.81))
+    ]
+    foreign = [
+        Question(False, (Observed(0.3, 0.81), Observed(0.3, 0.81)), 0.0, signals) for _ in range(3)
+    ]
+    model = fl.Classifier((100.0, 10.0), -90.0, (("latin", 0.0),))
+    start = FloorThresholds(0.3, max_missing=1.0, classifier=fl.ByScript((("latin", model),)))
+    chosen, results = floor_learn.fit_bars({"set": own + foreign}, start, max_own_lost=0.0)
+    assert chosen.classifier is not None
+    fitted = chosen.classifier.for_result("latin", False)
+    assert fitted.weights == model.weights and fitted.bias == model.bias
+    assert results["set"].own_lost == 0.0 and results["set"].foreign_rejected == 1.0
