@@ -62,3 +62,46 @@ def test_a_typo_searches_alike_with_its_lookup_left_out(
         assert isinstance(store, PgStore)
         assert unheld(store, ["deplyo", "rollbakc", "qzxv"]) == {"deplyo", "rollbakc", "qzxv"}
     assert typo.results  # the corrections' lookups still run
+
+
+def test_lookups_through_the_vocabulary_give_the_rows_of_the_trigram_index(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`memctl_substrings_held` returns `memctl_substrings`' rows in the same order, for
+    pieces of the fixture's words, typos, several patterns, unanswerable ones, filters."""
+    for name in ("carol", "dave"):
+        root = tmp_path / name
+        shutil.copytree(FIXTURE / "memory", root / "memory")
+        sync(use_postgres(root, name, pg_url, monkeypatch), embed=False, now=NOW)
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        texts = [t for (t,) in conn.execute("SELECT text FROM chunks WHERE vault = 'carol'")]
+
+        def rows(function: str, words: list[str], vaults: list[str] | None, lim: int) -> list[int]:
+            likes = [f"%{w}%" for w in words]
+            folded = [
+                f"%{fold(w)}%" if w.isalnum() and fold(w) == w.lower() else None for w in words
+            ]
+            args: list[object] = [likes, *([folded] if function.endswith("held") else [])]
+            marks = ", ".join(["%s"] * (len(args) + 6))
+            return [
+                r[0]
+                for r in conn.execute(
+                    f"SELECT id FROM {function}({marks})",
+                    [*args, vaults, None, None, None, None, lim],
+                )
+            ]
+
+        tokens = sorted({w for t in texts for w in t.split() if w.isalpha() and len(w) >= 5})
+        cases: list[list[str]] = [[t[1:5]] for t in tokens[:80]] + [
+            [t.upper()] for t in tokens[:20]
+        ]
+        cases += [[t[1] + t[0] + t[2:]] for t in tokens[:40]]  # typos
+        cases += [[a[:4], b[-4:]] for a, b in zip(tokens[:30], tokens[30:60], strict=False)]
+        cases += [["deploy", "roll.back"], ["über"], ["the"], ["clasimnpnu", "deploy"]]
+        compared = 0
+        for words in cases:
+            for vaults, lim in ((None, 1000), (["dave"], 1000), (None, 3)):
+                expected = rows("memctl_substrings", words, vaults, lim)
+                assert rows("memctl_substrings_held", words, vaults, lim) == expected, words
+                compared += bool(expected)
+        assert compared > 100

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 SCAN_ROWS = 2000  # a substring lookup expected to stop within this many rows scans the table
 KEPT_WORDS = 50_000  # chunks whose words a store keeps for the substring list's scores
+WORDS_SHARE = 0.002  # a substring in more rows is looked up through the trigram index
 _TOKEN = re.compile(r"[^\W_]+")  # one token of the index (words.tokens)
 
 
@@ -52,6 +53,14 @@ def unheld(store: PgStore, lookups: list[str]) -> set[str]:
     ).fetchall():
         store.held_substrings.add(patterns[pattern])
     return {w for w, f in asked.items() if f not in store.held_substrings}
+
+
+def through_words(word: str, share: float) -> bool:
+    """Whether a lookup may find `word`'s rows through the words' index, from the words of
+    the vocabulary that hold it (`memctl_substrings_held`): a word they can answer for, in
+    under WORDS_SHARE of the rows by the statistics (a common word holding it would put
+    its posting list, most of it not needed, in the lookup's bitmap)."""
+    return share < WORDS_SHARE and _answerable(word)
 
 
 def _answerable(word: str) -> bool:
@@ -84,9 +93,11 @@ def statement(
     usable = [w for w in usable if w not in unheld]
     select = "SELECT '{}' AS kind, c.id, 0::float8 AS score, c.text FROM chunks AS c WHERE "
     # The index whatever the planner would guess (schema.py: memctl_substrings).
+    # Through the words' index where the vocabulary allows (migration 4), else as above.
     indexed = (
-        "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings("
-        "%s::text[], %s::text[], %s::text, %s::text, %s::text, %s::text, %s::integer) AS s"
+        "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings_held("
+        "%s::text[], %s::text[], %s::text[], %s::text, %s::text, %s::text, %s::text, "
+        "%s::integer) AS s"
     )
     filters, vaults = searched
     function_filters: list[Any] = [
@@ -113,7 +124,13 @@ def statement(
             )
         return (
             f"{indexed.format(kind)}{' WHERE ' + gate if gate else ''}",
-            [[_like(w) for w in words], *function_filters, per_word, *gate_args],
+            [
+                [_like(w) for w in words],
+                [_like(fold(w)) if through_words(w, share(w)) else None for w in words],
+                *function_filters,
+                per_word,
+                *gate_args,
+            ],
         )
 
     parts: list[str] = []
