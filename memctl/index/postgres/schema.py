@@ -243,9 +243,80 @@ $fn$"""
     )
 
 
+HOLDERS = 100  # words of the vocabulary a lookup through the words' index may stand for
+# A word of the vocabulary as a tsquery lexeme (quotes doubled, backslashes escaped).
+_LEXEME = r"'''' || replace(replace(h.word, '\', '\\'), '''', '''''') || ''''"
+
+
+def _held_substrings(conn: psycopg.Connection[Any], dim: int) -> None:
+    """A trigram index on the vocabulary (`lexemes`), `memctl_held_substrings` (which of
+    some LIKE patterns a word of the vocabulary holds) and `memctl_substrings_held`: the
+    rows `memctl_substrings` returns, found through the words' index where it can.
+
+    A substring lookup through the chunks' trigram index reads the posting list of each
+    of the substring's trigrams before its LIMIT applies: at 1M chunks a typo whose
+    trigrams are all common (`clasimnpnu`) read ~1M rows' worth of them to find nothing
+    (60-120 ms), and a rare word's lookup reads several lists of thousands of rows. But a
+    word of word characters (`folded`: the LIKE pattern of its folded form, NULL for any
+    other pattern) can only be held inside one token of a text, and every token is in the
+    vocabulary: the words of the vocabulary that hold it (through its own small trigram
+    index), looked up in the chunks' words index, give every row that can hold it. None:
+    no row holds it. Up to HOLDERS of them for each such pattern: the rows holding one
+    of each pattern's words (the words index intersects them, as the trigram index does
+    the patterns' trigrams), tested with ILIKE as before, in the table's order (a bitmap
+    scan, as through the trigram index), so the same first `lim` rows. Plain scans off
+    as in `memctl_substrings`."""
+    conn.execute(
+        """
+CREATE INDEX lexemes_trigram ON lexemes USING gin (word gin_trgm_ops);
+CREATE OR REPLACE FUNCTION memctl_held_substrings(patterns text[]) RETURNS SETOF text
+LANGUAGE sql STABLE SET enable_seqscan = off
+AS $fn$ SELECT p FROM unnest(patterns) AS p WHERE EXISTS (SELECT 1 FROM lexemes AS l WHERE l.word LIKE p) $fn$
+"""
+    )
+    conn.execute(
+        f"""
+CREATE OR REPLACE FUNCTION memctl_substrings_held(
+  patterns text[], folded text[], vaults text[], tier text, source text, since text,
+  until text, lim integer)
+RETURNS TABLE(id bigint, text text) LANGUAGE plpgsql STABLE
+SET enable_seqscan = off SET enable_indexscan = off SET plan_cache_mode = force_generic_plan
+AS $fn$
+#variable_conflict use_variable
+DECLARE
+  p text; n integer; q text; every tsquery;
+BEGIN
+  FOREACH p IN ARRAY folded LOOP
+    CONTINUE WHEN p IS NULL;
+    SELECT count(*), string_agg({_LEXEME}, ' | ') INTO n, q
+      FROM (SELECT l.word FROM lexemes AS l WHERE l.word LIKE p LIMIT {HOLDERS + 1}) AS h;
+    IF n = 0 THEN
+      RETURN;
+    END IF;
+    IF n <= {HOLDERS} THEN
+      every := CASE WHEN every IS NULL THEN q::tsquery ELSE every && q::tsquery END;
+    END IF;
+  END LOOP;
+  IF every IS NULL THEN
+    RETURN QUERY SELECT s.id, s.text
+      FROM memctl_substrings(patterns, vaults, tier, source, since, until, lim) AS s;
+  ELSE
+    RETURN QUERY SELECT c.id, c.text FROM chunks AS c WHERE c.words @@ every
+      AND c.text ILIKE ALL(patterns) AND {_FILTERS} LIMIT lim;
+  END IF;
+END
+$fn$"""
+    )
+
+
 Migration = Callable[[psycopg.Connection[Any], int], None]
 # Numbered in the order written; a branch merged later renumbers its own.
-MIGRATIONS: dict[int, Migration] = {1: _v1, 2: _substring_lookup, 3: _window_words}
+MIGRATIONS: dict[int, Migration] = {
+    1: _v1,
+    2: _substring_lookup,
+    3: _window_words,
+    4: _held_substrings,
+}
 LATEST = max(MIGRATIONS)
 
 

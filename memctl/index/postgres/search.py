@@ -120,8 +120,9 @@ def candidate_lists(
     trigram_words = substring_list.trigram_words(query, plan)
     if "trigram" in wanted:
         share = substrings.shares(store, plan, rows)
+        unheld = substrings.unheld(store, trigram_words)
         sql, sql_args = substrings.statement(
-            query, plan, trigram_words, (filters, vaults), where, params, limit, share
+            query, plan, trigram_words, (filters, vaults), where, params, limit, share, unheld
         )
         run.add(with_texts((sql, sql_args)))
     if "fts" in wanted:

@@ -59,6 +59,7 @@ class PgStore(PgWrites, PgReads):
         self._shares: tuple[float, dict[str, float]] | None = None
         self._prefetched: dict[int, ChunkRecord] = {}
         self.chunk_words: dict[int, ChunkWords] = {}  # by id: a row's text never changes
+        self.held_substrings: set[str] = set()  # words the vocabulary holds (substrings.unheld)
         self._searches = 0
         self._side: SideConnections | None = None
 

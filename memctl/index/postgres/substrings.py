@@ -9,7 +9,9 @@ the planner. The rows are scored by the SQLite backend's own code.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from memctl.search.candidates import Filters, LexicalPlan
@@ -22,10 +24,47 @@ if TYPE_CHECKING:
 
 SCAN_ROWS = 2000  # a substring lookup expected to stop within this many rows scans the table
 KEPT_WORDS = 50_000  # chunks whose words a store keeps for the substring list's scores
+WORDS_SHARE = 0.002  # a substring in more rows is looked up through the trigram index
+_TOKEN = re.compile(r"[^\W_]+")  # one token of the index (words.tokens)
 
 
 def _like(word: str) -> str:
     return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def unheld(store: PgStore, lookups: list[str]) -> set[str]:
+    """The lookups no word of the vocabulary (`lexemes`: every indexed token) holds: their
+    substring lookups would find no row, so they are not run (migration 4).
+
+    Only a word of word characters whose lowercase is its folded form can be answered so:
+    every text ILIKE finds it in then holds it inside one token (split on what is not a
+    word character), and that token, folded, holds it. Others (identifiers with `.`
+    or `_`, words with diacritics) are looked up as before. A word found in the
+    vocabulary stays found (it is never emptied), so it is asked once per store."""
+    asked = {w: fold(w) for w in lookups if _answerable(w)}
+    unknown = sorted(set(asked.values()) - store.held_substrings)
+    if not unknown:
+        return set()
+    if len(store.held_substrings) > KEPT_WORDS:
+        store.held_substrings.clear()
+    patterns = {_like(f): f for f in unknown}
+    for (pattern,) in store.conn.execute(
+        "SELECT * FROM memctl_held_substrings(%s::text[])", (list(patterns),)
+    ).fetchall():
+        store.held_substrings.add(patterns[pattern])
+    return {w for w, f in asked.items() if f not in store.held_substrings}
+
+
+def through_words(word: str, share: float) -> bool:
+    """Whether a lookup may find `word`'s rows through the words' index, from the words of
+    the vocabulary that hold it (`memctl_substrings_held`): a word they can answer for, in
+    under WORDS_SHARE of the rows by the statistics (a common word holding it would put
+    its posting list, most of it not needed, in the lookup's bitmap)."""
+    return share < WORDS_SHARE and _answerable(word)
+
+
+def _answerable(word: str) -> bool:
+    return has_trigram(word) and fold(word) == word.lower() and _TOKEN.fullmatch(word) is not None
 
 
 def statement(
@@ -37,20 +76,28 @@ def statement(
     params: list[Any],
     limit: int,
     share: Callable[[str], float],
+    unheld: AbstractSet[str] = frozenset(),
 ) -> tuple[str, list[Any]]:
     """Unranked substring lookups (all words together, then each), as the SQLite list.
 
     Each lookup is a scan of the table or goes through the trigram index, as memctl
-    decides from the substring's `share` of the rows (`scanned`), not the planner."""
+    decides from the substring's `share` of the rows (`scanned`), not the planner. A
+    lookup of an `unheld` word (no row holds it) is left out, and so is the all-words
+    lookup when it holds one: their rows are none."""
     per_word = limit * 2
     dropped = set(plan.dropped)
     usable = [w for w in lookups if len(w) >= 3]
     coordinate = [w for w in usable if w not in dropped]
+    if unheld & set(coordinate):
+        coordinate = []
+    usable = [w for w in usable if w not in unheld]
     select = "SELECT '{}' AS kind, c.id, 0::float8 AS score, c.text FROM chunks AS c WHERE "
     # The index whatever the planner would guess (schema.py: memctl_substrings).
+    # Through the words' index where the vocabulary allows (migration 4), else as above.
     indexed = (
-        "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings("
-        "%s::text[], %s::text[], %s::text, %s::text, %s::text, %s::text, %s::integer) AS s"
+        "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings_held("
+        "%s::text[], %s::text[], %s::text[], %s::text, %s::text, %s::text, %s::text, "
+        "%s::integer) AS s"
     )
     filters, vaults = searched
     function_filters: list[Any] = [
@@ -77,7 +124,13 @@ def statement(
             )
         return (
             f"{indexed.format(kind)}{' WHERE ' + gate if gate else ''}",
-            [[_like(w) for w in words], *function_filters, per_word, *gate_args],
+            [
+                [_like(w) for w in words],
+                [_like(fold(w)) if through_words(w, share(w)) else None for w in words],
+                *function_filters,
+                per_word,
+                *gate_args,
+            ],
         )
 
     parts: list[str] = []
