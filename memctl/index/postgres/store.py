@@ -150,8 +150,11 @@ class PgStore(PgWrites, PgReads):
             )
 
     def _flush_deferred(self) -> None:
-        """The vocabulary (typo hints) and first-seen usage rows: losing them to a dropped
-        connection costs nothing the next sync or search does not restore."""
+        """The vocabulary (typo hints, and which substring lookups can match anything) and
+        first-seen usage rows. A connection dropped between the commit and these statements
+        loses the new words until a file holding them is written again: BM25 still finds
+        them whole; only a substring lookup of one (memctl_held_substrings) is skipped.
+        A lost usage row costs nothing the next sync or search does not restore."""
         words_, hashes = sorted(self._new_words), sorted(self._new_hashes.items())
         self._new_words.clear()
         self._new_hashes.clear()
