@@ -4,7 +4,9 @@ and prefix vocabulary; memctl.search.hybrid fuses them."""
 
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -21,6 +23,19 @@ if TYPE_CHECKING:
     from memctl.config import SearchSettings
     from memctl.search.scoring import Policy
     from memctl.sqlite import Connection
+
+
+_worker: ThreadPoolExecutor | None = None
+_worker_lock = threading.Lock()
+
+
+def _background() -> ThreadPoolExecutor:
+    """One thread per process for the vector product of a search (made on first use)."""
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memctl-vectors")
+        return _worker
 
 
 @dataclass
@@ -110,6 +125,12 @@ class CandidateLists:
         )
         lists: dict[str, dict[int, float]] = {}
         started = time.perf_counter()
+        # The vector product runs beside the lexical lists' SQL when it can (both release
+        # the GIL): the same list, found while FTS5 ranks.
+        qvec = ahead = None
+        if "vector" in wanted and self.has_vectors():
+            qvec = vector if vector is not None else self.embed_query(query)
+            ahead = self._vector_ahead(qvec, filters, limit)
         if "fts" in wanted:
             lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
             if "window" in wanted:
@@ -118,11 +139,22 @@ class CandidateLists:
             lists["trigram"] = substring_list.trigram_candidates(
                 conn, parsed, plan, filters, limit, self._kept.trigram
             )
-        if "vector" in wanted and self.has_vectors():
-            qvec = vector if vector is not None else self.embed_query(query)
-            lists["vector"] = self._vector_candidates(qvec, filters, limit)
+        if qvec is not None:
+            if ahead is not None:
+                with ahead as product:
+                    lists["vector"] = product.result()
+            else:
+                lists["vector"] = self._vector_candidates(qvec, filters, limit)
             return _Candidates(plan, lists, started, qvec)
         return _Candidates(plan, lists, started)
+
+    def _vector_ahead(self, qvec: Any, filters: Filters, limit: int) -> vectors.Ahead | None:
+        """The vector list computed in the background thread, when it needs no SQL (no
+        filters, the matrix held and not re-checked; smaller indexes have no matrix)."""
+        matrix = self._matrix
+        if self.fresh or not matrix or filters.active():
+            return None
+        return vectors.Ahead(_background(), matrix, qvec, limit)
 
     def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
         conn = self._sqlite()
