@@ -153,9 +153,10 @@ class CandidateLists:
         if "fts" in wanted:
             lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
             if "window" in wanted:
+                # Ranked here if its thread has not started on it (no free core).
                 lists["window"] = (
                     windows.result()
-                    if windows is not None
+                    if windows is not None and not windows.cancel()
                     else window_candidates(conn, plan, filters, limit)
                 )
         if "trigram" in wanted:
@@ -164,8 +165,8 @@ class CandidateLists:
             )
         if qvec is not None:
             if ahead is not None:
-                with ahead as product:
-                    lists["vector"] = product.result()
+                with ahead:
+                    lists["vector"] = ahead.result()
             else:
                 lists["vector"] = self._vector_candidates(qvec, filters, limit)
             return _Candidates(plan, lists, started, qvec)

@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -153,7 +153,7 @@ _blas: Any = None
 
 class Ahead:
     """`matrix.top(query, limit)` in `worker` (another thread) while the caller does
-    other work that uses no BLAS, e.g. SQL: `with Ahead(...) as product: product.result()`.
+    other work that uses no BLAS, e.g. SQL: `with Ahead(...) as ahead: ahead.result()`.
 
     BLAS is held at one thread by the caller's thread for the whole span: set and
     restored from the worker instead, OpenBLAS's own threads spun ~14 ms of CPU a search
@@ -165,18 +165,27 @@ class Ahead:
         self._held = _one_blas_thread()
         self._held.__enter__()
         try:
-            query = np.asarray(query, dtype=np.float32)
-            self._future = worker.submit(matrix.top_unheld, query, limit)
+            self._args = (np.asarray(query, dtype=np.float32), limit)
+            self._matrix = matrix
+            self._future = worker.submit(matrix.top_unheld, *self._args)
         except BaseException:
             self._held.__exit__(None, None, None)
             raise
 
-    def __enter__(self) -> Future[dict[int, float]]:
-        return self._future
+    def result(self) -> dict[int, float]:
+        """The list; computed here if the worker has not started on it (a busy machine
+        has no core for it: waiting would only add its wait to the search)."""
+        if self._future.cancel():
+            return self._matrix.top_unheld(*self._args)
+        return self._future.result()
+
+    def __enter__(self) -> Ahead:
+        return self
 
     def __exit__(self, *exc: object) -> None:
         try:
-            self._future.result()  # never leave the product running past the span
+            if not self._future.cancel():
+                self._future.result()  # never leave the product running past the span
         except BaseException:
             pass
         finally:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -85,5 +86,13 @@ def test_the_product_computed_ahead_in_another_thread_is_top_s_answer() -> None:
                 ahead = product.result()
             assert list(ahead.items()) == list(matrix.top(query, 30).items())
             assert next(iter(ahead)) == i * 3
+        # A worker busy elsewhere: the caller computes the list itself, the same.
+        gate = threading.Event()
+        worker.submit(gate.wait)
+        query = rows[42]
+        with vectors.Ahead(worker, matrix, query, 30) as product:
+            inline = product.result()
+        gate.set()
+        assert list(inline.items()) == list(matrix.top(query, 30).items())
     finally:
         worker.shutdown()
