@@ -75,6 +75,7 @@ class Searcher(CandidateLists):
         # What earlier searches read from the index (memctl.search.kept): valid while the
         # index does not change, so emptied whenever a search re-checks freshness.
         self._kept = IndexMemory()
+        self._beside = None  # lists.py: the window list's connection, once needed
         self.timings: dict[str, float] = {}
         # scripts/train_reranker: receives every search's reranking features and windows.
         self.rerank_sink: finish.RerankSink | None = None
@@ -86,6 +87,7 @@ class Searcher(CandidateLists):
         return self._store
 
     def close(self) -> None:
+        self._close_beside()
         if self._store is not None:
             self._store.close()
             self._store = None

@@ -4,23 +4,55 @@ and prefix vocabulary; memctl.search.hybrid fuses them."""
 
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from memctl.index.backend import IndexBackend, sqlite_connection
+from memctl.index.store import Store
 from memctl.search import candidates as cand
 from memctl.search import substring_list, vectors, vocab
 from memctl.search.candidates import Filters
 from memctl.search.kept import IndexMemory
 from memctl.search.query import Query
 from memctl.search.window_list import window_candidates
+from memctl.sqlite import connect
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
     from memctl.config import SearchSettings
     from memctl.search.scoring import Policy
     from memctl.sqlite import Connection
+
+
+_worker: ThreadPoolExecutor | None = None
+_worker_lock = threading.Lock()
+
+
+def _background() -> ThreadPoolExecutor:
+    """One thread per process for the vector product of a search (made on first use)."""
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memctl-vectors")
+        return _worker
+
+
+class _Beside:
+    """A second connection to the SQLite index and the one thread that reads it: a kept
+    Searcher's window list ranks there while the words list ranks on the main
+    connection (FTS5 runs without the GIL), as the vector product does beside both."""
+
+    def __init__(self, path: Path) -> None:
+        self.conn = connect(path, load_vec=False)
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memctl-windows")
+
+    def close(self) -> None:
+        self.worker.shutdown(wait=True)
+        self.conn.close()
 
 
 @dataclass
@@ -40,6 +72,7 @@ class CandidateLists:
     _vocab: vocab.Vocabulary | None
     _matrix: vectors.VectorMatrix | Literal[False] | None  # False: not worth it
     _kept: IndexMemory
+    _beside: _Beside | None
     policy: Policy
 
     @property
@@ -110,19 +143,60 @@ class CandidateLists:
         )
         lists: dict[str, dict[int, float]] = {}
         started = time.perf_counter()
+        # The vector product runs beside the lexical lists' SQL when it can (both release
+        # the GIL): the same list, found while FTS5 ranks.
+        qvec = ahead = None
+        if "vector" in wanted and self.has_vectors():
+            qvec = vector if vector is not None else self.embed_query(query)
+            ahead = self._vector_ahead(qvec, filters, limit)
+        windows = self._windows_beside(plan, filters, limit) if "window" in wanted else None
         if "fts" in wanted:
             lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
             if "window" in wanted:
-                lists["window"] = window_candidates(conn, plan, filters, limit)
+                # Ranked here if its thread has not started on it (no free core).
+                lists["window"] = (
+                    windows.result()
+                    if windows is not None and not windows.cancel()
+                    else window_candidates(conn, plan, filters, limit)
+                )
         if "trigram" in wanted:
             lists["trigram"] = substring_list.trigram_candidates(
                 conn, parsed, plan, filters, limit, self._kept.trigram
             )
-        if "vector" in wanted and self.has_vectors():
-            qvec = vector if vector is not None else self.embed_query(query)
-            lists["vector"] = self._vector_candidates(qvec, filters, limit)
+        if qvec is not None:
+            if ahead is not None:
+                with ahead:
+                    lists["vector"] = ahead.result()
+            else:
+                lists["vector"] = self._vector_candidates(qvec, filters, limit)
             return _Candidates(plan, lists, started, qvec)
         return _Candidates(plan, lists, started)
+
+    def _vector_ahead(self, qvec: Any, filters: Filters, limit: int) -> vectors.Ahead | None:
+        """The vector list computed in the background thread, when it needs no SQL (no
+        filters, the matrix held and not re-checked; smaller indexes have no matrix)."""
+        matrix = self._matrix
+        if self.fresh or not matrix or filters.active():
+            return None
+        return vectors.Ahead(_background(), matrix, qvec, limit)
+
+    def _windows_beside(
+        self, plan: cand.LexicalPlan, filters: Filters, limit: int
+    ) -> Future[dict[int, float]] | None:
+        """The window list ranked on the second connection, for a Searcher kept across
+        searches (not one that re-checks freshness: it answers on one connection)."""
+        if self.fresh or not isinstance(self.store, Store):
+            return None
+        if self._beside is None:
+            self._beside = _Beside(self.store.path)
+        return self._beside.worker.submit(
+            window_candidates, self._beside.conn, plan, filters, limit
+        )
+
+    def _close_beside(self) -> None:
+        if self._beside is not None:
+            self._beside.close()
+            self._beside = None
 
     def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
         conn = self._sqlite()

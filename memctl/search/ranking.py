@@ -22,6 +22,7 @@ from memctl.search.scoring import (
     Policy,
     Signals,
     composite,
+    composite_product,
     context_boost,
     jaccard,
     mmr,
@@ -112,22 +113,26 @@ def score(
             fixed = record_factors(plain, now, policy)
             known = memo[cid] = (record, today, policy, plain, fixed, item)
         items[cid] = known[5]
+        if not explain:
+            scored[cid], product[cid] = composite_product(
+                relevance, known[3], words, policy, known[4], record.hash in recent
+            )
+            continue
         signals = known[3]
         if record.hash in recent:
             signals = dataclasses.replace(signals, returned_recently=True)
         value, factors = composite(relevance, signals, words, now, policy, known[4])
         scored[cid] = value
         product[cid] = math.prod(factors.values())
-        if explain:
-            detail[cid] = {
-                "raw": {name: round(lists[name][cid], 6) for name in lists if cid in lists[name]},
-                "contribution": {name: round(v, 6) for name, v in parts.items()},
-                "relevance": round(relevance, 6),
-                "context": round(relevance - base[cid], 6),
-                "factors": {name: round(v, 6) for name, v in factors.items()},
-                "access_count": record.access_count,
-                "final": round(value, 6),
-            }
+        detail[cid] = {
+            "raw": {name: round(lists[name][cid], 6) for name in lists if cid in lists[name]},
+            "contribution": {name: round(v, 6) for name, v in parts.items()},
+            "relevance": round(relevance, 6),
+            "context": round(relevance - base[cid], 6),
+            "factors": {name: round(v, 6) for name, v in factors.items()},
+            "access_count": record.access_count,
+            "final": round(value, 6),
+        }
     settled = settle(scored, boosted, records, now, detail, items)
     return Scored(settled, boosted, detail, scored, product, items)
 

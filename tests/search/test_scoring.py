@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, datetime
+from math import prod
 
 import pytest
 
@@ -9,11 +11,13 @@ from memctl.search.scoring import (
     Signals,
     Weights,
     composite,
+    composite_product,
     fuse_rrf,
     fuse_weighted,
     mmr,
     normalise,
     recency,
+    record_factors,
     text_similarity,
 )
 
@@ -153,3 +157,28 @@ def test_context_boost_takes_the_best_neighbour_not_the_sum() -> None:
     relevance = {1: 0.1, 2: 0.5, 3: 0.5, 4: 0.5}
     boosted = context_boost(relevance, placed, Policy(context_weight=0.3, context_lines=12))
     assert boosted[1] == pytest.approx(0.1 + 0.3 * 0.5)
+
+
+@pytest.mark.parametrize("recent", [False, True])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"day": date(2026, 10, 1), "importance": 0.9, "access_count": 7},
+        {"tags": ("#sqlite", "db"), "day": date(2026, 11, 20), "importance": 0.13},
+        {"source": "decision", "text": "superseded by the new plan", "day": date(2025, 1, 2)},
+    ],
+)
+def test_composite_product_is_composite_s_score_and_factors_product(
+    kw: dict[str, object], recent: bool
+) -> None:
+    plain = signals(**kw)
+    fixed = record_factors(plain, NOW, POLICY)
+    words = ["sqlite", "why"]
+    value, factors = composite(
+        0.3717, replace(plain, returned_recently=recent), words, NOW, POLICY, fixed
+    )
+    assert composite_product(0.3717, plain, words, POLICY, fixed, recent) == (
+        value,
+        prod(factors.values()),
+    )

@@ -288,3 +288,23 @@ def test_kept_fitting_snippets_answer_as_fresh_ones_for_another_query(
     assert any(fit is not None for fit in fits.values())
     if budget == 10:
         assert any(fit is None for fit in fits.values())
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "lexical"])
+def test_a_kept_searcher_s_window_list_on_its_second_connection_answers_as_one_connection(
+    indexed_fixture: Vault, mode: str
+) -> None:
+    queries = ["why sqlite", "backup schedule", "deploy friday", "kubernetes migration"]
+    with Searcher(indexed_fixture) as fresh:
+        expected = [
+            fresh.search(q, log=False, now=NOW, mode=mode, explain=True).to_dict() for q in queries
+        ]
+    with Searcher(indexed_fixture, fresh=False) as kept:
+        for _ in range(2):
+            answers = [
+                kept.search(q, log=False, now=NOW, mode=mode, explain=True).to_dict()
+                for q in queries
+            ]
+            assert answers == expected
+        assert kept._beside is not None  # the window list ranked on the second connection
+    assert kept._beside is None  # closed with the Searcher

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from memctl.index.store import Store
@@ -68,3 +71,28 @@ def test_sketch_pads_dimensions_to_whole_words() -> None:
     vecs = np.random.default_rng(0).standard_normal((3, 100)).astype(np.float32)
     bits = vectors.sketch(vecs, np.zeros(100, np.float32))
     assert bits.shape == (2, 3) and bits.dtype == np.uint64
+
+
+def test_the_product_computed_ahead_in_another_thread_is_top_s_answer() -> None:
+    rng = np.random.default_rng(5)
+    rows = rng.standard_normal((6000, 64)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    matrix = vectors.VectorMatrix(np.arange(6000, dtype=np.int64) * 3, rows)
+    worker = ThreadPoolExecutor(max_workers=1)
+    try:
+        for i in (0, 17, 5999):
+            query = rows[i] + 0.05 * rng.standard_normal(64).astype(np.float32)
+            with vectors.Ahead(worker, matrix, query, 30) as product:
+                ahead = product.result()
+            assert list(ahead.items()) == list(matrix.top(query, 30).items())
+            assert next(iter(ahead)) == i * 3
+        # A worker busy elsewhere: the caller computes the list itself, the same.
+        gate = threading.Event()
+        worker.submit(gate.wait)
+        query = rows[42]
+        with vectors.Ahead(worker, matrix, query, 30) as product:
+            inline = product.result()
+        gate.set()
+        assert list(inline.items()) == list(matrix.top(query, 30).items())
+    finally:
+        worker.shutdown()
