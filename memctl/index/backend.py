@@ -9,8 +9,6 @@ nothing for the second backend.
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -237,29 +235,3 @@ def sqlite_connection(store: IndexBackend) -> Connection | None:
     from memctl.index.store import Store
 
     return store.conn if isinstance(store, Store) else None
-
-
-class SpanIndex:
-    """A file's chunk spans (id, line_start, line_end) in id order, and the ids of those a
-    window of lines overlaps: when the ids follow the lines (starts and ends never fall,
-    as a file indexed in one go gives), they are one run found by bisection, else each
-    span is tested."""
-
-    __slots__ = ("ends", "rows", "starts")
-
-    def __init__(self, rows: list[tuple[int, int, int]]) -> None:
-        self.rows = rows
-        starts = [r[1] for r in rows]
-        ends = [r[2] for r in rows]
-        ordered = all(a <= b for a, b in itertools.pairwise(starts)) and all(
-            a <= b for a, b in itertools.pairwise(ends)
-        )
-        self.starts: list[int] | None = starts if ordered else None
-        self.ends: list[int] = ends
-
-    def overlapping(self, lo: int, hi: int) -> list[int]:
-        if self.starts is None:
-            return [int(cid) for cid, start, end in self.rows if end >= lo and start <= hi]
-        first = bisect.bisect_left(self.ends, lo)  # the first span ending at lo or later
-        stop = bisect.bisect_right(self.starts, hi)  # the first starting after hi
-        return [int(row[0]) for row in self.rows[first:stop]]

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memctl import clock
-from memctl.index import migrations, neighbours, usage, window_words
-from memctl.index.backend import SpanIndex, insert_rows, iter_batches, select_in
+from memctl.index import migrations, neighbours, usage, window_spans, window_words
+from memctl.index.backend import insert_rows, iter_batches, select_in
 from memctl.index.chunker import Chunk
 from memctl.index.damage import (
     REBUILD_HINT,
@@ -56,7 +56,7 @@ class Store:
         self.conn = conn
         self.path = path
         self.vault_name = vault_name
-        self._span_index: dict[str, SpanIndex] = {}  # window_vectors' spans, by path
+        self._span_index: dict[str, window_spans.SpanIndex] = {}  # window_vectors' spans, by path
 
     @classmethod
     def open(
@@ -349,44 +349,11 @@ class Store:
         matrix: Any = None,
         spans: dict[str, list[tuple[int, int, int]]] | None = None,
     ) -> list[dict[int, np.ndarray]]:
-        """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it (chunks
-        without a vector yet left out); the vectors are read once for all windows, from
-        `matrix` (a search.vectors.VectorMatrix of this index) when given. `spans`: each
-        file's (id, line_start, line_end) in id order, kept by the caller while the index
-        is unchanged (read here when missing)."""
-        import numpy as np
-
-        if spans is None:
-            spans = {}
-        inside = []
-        index = self._span_index
-        if len(index) > 50_000:
-            index.clear()
-        for _v, path, lo, hi in windows:
-            rows = spans.get(path)
-            if rows is None:
-                # In id order, as the chunks_path index returns a path's rows.
-                rows = spans[path] = self.conn.execute(
-                    "SELECT id, line_start, line_end FROM chunks WHERE path = ? ORDER BY id",
-                    (path,),
-                ).fetchall()
-            known = index.get(path)
-            if known is None or known.rows is not rows:
-                known = index[path] = SpanIndex(rows)
-            inside.append(known.overlapping(lo, hi))
-        wanted = list(dict.fromkeys(cid for ids in inside for cid in ids))
-        if matrix is not None:
-            found = matrix.rows(wanted)
-            return [{cid: found[cid] for cid in ids if cid in found} for ids in inside]
-        found = {
-            int(cid): np.frombuffer(blob, dtype=np.float32)
-            for cid, blob in select_in(
-                self.conn,
-                "SELECT rowid, embedding FROM chunks_vec WHERE rowid IN ({marks})",
-                wanted,
-            )
-        }
-        return [{cid: found[cid] for cid in ids if cid in found} for ids in inside]
+        """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it
+        (index/window_spans.py)."""
+        if len(self._span_index) > 50_000:
+            self._span_index.clear()
+        return window_spans.window_vectors(self.conn, self._span_index, windows, matrix, spans)
 
     def near_pairs(
         self, min_cosine: float, k: int, blocks: neighbours.BlockSource | None = None

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import random
 
-from memctl.index.backend import SpanIndex
+from memctl.index.window_spans import SpanIndex
 
 
 def plain(rows: list[tuple[int, int, int]], lo: int, hi: int) -> list[int]:
