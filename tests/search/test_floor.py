@@ -439,11 +439,11 @@ def test_later_floor_is_the_classifiers_later_logits_in_its_script() -> None:
     assert fl.Classifier.from_dict(model.to_dict()).later == round(model.later, 6)
 
 
-def test_fit_classifier_sets_a_later_bar_where_it_costs_no_own_answer() -> None:
+def _near_answer_questions() -> list[Question]:
+    """Own answers alone, and foreign questions with two near-answers as strong as the
+    weakest own answer: one bar for all cannot reject them without losing it, a later
+    bar can (no own question has a second result to lose)."""
     signals = fl.QuerySignals(best_cosine=0.85, lowest_cosine=0.7, script="latin")
-    # Own answers come first; foreign questions have two near-answers as strong as the
-    # weakest own answer: one bar for all cannot reject them without losing it, a later
-    # bar can (no own question has a second result to lose).
     own = [
         Question(True, (Observed(c, v, gold=True),), 0.0, signals)
         for c, v in ((0.8, 0.84), (0.7, 0.85), (0.3, 0.81))
@@ -451,24 +451,24 @@ def test_fit_classifier_sets_a_later_bar_where_it_costs_no_own_answer() -> None:
     foreign = [
         Question(False, (Observed(0.3, 0.81), Observed(0.3, 0.81)), 0.0, signals) for _ in range(3)
     ]
-    chosen, results = floor_learn.fit_classifier({"set": own + foreign}, max_own_lost=0.0)
+    return own + foreign
+
+
+def test_fit_classifier_sets_a_later_bar_where_it_costs_no_own_answer() -> None:
+    chosen, results = floor_learn.fit_classifier(
+        {"set": _near_answer_questions()}, max_own_lost=0.0
+    )
     assert results["set"].own_lost == 0.0 and results["set"].foreign_rejected == 1.0
     assert chosen.classifier is not None
     assert chosen.classifier.for_result("latin", False).later > 0
 
 
 def test_fit_bars_keeps_the_weights_and_refits_the_bars() -> None:
-    signals = fl.QuerySignals(best_cosine=0.85, lowest_cosine=0.7, script="latin")
-    own = [
-        Question(True, (Observed(c, v, gold=True),), 0.0, signals)
-        for c, v in ((0.8, 0.84), (0.7, 0.85), (0.3, 0.81))
-    ]
-    foreign = [
-        Question(False, (Observed(0.3, 0.81), Observed(0.3, 0.81)), 0.0, signals) for _ in range(3)
-    ]
     model = fl.Classifier((100.0, 10.0), -90.0, (("latin", 0.0),))
     start = FloorThresholds(0.3, max_missing=1.0, classifier=fl.ByScript((("latin", model),)))
-    chosen, results = floor_learn.fit_bars({"set": own + foreign}, start, max_own_lost=0.0)
+    chosen, results = floor_learn.fit_bars(
+        {"set": _near_answer_questions()}, start, max_own_lost=0.0
+    )
     assert chosen.classifier is not None
     fitted = chosen.classifier.for_result("latin", False)
     assert fitted.weights == model.weights and fitted.bias == model.bias
