@@ -84,6 +84,13 @@ SEARCH = ToolSpec(
                 "maxLength": 300,
                 "description": "Only files under this path prefix, e.g. 'memory/archive/2025-'.",
             },
+            "as_of": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 100,
+                "description": "Search the memory as committed in git at this date "
+                "(YYYY-MM-DD) or revision, e.g. to see what was believed then.",
+            },
         },
         "required": ["query"],
         "additionalProperties": False,

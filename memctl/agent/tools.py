@@ -75,24 +75,31 @@ def _search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         raise ToolFailure("invalid_arguments", "query: must not be blank")
     from memctl.search.candidates import Filters
 
-    response = search(
-        ctx.vault,
-        query,
-        k=int(args.get("k", 5)),
-        log=True,
-        now=ctx.moment,
-        budget=args.get("budget"),
-        filters=Filters(path=args["path"]) if args.get("path") else None,
-    )
+    options: dict[str, Any] = {
+        "k": int(args.get("k", 5)),
+        "now": ctx.moment,
+        "budget": args.get("budget"),
+        "filters": Filters(path=args["path"]) if args.get("path") else None,
+    }
+    if args.get("as_of"):
+        from memctl.search.as_of import search_as_of
+
+        # The past is read, not used: no usage log, as `memctl search --as-of`.
+        response = search_as_of(ctx.vault, args["as_of"], query, **options)
+    else:
+        response = search(ctx.vault, query, log=True, **options)
     notices = list(response.notices)
     if not response.matched and response.below_floor:
         notices.insert(0, NO_MATCH)
-    return {
+    out = {
         "query": query,
         "results": [hit.to_dict() for hit in response.results],
         "below_floor": response.below_floor,
         "notices": notices,
     }
+    if response.as_of:
+        out.update(response.as_of)
+    return out
 
 
 NO_MATCH = "no memory matches this query"

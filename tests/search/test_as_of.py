@@ -129,3 +129,23 @@ def test_cli_search_and_show_as_of(history: Vault) -> None:
 def test_not_a_git_repository_is_a_clear_error(vault_dir: Path, runner: CliRunner) -> None:
     out = runner.invoke(app, ["--vault", str(vault_dir), "search", "x", "--as-of", "2026-10-01"])
     assert out.exit_code == 2 and "needs a git repository" in out.stderr
+
+
+def test_search_memory_tool_as_of(history: Vault) -> None:
+    from memctl.agent.tools import call_tool
+
+    past = call_tool(history, "search_memory", {"query": "zebra audit", "as_of": "2026-10-02"})
+    assert past["ok"], past
+    assert past["as_of"] == "2026-10-02" and past["commit"] == resolve(history, "2026-10-01").commit
+    assert past["results"][0]["path"] == "memory/daily/2026-10-01.md"
+    before = call_tool(
+        history, "search_memory", {"query": "rollout percentage", "as_of": "2026-09-15"}
+    )
+    assert before["ok"] and not any("1%, 10%" in r["snippet"] for r in before["results"])
+    live = call_tool(history, "search_memory", {"query": "zebra audit"})
+    assert live["ok"] and "as_of" not in live and "commit" not in live
+    early = call_tool(history, "search_memory", {"query": "x", "as_of": "2025-01-01"})
+    assert not early["ok"] and early["error"]["type"] == "refused"
+    assert "precedes" in early["error"]["message"]
+    flag = call_tool(history, "search_memory", {"query": "x", "as_of": "--output=/tmp/x"})
+    assert not flag["ok"] and "not a date or a git revision" in flag["error"]["message"]
