@@ -67,6 +67,11 @@ class TextWords:
 text_words = TextWords
 
 
+def has_words(text: str) -> bool:
+    """Whether `text` holds a word (as TextWords(text).words would), without listing them."""
+    return _WORD.search(text) is not None
+
+
 def kept_text_words(table: dict[str, TextWords], text: str) -> TextWords:
     """text_words of `text`, made once per table (a Searcher keeps one table across
     searches for its snippets, floor and reranker lines)."""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memctl.search.floor import WeightedTerm
-from memctl.search.matcher import TextWords, kept_text_words
+from memctl.search.matcher import TextWords, has_words, kept_text_words
 from memctl.search.scoring import LISTS
 
 FEATURES = (
@@ -123,15 +123,18 @@ class _Line:
 
     __slots__ = ("counts", "found", "hits", "speaker", "words")
 
-    def __init__(self, kept: TextWords, known: _Terms, speaker: str | None) -> None:
-        words, distinct = kept.words, kept.distinct
-        self.words = bool(words)
+    def __init__(self, kept: TextWords | bool, known: _Terms, speaker: str | None) -> None:
         self.speaker = speaker
         counts: dict[int, int] = {}
         self.counts: dict[int, int] = counts
         self.found: frozenset[int] = frozenset()
         # The first query word each word is, for the `adjacent` feature.
         self.hits: tuple[int | None, ...] = ()
+        if isinstance(kept, bool):  # no needle in it: whether it has words is all it shows
+            self.words = kept
+            return
+        words, distinct = kept.words, kept.distinct
+        self.words = bool(words)
         # Most lines hold no query word: found by substring tests and set operations,
         # without a word loop.
         if not known.any_hit(kept):
@@ -207,7 +210,15 @@ class _Terms:
     def line(self, text: str) -> _Line:
         known = self._lines.get(text)
         if known is None:
-            kept = kept_text_words(self._words, text)
+            kept: TextWords | bool | None = self._words.get(text)
+            if kept is None:
+                # A line seen for the first time is split into words only if a needle is in
+                # its lowercase: most of a window's lines hold none.
+                lower, needles = text.lower(), self._needles
+                if needles is not None and not any(n in lower for n in needles):
+                    kept = has_words(text)
+                else:
+                    kept = kept_text_words(self._words, text)
             m = _SPEAKER.match(text)
             speaker = m.group(1).split()[0].lower() if m else None
             known = self._lines[text] = _Line(kept, self, speaker)

@@ -219,3 +219,5 @@ def test_the_quick_word_tests_leave_every_feature_as_it_was() -> None:
             )
             == plain_three
         )
+    # A line without a needle (first seen) is not split into words: it is not kept.
+    assert "deploy again" in kept and "blank words here" not in kept

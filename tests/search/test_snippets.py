@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from memctl.search.matcher import has_words
 from memctl.search.snippets import Matcher, TextWords, best_snippet, text_words
 from memctl.tokens import estimate_tokens
 
@@ -112,3 +113,10 @@ def test_spans_from_kept_words_are_the_plain_spans() -> None:
             for text in texts:
                 assert quick.spans(text) == plain.spans(text)
         assert set(kept) == set(texts)
+
+
+def test_has_words_is_whether_text_words_finds_any() -> None:
+    """The reranker's test for a line it does not split: the same word pattern."""
+    texts = ["", "   ", "---", "- **A:**", "a", "_", "שלום", "ΟΔΟΣ.", "12", "…!?"]
+    assert [has_words(t) for t in texts] == [bool(text_words(t).words) for t in texts]
+    assert not has_words("--- * ") and has_words("x")
