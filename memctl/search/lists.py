@@ -4,6 +4,7 @@ and prefix vocabulary; memctl.search.hybrid fuses them."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -143,32 +144,38 @@ class CandidateLists:
         )
         lists: dict[str, dict[int, float]] = {}
         started = time.perf_counter()
-        # The vector product runs beside the lexical lists' SQL when it can (both release
-        # the GIL): the same list, found while FTS5 ranks.
         qvec = ahead = None
         if "vector" in wanted and self.has_vectors():
             qvec = vector if vector is not None else self.embed_query(query)
-            ahead = self._vector_ahead(qvec, filters, limit)
-        windows = self._windows_beside(plan, filters, limit) if "window" in wanted else None
-        if "fts" in wanted:
-            lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
-            if "window" in wanted:
-                # Ranked here if its thread has not started on it (no free core).
-                lists["window"] = (
-                    windows.result()
-                    if windows is not None and not windows.cancel()
-                    else window_candidates(conn, plan, filters, limit)
+        # The vector product runs beside the lexical lists' SQL when it can (both release
+        # the GIL): the same list, found while FTS5 ranks. Its span (BLAS held at one
+        # thread) ends with this block, also when a lexical list raises.
+        with contextlib.ExitStack() as span:
+            if qvec is not None:
+                ahead = self._vector_ahead(qvec, filters, limit)
+                if ahead is not None:
+                    span.enter_context(ahead)
+            windows = self._windows_beside(plan, filters, limit) if "window" in wanted else None
+            if "fts" in wanted:
+                lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
+                if "window" in wanted:
+                    # Ranked here if its thread has not started on it (no free core).
+                    lists["window"] = (
+                        windows.result()
+                        if windows is not None and not windows.cancel()
+                        else window_candidates(conn, plan, filters, limit)
+                    )
+            if "trigram" in wanted:
+                lists["trigram"] = substring_list.trigram_candidates(
+                    conn, parsed, plan, filters, limit, self._kept.trigram
                 )
-        if "trigram" in wanted:
-            lists["trigram"] = substring_list.trigram_candidates(
-                conn, parsed, plan, filters, limit, self._kept.trigram
-            )
+            if qvec is not None:
+                lists["vector"] = (
+                    ahead.result()
+                    if ahead is not None
+                    else self._vector_candidates(qvec, filters, limit)
+                )
         if qvec is not None:
-            if ahead is not None:
-                with ahead:
-                    lists["vector"] = ahead.result()
-            else:
-                lists["vector"] = self._vector_candidates(qvec, filters, limit)
             return _Candidates(plan, lists, started, qvec)
         return _Candidates(plan, lists, started)
 

@@ -308,3 +308,40 @@ def test_a_kept_searcher_s_window_list_on_its_second_connection_answers_as_one_c
             assert answers == expected
         assert kept._beside is not None  # the window list ranked on the second connection
     assert kept._beside is None  # closed with the Searcher
+
+
+def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
+    indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    from memctl.search import lists, vectors
+
+    rows = np.eye(4, dtype=np.float32)
+    matrix = vectors.VectorMatrix(np.arange(4, dtype=np.int64), rows)
+    ended: list[bool] = []
+
+    class Spied(vectors.Ahead):
+        def __exit__(self, *exc: object) -> None:
+            ended.append(True)
+            super().__exit__(*exc)
+
+    def broken(*args: Any, **kwargs: Any) -> dict[int, float]:
+        raise RuntimeError("the words list failed")
+
+    worker = ThreadPoolExecutor(max_workers=1)
+    try:
+        with Searcher(indexed_fixture, fresh=False) as kept:
+            monkeypatch.setattr(
+                Searcher,
+                "_vector_ahead",
+                lambda self, qvec, filters, limit: Spied(worker, matrix, rows[0], limit),
+            )
+            monkeypatch.setattr(lists.cand, "fts_candidates", broken)
+            with pytest.raises(RuntimeError, match="words list failed"):
+                kept.search("why sqlite", log=False, now=NOW, vector=rows[0])
+    finally:
+        worker.shutdown()
+    assert ended == [True]  # the BLAS hold released, the product not left running
