@@ -229,6 +229,29 @@ def record_factors(signals: Signals, now: datetime, policy: Policy) -> tuple[flo
     )
 
 
+# composite()'s factors by name, in the order they multiply the relevance.
+FACTORS = ("recency", "importance", "access", "tags", "recent_penalty")
+
+
+def _factors(
+    signals: Signals,
+    query_words: Sequence[str],
+    policy: Policy,
+    fixed: tuple[float, float, float],
+    returned_recently: bool,
+) -> tuple[float, float, float, float, float]:
+    recency_, importance, access = fixed
+    tags = tag_factor(query_words, signals.tags, policy)[0]
+    return recency_, importance, access, tags, recent_factor(returned_recently, policy)
+
+
+def _times(relevance: float, factors: Sequence[float]) -> float:
+    score = relevance
+    for value in factors:
+        score *= value
+    return score
+
+
 def composite(
     relevance: float,
     signals: Signals,
@@ -239,18 +262,14 @@ def composite(
 ) -> tuple[float, dict[str, float]]:
     """The final score and each factor (for --explain); `fixed`: record_factors of these
     signals on `now`'s day, when the caller kept them."""
-    recency_, importance, access = fixed or record_factors(signals, now, policy)
-    factors = {
-        "recency": recency_,
-        "importance": importance,
-        "access": access,
-        "tags": tag_factor(query_words, signals.tags, policy)[0],
-        "recent_penalty": recent_factor(signals.returned_recently, policy),
-    }
-    score = relevance
-    for value in factors.values():
-        score *= value
-    return score, factors
+    factors = _factors(
+        signals,
+        query_words,
+        policy,
+        fixed or record_factors(signals, now, policy),
+        signals.returned_recently,
+    )
+    return _times(relevance, factors), dict(zip(FACTORS, factors, strict=True))
 
 
 def composite_product(
@@ -262,13 +281,10 @@ def composite_product(
     returned_recently: bool,
 ) -> tuple[float, float]:
     """composite()'s score (with `returned_recently` for the signals') and the product of
-    its factors, by the same multiplications in the same order, without the factors by
+    its factors, the same factors multiplied in the same order, without the factors by
     name that only --explain shows (~95 candidates a search)."""
-    recency_, importance, access = fixed
-    tags = tag_factor(query_words, signals.tags, policy)[0]
-    recent = recent_factor(returned_recently, policy)
-    score = relevance * recency_ * importance * access * tags * recent
-    return score, math.prod((recency_, importance, access, tags, recent))
+    factors = _factors(signals, query_words, policy, fixed, returned_recently)
+    return _times(relevance, factors), math.prod(factors)
 
 
 def mmr(
