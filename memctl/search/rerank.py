@@ -191,10 +191,15 @@ class _Terms:
                 self.first[word] = found[0]
         return found
 
+    def needle_free(self, lower: str) -> bool:
+        """Whether no needle is in a line's lowercase: then none of its words is a query word."""
+        needles = self._needles
+        return needles is not None and not any(n in lower for n in needles)
+
     def any_hit(self, kept: TextWords) -> bool:
         """Whether any of a line's words is a query word (each tested once per search)."""
         words, lower = kept.distinct, kept.lower
-        if self._needles is not None and not any(n in lower for n in self._needles):
+        if self.needle_free(lower):
             return False
         stems = self._stems
         if stems is None:
@@ -214,8 +219,7 @@ class _Terms:
             if kept is None:
                 # A line seen for the first time is split into words only if a needle is in
                 # its lowercase: most of a window's lines hold none.
-                lower, needles = text.lower(), self._needles
-                if needles is not None and not any(n in lower for n in needles):
+                if self.needle_free(text.lower()):
                     kept = has_words(text)
                 else:
                     kept = kept_text_words(self._words, text)
