@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from memctl.index.chunker import parse_front_matter
+from memctl.index.note_meta import parse_front_matter
 from memctl.notes import parse_decisions
 from memctl.tokens import estimate_tokens, truncate_to_tokens
 from memctl.vault import ARCHIVE_DIR

@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
-from memctl.notes import DECISION_HEADING, daily_note_date, parse_iso_date
+from memctl.index.note_meta import HEADING, extract_tags, note_date, parse_front_matter
+from memctl.notes import DECISION_HEADING, parse_iso_date
 from memctl.tokens import estimate_tokens
 from memctl.vault import source_of, tier_of
 
@@ -35,13 +36,8 @@ MAX_TOKENS = 200
 
 DEFAULT_IMPORTANCE = {"core": 1.0, "decision": 0.7, "daily": 0.5, "archive": 0.4}
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
-# A tag starts after whitespace or an opening bracket and holds at least one letter,
-# so `#1` (an issue number), `a#b` and URL fragments are not tags.
-_TAG = re.compile(r"(?:(?<=^)|(?<=[\s(\[{,;]))#([\w][\w/-]*)")
-_DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
 
 @dataclass(frozen=True)
@@ -66,14 +62,6 @@ class Chunk:
         )
 
 
-@dataclass(frozen=True)
-class FrontMatter:
-    end_line: int  # 0-based index of the line after the closing `---`; 0 without front matter
-    date: date | None
-    tags: tuple[str, ...]
-    importance: float | None
-
-
 @dataclass
 class _Block:
     start: int  # 0-based, inclusive
@@ -84,48 +72,6 @@ class _Block:
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-
-
-def parse_front_matter(lines: list[str]) -> FrontMatter:
-    """A small YAML subset: `key: value`, `tags: [a, b]` or `tags:` followed by `- a` lines."""
-    empty = FrontMatter(0, None, (), None)
-    if not lines or lines[0].strip() != "---":
-        return empty
-    close = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
-    if close is None:
-        return empty
-    values: dict[str, str] = {}
-    tags: list[str] = []
-    current: str | None = None
-    for raw in lines[1:close]:
-        item = re.match(r"^\s+-\s+(.*)$", raw)
-        if item and current == "tags":
-            tags.append(_unquote(item.group(1)))
-            continue
-        pair = re.match(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$", raw)
-        if not pair:
-            continue
-        current = pair.group(1).lower()
-        values[current] = pair.group(2).strip()
-    raw_tags = values.get("tags", "")
-    if raw_tags:
-        tags.extend(_unquote(t) for t in raw_tags.strip("[]").split(","))
-    when = parse_iso_date(_unquote(values.get("date", ""))[:10]) if values.get("date") else None
-    importance: float | None = None
-    if values.get("importance"):
-        try:
-            importance = min(1.0, max(0.0, float(_unquote(values["importance"]))))
-        except ValueError:
-            importance = None
-    clean = tuple(dict.fromkeys(t.lstrip("#").casefold() for t in tags if t.strip("# ")))
-    return FrontMatter(close + 1, when, clean, importance)
-
-
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
 
 
 def _blocks(lines: list[str], start: int) -> list[_Block]:
@@ -148,7 +94,7 @@ def _blocks(lines: list[str], start: int) -> list[_Block]:
             blocks.append(_Block(i, end, "fence", _cost(lines, i, end)))
             i = end + 1
             continue
-        if _HEADING.match(line):
+        if HEADING.match(line):
             blocks.append(_Block(i, i, "heading", estimate_tokens(line)))
             i += 1
             continue
@@ -162,7 +108,7 @@ def _blocks(lines: list[str], start: int) -> list[_Block]:
         while (
             j + 1 < n
             and lines[j + 1].strip()
-            and not _HEADING.match(lines[j + 1])
+            and not HEADING.match(lines[j + 1])
             and not _FENCE_OPEN.match(lines[j + 1])
             and not _LIST_ITEM.match(lines[j + 1])
         ):
@@ -185,7 +131,7 @@ def _item_end(lines: list[str], start: int, indent: int) -> int:
                 j = k
                 continue
             break
-        if _HEADING.match(line) or _FENCE_OPEN.match(line):
+        if HEADING.match(line) or _FENCE_OPEN.match(line):
             break
         if _indent(line) <= indent and _LIST_ITEM.match(line):
             break
@@ -253,7 +199,7 @@ def chunk_markdown(
     """Cut one vault file into chunks. Files outside the memory tiers give no chunks.
 
     `fallback_date` dates a daily or archive note that names no date of its own (the
-    caller's choice: its last git commit, else its file time); see `note_date`.
+    caller's choice: its last git commit, else its file time); see `note_meta.note_date`.
     """
     source = source_of(rel_path)
     tier = tier_of(rel_path)
@@ -261,10 +207,7 @@ def chunk_markdown(
         return []
     lines = text.splitlines()
     front = parse_front_matter(lines)
-    file_date = _file_date(rel_path, source, front)
-    if file_date is None and source in UNDATED_FALLBACK_SOURCES:
-        day = first_heading_date(lines[front.end_line :]) or fallback_date
-        file_date = day.isoformat() if day else None
+    file_date = note_date(lines, rel_path, source, front, fallback_date)
     importance = front.importance if front.importance is not None else DEFAULT_IMPORTANCE[source]
 
     chunks: list[Chunk] = []
@@ -285,7 +228,7 @@ def chunk_markdown(
 
     for block in _blocks(lines, front.end_line):
         if block.kind == "heading":
-            match = _HEADING.match(lines[block.start])
+            match = HEADING.match(lines[block.start])
             assert match is not None
             level, title = len(match.group(1)), (match.group(2) or "").strip()
             # A heading with nothing under it but a deeper heading (`# Title` then
@@ -348,60 +291,3 @@ def _make_chunk(
         tags=tags,
         importance=importance,
     )
-
-
-def extract_tags(text: str) -> list[str]:
-    """`#tag` words (any script), casefolded; pure digits are issue numbers, not tags."""
-    found = []
-    for match in _TAG.finditer(text):
-        tag = match.group(1).rstrip("/-")
-        if tag and not tag.isdigit() and not tag.replace("_", "").isdigit():
-            found.append(tag.casefold())
-    return list(dict.fromkeys(found))
-
-
-# Operational notes are dated; core.md is always current and decisions carry their own.
-UNDATED_FALLBACK_SOURCES = frozenset({"daily", "archive"})
-_ISO_IN_TEXT = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
-
-
-def first_heading_date(lines: list[str]) -> date | None:
-    """A date written in the note's first heading ("# Billing notes, archived 2026-09-09")."""
-    for line in lines:
-        if not line.strip():
-            continue
-        if not _HEADING.match(line):
-            return None
-        match = _ISO_IN_TEXT.search(line)
-        return parse_iso_date(match.group(1)) if match else None
-    return None
-
-
-def needs_fallback_date(text: str, rel_path: str) -> bool:
-    """Whether a note names no date of its own, so the caller should find one to pass in."""
-    source = source_of(rel_path)
-    if source not in UNDATED_FALLBACK_SOURCES:
-        return False
-    lines = text.splitlines()
-    front = parse_front_matter(lines)
-    body = lines[front.end_line :]
-    if _file_date(rel_path, source, front) is not None or first_heading_date(body) is not None:
-        return False
-    # A roll-up of packed daily notes ("## 2026-09-07" sections, see lifecycle.compact)
-    # is dated per section by the lifecycle rules; one file date would blur them.
-    return not any(_HEADING.match(line) and _ISO_IN_TEXT.search(line) for line in body)
-
-
-def _file_date(rel_path: str, source: str, front: FrontMatter) -> str | None:
-    name = rel_path.rsplit("/", 1)[-1]
-    if source == "daily":
-        day = daily_note_date(name)
-        return day.isoformat() if day else (front.date.isoformat() if front.date else None)
-    if source == "decision":
-        return None  # each decision carries its own date
-    if front.date is not None:
-        return front.date.isoformat()
-    # A demoted daily note keeps its dated name in the archive.
-    match = _DATE_IN_NAME.search(name)
-    day = parse_iso_date(match.group(1)) if match else None
-    return day.isoformat() if day else None

@@ -1,7 +1,7 @@
 """Dates for notes that name none: their last git commit, else their file time.
 
 The chunker stays pure; sync asks this for a fallback date only for a daily or archive
-note with no date in its name, front matter or first heading (chunker.needs_fallback_date),
+note with no date in its name, front matter or first heading (note_meta.needs_fallback_date),
 and passes it in. An undated note must still age: without a date it never decays, and a
 stale archived fact would outrank today's note that replaced it.
 """

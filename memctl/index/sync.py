@@ -27,8 +27,9 @@ from typing import Any
 from memctl import clock
 from memctl.errors import LockBusy
 from memctl.index.backend import IndexBackend, backend_of, open_store
-from memctl.index.chunker import Chunk, chunk_markdown, needs_fallback_date
+from memctl.index.chunker import Chunk, chunk_markdown
 from memctl.index.dates import FallbackDates
+from memctl.index.note_meta import needs_fallback_date
 from memctl.leftovers import notice as leftover_notice
 from memctl.leftovers import remove_rebuild_files, remove_stale_temp_files
 from memctl.vault import Vault, tier_of

@@ -5,13 +5,8 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memctl.index.chunker import (
-    MAX_TOKENS,
-    chunk_markdown,
-    content_hash,
-    extract_tags,
-    parse_front_matter,
-)
+from memctl.index.chunker import MAX_TOKENS, chunk_markdown, content_hash
+from memctl.index.note_meta import extract_tags, parse_front_matter
 from memctl.tokens import estimate_tokens
 
 DAILY = "memory/daily/2026-11-20.md"

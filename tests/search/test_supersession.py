@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from memctl.index.chunker import chunk_markdown, first_heading_date, needs_fallback_date
+from memctl.index.chunker import chunk_markdown
 from memctl.index.dates import FallbackDates, last_commit_dates
+from memctl.index.note_meta import first_heading_date, needs_fallback_date
 from memctl.index.sync import sync
 from memctl.search.hybrid import Searcher
 from memctl.search.supersession import Item, cold_under_warm, newer_first
