@@ -155,8 +155,6 @@ class Judge:
         """`words_of`: a snippet's words coverage need read (at least every word a term
         matches; default: all its distinct words)."""
         self.words_of = words_of or _distinct_words
-        # Which terms each snippet word matches, for every result's sentence coverage.
-        self._hits: dict[str, tuple[int, ...]] = {}
         self.signals = signals or fl.QuerySignals()
         self.missing = self.signals.missing
         self.query_script = self.signals.script
@@ -185,7 +183,7 @@ class Judge:
         cross = fl.cross_script(self.query_script, chunk or text)
         place = self.bm25_ranks.get(cid)
         rank = fl.bm25_rank(place)
-        near = fl.sentence_coverage(self.terms, text, self._hits)
+        near = fl.sentence_coverage(self.terms, text)
         value = fl.evidence(
             cover, cosine, self.thresholds, self.missing, cross, self.signals, rank, near
         )

@@ -62,36 +62,13 @@ _SENTENCE_END = re.compile(r"[.!?;\n]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def sentence_coverage(
-    terms: Sequence[WeightedTerm], text: str, hits: dict[str, tuple[int, ...]] | None = None
-) -> float:
+def sentence_coverage(terms: Sequence[WeightedTerm], text: str) -> float:
     """The coverage of the text's best sentence (or line): where a paragraph states the
     answer, the question's words come together in one sentence; a near-answer on the
     same subject shares as many words, scattered (HeQ's foreign questions: the same
-    Hebrew tech news and Wikipedia subjects as the vault). `hits`: which terms each word
-    matches, kept by the caller across the texts of one query.
-
-    The same value as coverage() of each sentence's words, best kept: each word is
-    tested against the terms once per text (not once per sentence and term), and the
-    weights are added in the terms' order as coverage() adds them."""
-    total = sum(t.weight for t in terms)
-    if total <= 0:
-        return 1.0 if _WORD.search(text) else 0.0
-    known: dict[str, tuple[int, ...]] = {} if hits is None else hits
-    every = len(terms)
-    best = 0.0
-    for part in _SENTENCE_END.split(text):
-        found: set[int] = set()
-        for word in _WORD.findall(part):
-            which = known.get(word)
-            if which is None:
-                which = known[word] = tuple(i for i, t in enumerate(terms) if t.matches(word))
-            found.update(which)
-            if len(found) == every:
-                return 1.0  # every term in one sentence: total / total, the most there is
-        if found:
-            best = max(best, sum(t.weight for i, t in enumerate(terms) if i in found) / total)
-    return best
+    Hebrew tech news and Wikipedia subjects as the vault)."""
+    parts = (dict.fromkeys(_WORD.findall(part)) for part in _SENTENCE_END.split(text))
+    return max((coverage(terms, words) for words in parts if words), default=0.0)
 
 
 def coverage(terms: Sequence[WeightedTerm], words: Iterable[str]) -> float:
