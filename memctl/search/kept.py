@@ -150,8 +150,24 @@ class IndexMemory:
 
         return rows
 
+    def context_lines(self, store: IndexBackend) -> Callable[[ContextWindow], FileLines | None]:
+        """present.snippet_lines' lines of a window, cut from its file's lines laid out
+        once (None: lay out the window's rows instead, see _FileRows.lines)."""
+        read = self.context_reader(store)
+
+        def lines(window: ContextWindow) -> FileLines | None:
+            whole = self.files.get(window[1])
+            if whole is None:
+                read(window)  # reads and keeps the file's rows
+                whole = self.files[window[1]]
+            return whole.lines(window[2], window[3])
+
+        return lines
+
 
 _ALL = 1 << 62  # a line range holding every line
+# A stretch of a file's lines (blank between chunks) and the first one's number.
+FileLines = tuple[list[str], int]
 
 
 class _FileRows:
@@ -161,6 +177,9 @@ class _FileRows:
         self.rows = list(rows)
         self.starts = [r[0] for r in self.rows]
         self.span = max((r[1] - r[0] for r in self.rows), default=0)
+        self._laid: list[str] | None = None
+        self._ends: list[int] = []
+        self._plain: bool | None = None  # whether the chunks lay out as lines (see lines)
 
     def overlapping(self, lo: int, hi: int) -> ContextRows:
         """Those with line_end >= lo and line_start <= hi (none starting before lo - span
@@ -168,3 +187,39 @@ class _FileRows:
         first = bisect.bisect_left(self.starts, lo - self.span)
         last = bisect.bisect_right(self.starts, hi)
         return [r for r in self.rows[first:last] if r[1] >= lo]
+
+    def lines(self, lo: int, hi: int) -> FileLines | None:
+        """The lines from the first chunk overlapping lo..hi to the last one's end, blank
+        between chunks, as present.snippet_lines lays out the window's rows; None when no
+        chunk overlaps or the file's chunks do not lay out plainly (two overlap, or a text
+        has more or fewer lines than its range): the window's own rows are laid out then.
+
+        Chunks that neither overlap nor overrun their ranges own their lines alone, so a
+        stretch cut from the whole file holds exactly what the window's rows would."""
+        if self._plain is None:
+            self._plain = self._lay_out()
+        if not self._plain or self._laid is None:
+            return None
+        first = bisect.bisect_left(self._ends, lo)  # ends rise with starts here
+        last = bisect.bisect_right(self.starts, hi) - 1
+        if first > last:
+            return None
+        base = self.rows[0][0]
+        start, end = self.rows[first][0], self.rows[last][1]
+        return self._laid[start - base : end - base + 1], start
+
+    def _lay_out(self) -> bool:
+        rows = self.rows
+        if not rows:
+            return False
+        base = rows[0][0]
+        laid = [""] * (rows[-1][1] - base + 1)
+        previous = base - 1
+        for start, end, text in rows:
+            parts = text.split("\n")
+            if start <= previous or end < start or len(parts) != end - start + 1:
+                return False
+            laid[start - base : end - base + 1] = parts
+            previous = end
+        self._laid, self._ends = laid, [r[1] for r in rows]
+        return True
