@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import IndexCounts
+from memctl.search.floor_words import Sentences, sentences
 from memctl.search.matcher import TextWords, kept_text_words
 from memctl.search.ranking import KeptFactors
 from memctl.search.rerank import LineWords
@@ -52,6 +53,7 @@ class IndexMemory:
     fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present.py
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     line_words: LineWords = field(default_factory=dict)  # the same
+    split: dict[str, Sentences] = field(default_factory=dict)  # the same (the floor's)
     # Each record's composite-score signals (ranking.score; checked against the record).
     factors: KeptFactors = field(default_factory=dict)
     _by_hash: dict[str, list[int]] = field(default_factory=dict)  # the records' ids per hash
@@ -102,6 +104,7 @@ class IndexMemory:
             self.word_sets,
             self.line_costs,
             self.line_words,
+            self.split,
             self.factors,
             self.spans,
             self.fits,
@@ -112,6 +115,13 @@ class IndexMemory:
         if self._file_rows > KEPT:
             self.files.clear()
             self._file_rows = 0
+
+    def sentences(self, text: str) -> Sentences:
+        """floor_words.sentences of a text, kept by text (most snippets come back)."""
+        split = self.split.get(text)
+        if split is None:
+            split = self.split[text] = sentences(text)
+        return split
 
     def text_words(self, text: str) -> TextWords:
         """matcher.text_words of a text, kept by text (shared with the reranker's lines)."""
