@@ -183,12 +183,13 @@ class Judge:
         """`text`: the snippet (what coverage reads); `chunk`: the text that was embedded,
         whose script sets the cosine's bar (a snippet can be mostly a Latin front matter
         above a Russian paragraph)."""
-        cover = fl.coverage(self.terms, self.words_of(text))
+        words = list(self.words_of(text))  # every word a term matches, perhaps more
+        cover = fl.coverage(self.terms, words)
         cosine = self._cosine(cid, path, line_start, line_end)
         cross = fl.cross_script(self.query_script, chunk or text)
         place = self.bm25_ranks.get(cid)
         rank = fl.bm25_rank(place)
-        near = best_sentence(self._hits, self.sentences_of(text))
+        near = best_sentence(self._hits, self.sentences_of(text), words)
         value = fl.evidence(
             cover, cosine, self.thresholds, self.missing, cross, self.signals, rank, near
         )

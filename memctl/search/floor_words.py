@@ -80,11 +80,13 @@ class TermHits:
         self.of: dict[str, tuple[int, ...]] = {}
         self.hit: set[str] = set()  # the words that match a term
 
-    def test(self, words: frozenset[str]) -> None:
-        for word in words.difference(self.of):
-            which = self.of[word] = tuple(i for i, t in enumerate(self.terms) if t.matches(word))
-            if which:
-                self.hit.add(word)
+    def test(self, words: Iterable[str]) -> None:
+        of = self.of
+        for word in words:
+            if word not in of:
+                which = of[word] = tuple(i for i, t in enumerate(self.terms) if t.matches(word))
+                if which:
+                    self.hit.add(word)
 
 
 def sentence_coverage(terms: Sequence[WeightedTerm], text: str) -> float:
@@ -95,15 +97,17 @@ def sentence_coverage(terms: Sequence[WeightedTerm], text: str) -> float:
     return best_sentence(TermHits(terms), sentences(text))
 
 
-def best_sentence(hits: TermHits, split: Sentences) -> float:
+def best_sentence(hits: TermHits, split: Sentences, maybe: Iterable[str] | None = None) -> float:
     """sentence_coverage of a text from its `sentences` (the max of coverage() over them,
-    the same sums): only the words that match a term are looked at per sentence."""
+    the same sums): only the words that match a term are looked at per sentence.
+    `maybe`: the text's words that may match a term (a superset of those that do, such
+    as the snippets' matcher finds; default: all of them), the only ones tested."""
     terms = hits.terms
     total = sum(t.weight for t in terms)
     distinct, parts = split
     if total <= 0:
         return 1.0 if parts else 0.0
-    hits.test(distinct)
+    hits.test(distinct if maybe is None else maybe)
     best = 0.0
     for words in parts:
         common = hits.hit.intersection(words)

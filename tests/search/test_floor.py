@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -354,6 +355,9 @@ def test_sentence_coverage_from_kept_sentences_is_the_best_sentence_s_coverage()
         ]
         expected = max((fl.coverage(terms, words) for words in parts if words), default=0.0)
         assert best_sentence(hits, sentences(text)) == expected == fl.sentence_coverage(terms, text)
+        # Told which words may match (a superset of those that do), it tests only those.
+        maybe = [w for w in re.findall(r"\w+", text) if any(t.matches(w) for t in terms)]
+        assert best_sentence(TermHits(terms), sentences(text), [*maybe, "zz"]) == expected
     nothing = [fl.WeightedTerm(0.0, lambda x: True)]
     assert best_sentence(TermHits(nothing), sentences("a b. c")) == 1.0
     assert best_sentence(TermHits(nothing), sentences("... !")) == 0.0
