@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 ContextRows = Sequence[tuple[int, int, str]]
 
 KEPT = 50_000  # entries a table may hold before it is emptied (~30 MB; ~55 MB for `fits`)
+SPLITS_KEPT = 1_000  # snippets' sentence splits (~25 KB each: ~25 MB)
 
 
 @dataclass
@@ -104,7 +105,6 @@ class IndexMemory:
             self.word_sets,
             self.line_costs,
             self.line_words,
-            self.split,
             self.factors,
             self.spans,
             self.fits,
@@ -112,6 +112,8 @@ class IndexMemory:
         for table in tables:
             if len(table) > KEPT:
                 table.clear()
+        if len(self.split) > SPLITS_KEPT:
+            self.split.clear()
         if self._file_rows > KEPT:
             self.files.clear()
             self._file_rows = 0

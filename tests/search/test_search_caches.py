@@ -177,6 +177,17 @@ def test_a_windows_lines_cut_from_its_files_answer_as_its_rows_laid_out(vault: V
         assert cut == len(ids) > 10  # every window here: its chunks own their lines
 
 
+def test_kept_sentence_splits_are_bounded() -> None:
+    from memctl.search.kept import SPLITS_KEPT
+
+    memory = IndexMemory()
+    for i in range(SPLITS_KEPT + 1):
+        memory.sentences(f"line {i}. another")
+    assert memory.sentences("a. b") == memory.sentences("a. b")
+    memory.check(None)
+    assert not memory.split
+
+
 def test_a_files_lines_are_cut_only_when_its_chunks_own_their_lines() -> None:
     plain = _FileRows([(3, 4, "a\nb"), (7, 7, "c")])
     assert plain.lines(5, 6) is None  # no chunk overlaps
