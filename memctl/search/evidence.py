@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from memctl.search import floor as fl
 from memctl.search.candidates import IndexCounts, LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import FloorThresholds, WeightedTerm
+from memctl.search.floor_words import Sentences, TermHits, best_sentence, sentences
 from memctl.search.matcher import Matcher
 from memctl.search.query import HEBREW_PREFIXES, Query, Term, quote
 from memctl.search.snippets import Snippet
@@ -151,10 +152,14 @@ class Judge:
         signals: fl.QuerySignals | None = None,
         bm25: Mapping[int, float] | None = None,
         words_of: Callable[[str], Iterable[str]] | None = None,
+        sentences_of: Callable[[str], Sentences] | None = None,
     ) -> None:
         """`words_of`: a snippet's words coverage need read (at least every word a term
-        matches; default: all its distinct words)."""
+        matches; default: all its distinct words); `sentences_of`: a snippet's
+        floor_words.sentences (kept by text, when the caller keeps them)."""
         self.words_of = words_of or _distinct_words
+        self.sentences_of = sentences_of or sentences
+        self._hits = TermHits(terms)  # each snippet word's terms, for every result
         self.signals = signals or fl.QuerySignals()
         self.missing = self.signals.missing
         self.query_script = self.signals.script
@@ -178,12 +183,13 @@ class Judge:
         """`text`: the snippet (what coverage reads); `chunk`: the text that was embedded,
         whose script sets the cosine's bar (a snippet can be mostly a Latin front matter
         above a Russian paragraph)."""
-        cover = fl.coverage(self.terms, self.words_of(text))
+        words = list(self.words_of(text))  # every word a term matches, perhaps more
+        cover = fl.coverage(self.terms, words)
         cosine = self._cosine(cid, path, line_start, line_end)
         cross = fl.cross_script(self.query_script, chunk or text)
         place = self.bm25_ranks.get(cid)
         rank = fl.bm25_rank(place)
-        near = fl.sentence_coverage(self.terms, text)
+        near = best_sentence(self._hits, self.sentences_of(text), words)
         value = fl.evidence(
             cover, cosine, self.thresholds, self.missing, cross, self.signals, rank, near
         )
@@ -229,13 +235,14 @@ def judge_results(
     counts: IndexCounts | None = None,
     weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
     words_of: Callable[[str], Iterable[str]] | None = None,
+    sentences_of: Callable[[str], Sentences] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
     `floor`: None turns the floor off (--all), a number replaces the calibrated one
     (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for);
     `weighted`: weighted_terms(conn, query, plan, counts), when the caller has them;
-    `words_of`: see Judge.
+    `words_of`, `sentences_of`: see Judge.
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(conn, query, plan, counts)
@@ -256,6 +263,7 @@ def judge_results(
         signals,
         lists.get("fts"),
         words_of,
+        sentences_of,
     )
     judged = {}
     for cid in chosen:

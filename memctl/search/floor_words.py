@@ -62,13 +62,64 @@ _SENTENCE_END = re.compile(r"[.!?;\n]+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+# A text's distinct words, and each of its sentences' (those with words), as
+# sentence_coverage splits it: a function of the text alone, so a caller may keep it.
+Sentences = tuple[frozenset[str], tuple[frozenset[str], ...]]
+
+
+def sentences(text: str) -> Sentences:
+    parts = tuple(p for p in (frozenset(_WORD.findall(s)) for s in _SENTENCE_END.split(text)) if p)
+    return frozenset().union(*parts), parts
+
+
+class TermHits:
+    """Which of one query's terms each word matches (each word tested once per query)."""
+
+    def __init__(self, terms: Sequence[WeightedTerm]) -> None:
+        self.terms = terms
+        self.of: dict[str, tuple[int, ...]] = {}
+        self.hit: set[str] = set()  # the words that match a term
+
+    def test(self, words: Iterable[str]) -> None:
+        of = self.of
+        for word in words:
+            if word not in of:
+                which = of[word] = tuple(i for i, t in enumerate(self.terms) if t.matches(word))
+                if which:
+                    self.hit.add(word)
+
+
 def sentence_coverage(terms: Sequence[WeightedTerm], text: str) -> float:
     """The coverage of the text's best sentence (or line): where a paragraph states the
     answer, the question's words come together in one sentence; a near-answer on the
     same subject shares as many words, scattered (HeQ's foreign questions: the same
     Hebrew tech news and Wikipedia subjects as the vault)."""
-    parts = (dict.fromkeys(_WORD.findall(part)) for part in _SENTENCE_END.split(text))
-    return max((coverage(terms, words) for words in parts if words), default=0.0)
+    return best_sentence(TermHits(terms), sentences(text))
+
+
+def best_sentence(hits: TermHits, split: Sentences, maybe: Iterable[str] | None = None) -> float:
+    """sentence_coverage of a text from its `sentences` (the max of coverage() over them,
+    the same sums): only the words that match a term are looked at per sentence.
+    `maybe`: the text's words that may match a term (a superset of those that do, such
+    as the snippets' matcher finds; default: all of them), the only ones tested."""
+    terms = hits.terms
+    total = sum(t.weight for t in terms)
+    distinct, parts = split
+    if total <= 0:
+        return 1.0 if parts else 0.0
+    hits.test(distinct if maybe is None else maybe)
+    best = 0.0
+    for words in parts:
+        common = hits.hit.intersection(words)
+        if not common:
+            continue
+        found: set[int] = set()
+        for word in common:
+            found.update(hits.of[word])
+        if len(found) == len(terms):
+            return 1.0  # every term in one sentence: total / total, the most there is
+        best = max(best, sum(t.weight for i, t in enumerate(terms) if i in found) / total)
+    return best
 
 
 def coverage(terms: Sequence[WeightedTerm], words: Iterable[str]) -> float:

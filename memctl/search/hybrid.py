@@ -174,12 +174,15 @@ class Searcher(CandidateLists):
         if parsed.is_empty():
             notices.append("the query has no words to search for")
             return response
-        wanted = self._lists_wanted(mode, notices)
+        # Read once: each read of it is a statement (the index's model changes only
+        # with a re-index, which the freshness walk above would have run).
+        model_id = self.store.model_id
+        wanted = self._lists_wanted(mode, notices, model_id)
         found = self._candidate_lists(query, parsed, filters, wanted, vector, notices)
         plan, lists = found.plan, found.lists
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in lists))
-        weights = weights_for(self.policy.weights, query, self.store.model_id)
+        weights = weights_for(self.policy.weights, query, model_id)
         fused = fuse(lists, self.policy, weights)
         records = self._records(list(fused))
         scored = ranking.score(
@@ -212,6 +215,7 @@ class Searcher(CandidateLists):
             line_costs=self._kept.line_costs,
             read=kept.context_reader(self.store) if kept else None,
             fits=kept.fits if kept else None,
+            laid=kept.context_lines(self.store) if kept else None,
         )
         # The query's words by IDF, read once for the reranker and the floor (their tests
         # remember the words they saw). Another backend's reranker weighs by its own
@@ -261,7 +265,7 @@ class Searcher(CandidateLists):
             records,
             chosen,
             snippet,
-            model_id=self.store.model_id,
+            model_id=model_id,
             trusted="vector" in lists and weights.vector >= self.policy.weights.vector,
             floor=(True if min_score is None else min_score) if use_floor else None,
             budget=budget,
@@ -270,6 +274,7 @@ class Searcher(CandidateLists):
             # Every term's forms and stem are the snippets' matcher's: only the words it
             # may match are read (each text's words kept by text).
             words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
+            sentences_of=self._kept.sentences,
         )
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
         response.matched, response.missing = verdict.matched, verdict.missing
@@ -315,9 +320,9 @@ class Searcher(CandidateLists):
             return {r.id: r for r in self.store.chunks_by_ids(ids)}
         return self._kept.chunk_records(ids, self.store.chunks_by_ids)
 
-    def _lists_wanted(self, mode: str, notices: list[str]) -> tuple[str, ...]:
+    def _lists_wanted(self, mode: str, notices: list[str], model_id: str) -> tuple[str, ...]:
         wanted = _MODE_LISTS[mode]
-        if "vector" in wanted and (other := self._other_model()):
+        if "vector" in wanted and (other := self._other_model(model_id)):
             notices.append(
                 f"the index holds vectors of {other}, not of the configured model: "
                 "answered from keyword search only until `memctl index` re-embeds"
@@ -343,11 +348,11 @@ class Searcher(CandidateLists):
             notices.append("another memctl process is computing embeddings")
         return done.pending
 
-    def _other_model(self) -> str | None:
+    def _other_model(self, model_id: str) -> str | None:
         # Vectors of another model than the configured one (the setting or the default
         # changed; `memctl index` re-embeds) must never meet this model's query vector.
         wanted = canonical(self.vault.settings.embed.model)
-        return self.store.model_id if self.store.model_id != wanted else None
+        return model_id if model_id != wanted else None
 
     def _recent_hashes(self, now: datetime) -> set[str]:
         minutes = self.settings.recent_penalty_minutes

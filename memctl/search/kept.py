@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import IndexCounts
+from memctl.search.floor_words import Sentences, sentences
 from memctl.search.matcher import TextWords, kept_text_words
 from memctl.search.ranking import KeptFactors
 from memctl.search.rerank import LineWords
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 ContextRows = Sequence[tuple[int, int, str]]
 
 KEPT = 50_000  # entries a table may hold before it is emptied (~30 MB; ~55 MB for `fits`)
+SPLITS_KEPT = 1_000  # snippets' sentence splits (~25 KB each: ~25 MB)
 
 
 @dataclass
@@ -52,6 +54,7 @@ class IndexMemory:
     fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present.py
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     line_words: LineWords = field(default_factory=dict)  # the same
+    split: dict[str, Sentences] = field(default_factory=dict)  # the same (the floor's)
     # Each record's composite-score signals (ranking.score; checked against the record).
     factors: KeptFactors = field(default_factory=dict)
     _by_hash: dict[str, list[int]] = field(default_factory=dict)  # the records' ids per hash
@@ -109,9 +112,18 @@ class IndexMemory:
         for table in tables:
             if len(table) > KEPT:
                 table.clear()
+        if len(self.split) > SPLITS_KEPT:
+            self.split.clear()
         if self._file_rows > KEPT:
             self.files.clear()
             self._file_rows = 0
+
+    def sentences(self, text: str) -> Sentences:
+        """floor_words.sentences of a text, kept by text (most snippets come back)."""
+        split = self.split.get(text)
+        if split is None:
+            split = self.split[text] = sentences(text)
+        return split
 
     def text_words(self, text: str) -> TextWords:
         """matcher.text_words of a text, kept by text (shared with the reranker's lines)."""
@@ -150,8 +162,24 @@ class IndexMemory:
 
         return rows
 
+    def context_lines(self, store: IndexBackend) -> Callable[[ContextWindow], FileLines | None]:
+        """present.snippet_lines' lines of a window, cut from its file's lines laid out
+        once (None: lay out the window's rows instead, see _FileRows.lines)."""
+        read = self.context_reader(store)
+
+        def lines(window: ContextWindow) -> FileLines | None:
+            whole = self.files.get(window[1])
+            if whole is None:
+                read(window)  # reads and keeps the file's rows
+                whole = self.files[window[1]]
+            return whole.lines(window[2], window[3])
+
+        return lines
+
 
 _ALL = 1 << 62  # a line range holding every line
+# A stretch of a file's lines (blank between chunks) and the first one's number.
+FileLines = tuple[list[str], int]
 
 
 class _FileRows:
@@ -161,6 +189,9 @@ class _FileRows:
         self.rows = list(rows)
         self.starts = [r[0] for r in self.rows]
         self.span = max((r[1] - r[0] for r in self.rows), default=0)
+        self._laid: list[str] | None = None
+        self._ends: list[int] = []
+        self._plain: bool | None = None  # whether the chunks lay out as lines (see lines)
 
     def overlapping(self, lo: int, hi: int) -> ContextRows:
         """Those with line_end >= lo and line_start <= hi (none starting before lo - span
@@ -168,3 +199,39 @@ class _FileRows:
         first = bisect.bisect_left(self.starts, lo - self.span)
         last = bisect.bisect_right(self.starts, hi)
         return [r for r in self.rows[first:last] if r[1] >= lo]
+
+    def lines(self, lo: int, hi: int) -> FileLines | None:
+        """The lines from the first chunk overlapping lo..hi to the last one's end, blank
+        between chunks, as present.snippet_lines lays out the window's rows; None when no
+        chunk overlaps or the file's chunks do not lay out plainly (two overlap, or a text
+        has more or fewer lines than its range): the window's own rows are laid out then.
+
+        Chunks that neither overlap nor overrun their ranges own their lines alone, so a
+        stretch cut from the whole file holds exactly what the window's rows would."""
+        if self._plain is None:
+            self._plain = self._lay_out()
+        if not self._plain or self._laid is None:
+            return None
+        first = bisect.bisect_left(self._ends, lo)  # ends rise with starts here
+        last = bisect.bisect_right(self.starts, hi) - 1
+        if first > last:
+            return None
+        base = self.rows[0][0]
+        start, end = self.rows[first][0], self.rows[last][1]
+        return self._laid[start - base : end - base + 1], start
+
+    def _lay_out(self) -> bool:
+        rows = self.rows
+        if not rows:
+            return False
+        base = rows[0][0]
+        laid = [""] * (rows[-1][1] - base + 1)
+        previous = base - 1
+        for start, end, text in rows:
+            parts = text.split("\n")
+            if start <= previous or end < start or len(parts) != end - start + 1:
+                return False
+            laid[start - base : end - base + 1] = parts
+            previous = end
+        self._laid, self._ends = laid, [r[1] for r in rows]
+        return True

@@ -72,13 +72,19 @@ def snippet_lines(
     record: ChunkRecord,
     context: Mapping[ContextWindow, Sequence[tuple[int, int, str]]] | None = None,
     read: Callable[[ContextWindow], Sequence[tuple[int, int, str]]] | None = None,
+    laid: Callable[[ContextWindow], tuple[list[str], int] | None] | None = None,
 ) -> SnippetLines:
     """What chunk_snippet chooses among: lines, the first one's number, the chunk's own
     lines among them (None: all of them). `read`: how to read a window not in
-    `context` (default: store.context_rows)."""
+    `context` (default: store.context_rows); `laid`: the window's lines and the first
+    one's number as laid out below, when the caller keeps them (None: lay them out)."""
     if record.source not in CONTEXT_SOURCES:
         return record.text.split("\n"), record.line_start, None
     window = context_window(record)
+    known = laid(window) if laid is not None else None
+    if known is not None:
+        lines, start = known
+        return lines, start, (record.line_start - start, record.line_end - start)
     rows = (context or {}).get(window)
     if rows is None:
         rows = read(window) if read else store.context_rows(*window)
@@ -112,12 +118,15 @@ class Snippets:
         line_costs: dict[str, int] | None = None,
         read: Callable[[ContextWindow], Sequence[tuple[int, int, str]]] | None = None,
         fits: dict[tuple[int, int], Snippet | None] | None = None,
+        laid: Callable[[ContextWindow], tuple[list[str], int] | None] | None = None,
     ) -> None:
         """`context` and `line_costs`: windows and line prices kept from earlier searches
         (memctl.search.kept), filled in as this one reads more; `read` reads a window
         (default: store.context_rows); `fits`: the snippets of chunks that fit the budget
-        whole, by (chunk id, budget), kept the same way (None: those fitting, not yet)."""
+        whole, by (chunk id, budget), kept the same way (None: those fitting, not yet);
+        `laid`: a window's lines cut from its file's, kept (see snippet_lines)."""
         self._read = read
+        self._laid = laid
         self._store, self._records, self._matcher, self._tokens = store, records, matcher, tokens
         self.matcher = matcher
         self._made: dict[int, Snippet] = {}
@@ -208,7 +217,7 @@ class Snippets:
     def _lines_of(self, cid: int) -> SnippetLines:
         if cid not in self._lines:
             self._lines[cid] = snippet_lines(
-                self._store, self._records[cid], self._context, self._read
+                self._store, self._records[cid], self._context, self._read, self._laid
             )
         return self._lines[cid]
 

@@ -6,7 +6,7 @@ scores its rows with the same functions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -41,15 +41,17 @@ class TrigramMemory:
 
     lookups: dict[tuple[Any, ...], list[int]] = field(default_factory=dict)
     words: dict[int, ChunkWords] = field(default_factory=dict)
-    scores: dict[tuple[str, int], float] = field(default_factory=dict)
+    scores: dict[str, dict[int, float]] = field(default_factory=dict)  # word -> chunk -> score
+    scored: int = 0  # entries in scores
 
     def clear(self) -> None:
         self.lookups.clear()
         self.words.clear()
         self.scores.clear()
+        self.scored = 0
 
     def size(self) -> int:
-        return max(len(self.lookups), len(self.words), len(self.scores))
+        return max(len(self.lookups), len(self.words), self.scored)
 
 
 def trigram_candidates(
@@ -107,7 +109,8 @@ def trigram_candidates(
     unknown = [i for i in ids if i not in kept.words]
     for i, text in _texts(conn, unknown).items():
         kept.words[i] = chunk_words(text)
-    scored = {i: _kept_score(targets, i, kept) + (1.0 if i in dated else 0.0) for i in ids}
+    parts = _kept_scores(targets, ids, kept)
+    scored = {i: parts[i] + (1.0 if i in dated else 0.0) for i in ids}
     best = sorted(scored, key=lambda i: -scored[i])[:limit]
     return {i: scored[i] for i in best if scored[i] > 0}
 
@@ -132,18 +135,26 @@ def words_score(targets: Sequence[str], text_words: ChunkWords) -> float:
     return total / len(targets)
 
 
-def _kept_score(targets: Sequence[str], cid: int, kept: TrigramMemory) -> float:
-    """words_score of a chunk, each word's part kept (the same sums, in the same order)."""
+def _kept_scores(
+    targets: Sequence[str], ids: Iterable[int], kept: TrigramMemory
+) -> dict[int, float]:
+    """words_score of each chunk, each word's part kept (the same sums, in the same order;
+    each word's table looked up once, not a (word, chunk) key made per part)."""
     if not targets:
-        return 0.0
-    total = 0.0
-    scores = kept.scores
-    for target in targets:
-        part = scores.get((target, cid))
-        if part is None:
-            part = scores[target, cid] = _word_score(target, kept.words.get(cid, _EMPTY))
-        total += part
-    return total / len(targets)
+        return dict.fromkeys(ids, 0.0)
+    tables = [(target, kept.scores.setdefault(target, {})) for target in targets]
+    words, n = kept.words, len(targets)
+    out: dict[int, float] = {}
+    for cid in ids:
+        total = 0.0
+        for target, table in tables:
+            part = table.get(cid)
+            if part is None:
+                part = table[cid] = _word_score(target, words.get(cid, _EMPTY))
+                kept.scored += 1
+            total += part
+        out[cid] = total / n
+    return out
 
 
 def _word_score(target: str, text_words: ChunkWords) -> float:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -323,6 +324,43 @@ def test_a_result_bm25_ranks_first_counts_for_it() -> None:
     # A table written before the feature existed loads with no weight on it.
     old = {"weights": {"cosine": 10.0, "coverage": 2.0}, "bias": -9.0}
     assert fl.Classifier.from_dict(old).weights == (10.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def test_sentence_coverage_from_kept_sentences_is_the_best_sentence_s_coverage() -> None:
+    """best_sentence over a text's kept `sentences`, its term tests shared by one query's
+    texts, is the max of coverage() over the sentences' words, float for float."""
+    from memctl.search.floor_words import TermHits, best_sentence, sentences
+
+    terms = [
+        fl.WeightedTerm(w, lambda x, t=t: x.lower().startswith(t))
+        for t, w in (("pixel", 2.3), ("batter", 0.7), ("mah", 1.1))
+    ]
+    texts = [
+        "Google sold phones. The Pixel battery holds 4000 mAh. Ads ran.",
+        "The Pixel launched in May.\nIts battery was not discussed; reviews were mixed.",
+        "batteries! mAh? pixels; nothing",
+        "no words of the query here.\n\n...",
+        "",
+        "Pixel; battery; mAh",
+    ]
+    hits = TermHits(terms)
+    for text in texts:
+        parts = [
+            p.replace(",", " ").split()
+            for p in text.replace("\n", ".")
+            .replace("!", ".")
+            .replace("?", ".")
+            .replace(";", ".")
+            .split(".")
+        ]
+        expected = max((fl.coverage(terms, words) for words in parts if words), default=0.0)
+        assert best_sentence(hits, sentences(text)) == expected == fl.sentence_coverage(terms, text)
+        # Told which words may match (a superset of those that do), it tests only those.
+        maybe = [w for w in re.findall(r"\w+", text) if any(t.matches(w) for t in terms)]
+        assert best_sentence(TermHits(terms), sentences(text), [*maybe, "zz"]) == expected
+    nothing = [fl.WeightedTerm(0.0, lambda x: True)]
+    assert best_sentence(TermHits(nothing), sentences("a b. c")) == 1.0
+    assert best_sentence(TermHits(nothing), sentences("... !")) == 0.0
 
 
 def test_the_best_sentence_coverage_tells_words_together_from_words_scattered() -> None:

@@ -15,8 +15,15 @@ from memctl.index.sync import sync
 from memctl.index.usage import ChunkRecord
 from memctl.search import candidates as cand
 from memctl.search.hybrid import Searcher
-from memctl.search.kept import IndexMemory
-from memctl.search.present import RANK_SHARES, Snippets, chunk_snippet, matcher_for
+from memctl.search.kept import IndexMemory, _FileRows
+from memctl.search.present import (
+    RANK_SHARES,
+    Snippets,
+    chunk_snippet,
+    context_window,
+    matcher_for,
+    snippet_lines,
+)
 from memctl.search.query import parse_query
 from memctl.search.ranking import diversify, reach
 from memctl.search.scoring import Policy
@@ -154,6 +161,46 @@ def test_a_files_chunks_read_once_answer_as_context_rows_does(vault: Vault) -> N
             "memory/decisions.md",
             "memory/none.md",
         }
+
+
+def test_a_windows_lines_cut_from_its_files_answer_as_its_rows_laid_out(vault: Vault) -> None:
+    _long_log(vault)
+    memory = IndexMemory()
+    with Store.open(vault) as store:
+        ids = [int(i) for (i,) in store.conn.execute("SELECT id FROM chunks")]
+        laid = memory.context_lines(store)
+        cut = 0
+        for record in store.chunks_by_ids(ids):
+            plain = snippet_lines(store, record)
+            assert snippet_lines(store, record, laid=laid) == plain
+            cut += laid(context_window(record)) is not None
+        assert cut == len(ids) > 10  # every window here: its chunks own their lines
+
+
+def test_kept_sentence_splits_are_bounded() -> None:
+    from memctl.search.kept import SPLITS_KEPT
+
+    memory = IndexMemory()
+    for i in range(SPLITS_KEPT + 1):
+        memory.sentences(f"line {i}. another")
+    assert memory.sentences("a. b") == memory.sentences("a. b")
+    memory.check(None)
+    assert not memory.split
+
+
+def test_a_files_lines_are_cut_only_when_its_chunks_own_their_lines() -> None:
+    plain = _FileRows([(3, 4, "a\nb"), (7, 7, "c")])
+    assert plain.lines(5, 6) is None  # no chunk overlaps
+    assert plain.lines(4, 7) == (["a", "b", "", "", "c"], 3)
+    assert plain.lines(1, 3) == (["a", "b"], 3)
+    # Two chunks over the same lines, a text with more lines than its range, or fewer:
+    # the window's own rows are laid out instead (what they hold depends on the window).
+    for rows in (
+        [(3, 5, "a\nb\nc"), (4, 4, "x")],
+        [(3, 3, "a\nb"), (7, 7, "c")],
+        [(3, 5, "a"), (7, 7, "c")],
+    ):
+        assert _FileRows(rows).lines(1, 9) is None
 
 
 def _access(searcher: Searcher, query: str) -> int:
