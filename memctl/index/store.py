@@ -338,13 +338,9 @@ class Store:
         return [ContextRow(*row) for row in rows]
 
     def context_windows(
-        self,
-        windows: Sequence[tuple[str, str, int, int]],
-        budget: int | None = None,
-        cores: Sequence[int] = (),
+        self, windows: Sequence[tuple[str, str, int, int]]
     ) -> list[list[ContextRow]]:
-        """`context_rows` of each (vault, path, lo, hi) window; in-process, one query each
-        (every row: `budget` and `cores` let a server send fewer, PgReads.context_windows)."""
+        """`context_rows` of each (vault, path, lo, hi) window; in-process, one query each."""
         return [self.context_rows(v, path, lo, hi) for v, path, lo, hi in windows]
 
     def window_vectors(

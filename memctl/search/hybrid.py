@@ -212,9 +212,6 @@ class Searcher(CandidateLists):
             line_costs=self._kept.line_costs,
             read=kept.context_reader(self.store) if kept else None,
             fits=kept.fits if kept else None,
-            reach=present.largest_budget(
-                self.settings.snippet_tokens, self.settings.result_tokens or None
-            ),
         )
         # The query's words by IDF, read once for the reranker and the floor (their tests
         # remember the words they saw). Another backend's reranker weighs by its own

@@ -27,13 +27,6 @@ CONTEXT_LINES = 40
 RANK_SHARES = (1.6, 1.2, 1.0, 0.6, 0.6)
 
 
-def largest_budget(snippet_tokens: int, result_tokens: int | None) -> int:
-    """The largest budget a search's snippets are made at: candidates' at snippet_tokens,
-    results' at their rank's share of result_tokens (or of snippet_tokens; by_rank)."""
-    base = result_tokens or snippet_tokens
-    return max(snippet_tokens, *(max(int(base * share), 1) for share in RANK_SHARES))
-
-
 def matcher_for(
     parsed: Query, plan: LexicalPlan, texts: dict[str, TextWords] | None = None
 ) -> Matcher:
@@ -119,14 +112,11 @@ class Snippets:
         line_costs: dict[str, int] | None = None,
         read: Callable[[ContextWindow], Sequence[tuple[int, int, str]]] | None = None,
         fits: dict[tuple[int, int], Snippet | None] | None = None,
-        reach: int | None = None,
     ) -> None:
         """`context` and `line_costs`: windows and line prices kept from earlier searches
         (memctl.search.kept), filled in as this one reads more; `read` reads a window
         (default: store.context_rows); `fits`: the snippets of chunks that fit the budget
-        whole, by (chunk id, budget), kept the same way (None: those fitting, not yet);
-        `reach`: the largest budget a snippet of this search is made at, when known (a
-        server then sends only the context rows such a snippet can show)."""
+        whole, by (chunk id, budget), kept the same way (None: those fitting, not yet)."""
         self._read = read
         self._store, self._records, self._matcher, self._tokens = store, records, matcher, tokens
         self.matcher = matcher
@@ -136,15 +126,16 @@ class Snippets:
         self._fits: dict[tuple[int, int], Snippet | None] = {} if fits is None else fits
         # The neighbouring chunks of every running-log candidate likely to be shown, fetched
         # at once: one round trip on PostgreSQL instead of one per snippet.
-        windows = {
-            context_window(records[cid]): records[cid].line_start
-            for cid in likely
-            if cid in records and records[cid].source in CONTEXT_SOURCES
-        }
+        windows = list(
+            dict.fromkeys(
+                context_window(records[cid])
+                for cid in likely
+                if cid in records and records[cid].source in CONTEXT_SOURCES
+            )
+        )
         self._context = {} if context is None else context
         if windows:
-            rows = store.context_windows(list(windows), reach, list(windows.values()))
-            self._context.update(zip(windows, rows, strict=True))
+            self._context.update(zip(windows, store.context_windows(windows), strict=True))
 
     def __call__(self, cid: int) -> Snippet:
         if cid not in self._made:
