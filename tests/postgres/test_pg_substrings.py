@@ -10,7 +10,7 @@ import pytest
 
 from memctl.index.backend import open_store
 from memctl.index.postgres.store import PgStore
-from memctl.index.postgres.substrings import unheld
+from memctl.index.postgres.substrings import through_words, unheld
 from memctl.index.sync import sync
 from memctl.search.hybrid import Searcher
 from memctl.search.vocab import fold
@@ -105,3 +105,10 @@ def test_lookups_through_the_vocabulary_give_the_rows_of_the_trigram_index(
                 assert rows("memctl_substrings_held", words, vaults, lim) == expected, words
                 compared += bool(expected)
         assert compared > 100
+
+
+def test_only_words_of_two_trigrams_or_more_go_through_the_words_index() -> None:
+    """A three-letter word's one trigram list is exactly its rows: it stays there."""
+    assert not through_words("wxv") and not through_words("ab")
+    assert through_words("wxvq") and through_words("Deploy") and through_words("שלום")
+    assert not through_words("kubernetes_x") and not through_words("über")
