@@ -108,7 +108,9 @@ def test_lookups_through_the_vocabulary_give_the_rows_of_the_trigram_index(
 
 
 def test_only_words_of_two_trigrams_or_more_go_through_the_words_index() -> None:
-    """A three-letter word's one trigram list is exactly its rows: it stays there."""
-    assert not through_words("wxv") and not through_words("ab")
-    assert through_words("wxvq") and through_words("Deploy") and through_words("שלום")
-    assert not through_words("kubernetes_x") and not through_words("über")
+    """A three-letter word's one trigram list is exactly its rows: it stays there. In the
+    all-words lookup only a rare word's holders narrow the rows."""
+    assert not through_words("wxv", 0.0, True) and not through_words("ab", 0.0, True)
+    assert through_words("wxvq", 0.02, True) and through_words("Deploy", 0.5, True)
+    assert through_words("שלום", 0.0, False) and not through_words("wxvq", 0.02, False)
+    assert not through_words("kubernetes_x", 0.0, True) and not through_words("über", 0.0, True)
