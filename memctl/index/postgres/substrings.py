@@ -64,7 +64,7 @@ def through_words(word: str, share: float, alone: bool) -> bool:
     Each of a word's trigrams' posting lists holds every row holding the word, and its
     holders' lists those rows and hardly more: for a longer word they are the smaller
     read, common words too. A three-letter word's one trigram list is exactly its rows,
-    and its holders' lists (7-15 of them at 1M) only add reads. In the all-words lookup
+    and its holders' lists (5-15 of them at 1M) only add reads. In the all-words lookup
     the words' lists are intersected: a rare word's list alone narrows it enough (the
     rows are tested with ILIKE), and a common word's would add a long read. Replayed at
     1M over the bench's substring statements: 1,182 ms in all (the old share rule) ->
