@@ -12,7 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from memctl.cli import app
+from memctl.index.backend import open_store
+from memctl.index.postgres import words as pg_words
 from memctl.index.postgres.store import PgStore
+from memctl.index.postgres.substrings import unheld
 from memctl.index.sync import sync
 from memctl.vault import Vault
 from tests.postgres.conftest import Server, use_postgres
@@ -118,6 +121,39 @@ def test_a_dropped_connection_loses_nothing(
     with psycopg.connect(pg_url) as conn:
         rows = conn.execute("SELECT vault, path, line_start, hash FROM chunks").fetchall()
     assert len(rows) == len(set(rows)) == expected
+
+
+def test_a_connection_dropped_after_the_files_commit_loses_no_word(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vocabulary commits with the files: a connection dropped right after a sync's
+    commit (before its after-commit statements) leaves every indexed word in `lexemes`,
+    where the substring lookups look first, so no piece of a word is skipped."""
+    vault = make_vault(tmp_path, pg_url, monkeypatch)
+    original = PgStore._flush_deferred
+
+    def dies_after_commit(self: PgStore) -> None:
+        self.conn.execute("SELECT pg_terminate_backend(pg_backend_pid())")
+        original(self)
+
+    monkeypatch.setattr(PgStore, "_flush_deferred", dies_after_commit)
+    with pytest.raises(psycopg.OperationalError):
+        sync(vault, embed=False, now=NOW)
+    monkeypatch.setattr(PgStore, "_flush_deferred", original)
+    with psycopg.connect(pg_url) as conn:
+        files = conn.execute("SELECT count(*) FROM files").fetchone()
+        lexemes = {w for (w,) in conn.execute("SELECT word FROM lexemes")}
+        texts = conn.execute("SELECT heading, text FROM chunks").fetchall()
+    assert files is not None and files[0] > 0  # the files' transaction had committed
+    tokens = {t for h, x in texts for t in pg_words.tokens(f"{h} {x}")}
+    assert tokens and tokens <= lexemes
+    sync(vault, embed=False, now=NOW)  # nothing left to redo, nothing lost
+    store = open_store(vault)
+    assert isinstance(store, PgStore)
+    with store:
+        # pieces of indexed words: their substring lookups run (none is skipped as unheld)
+        pieces = sorted({t[1:-1] for t in tokens if len(t) >= 8 and t.isascii()})
+        assert pieces and unheld(store, pieces) == set()
 
 
 def test_a_password_in_the_committed_config_is_refused(tmp_path: Path, runner: CliRunner) -> None:

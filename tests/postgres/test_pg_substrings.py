@@ -10,7 +10,7 @@ import pytest
 
 from memctl.index.backend import open_store
 from memctl.index.postgres.store import PgStore
-from memctl.index.postgres.substrings import unheld
+from memctl.index.postgres.substrings import through_words, unheld
 from memctl.index.sync import sync
 from memctl.search.hybrid import Searcher
 from memctl.search.vocab import fold
@@ -105,3 +105,12 @@ def test_lookups_through_the_vocabulary_give_the_rows_of_the_trigram_index(
                 assert rows("memctl_substrings_held", words, vaults, lim) == expected, words
                 compared += bool(expected)
         assert compared > 100
+
+
+def test_only_words_of_two_trigrams_or_more_go_through_the_words_index() -> None:
+    """A three-letter word's one trigram list is exactly its rows: it stays there. In the
+    all-words lookup only a rare word's holders narrow the rows."""
+    assert not through_words("wxv", 0.0, True) and not through_words("ab", 0.0, True)
+    assert through_words("wxvq", 0.02, True) and through_words("Deploy", 0.5, True)
+    assert through_words("שלום", 0.0, False) and not through_words("wxvq", 0.02, False)
+    assert not through_words("kubernetes_x", 0.0, True) and not through_words("über", 0.0, True)

@@ -108,11 +108,14 @@ class PgStore(PgWrites, PgReads):
     def transaction(self) -> Iterator[None]:
         """One transaction (a savepoint when nested).
 
-        Rows every writer of a vault shares are touched once, at the end: the vault's
-        statistics row as the last statement before commit, so no writer holds it while
-        it waits for a file lock (a deadlock between two syncs of one vault); the team's
-        vocabulary and the usage rows after commit, each in one sorted statement of its
-        own, so two writers never take those rows' locks in crossing orders.
+        Rows every writer shares are touched once, at the end, after every file lock: the
+        team's vocabulary in one sorted statement (two writers never wait on each other's
+        new words in crossing orders), then the vault's statistics row as the last
+        statement before commit, so no writer holds it while it waits for a file lock (a
+        deadlock between two syncs of one vault). The vocabulary commits with the files:
+        a connection dropped after the commit cannot leave a file's words out of it (the
+        next sync would see the file unchanged and never write them). First-seen usage
+        rows go after commit, in a sorted statement of their own.
         """
         outer = self._depth == 0
         self._depth += 1
@@ -120,6 +123,7 @@ class PgStore(PgWrites, PgReads):
             with self.conn.transaction():
                 yield
                 if outer:
+                    self._flush_words()
                     self._flush_counts()
         except BaseException:
             if outer:
@@ -149,21 +153,25 @@ class PgStore(PgWrites, PgReads):
                 (self.vault_name, *delta),
             )
 
-    def _flush_deferred(self) -> None:
-        """The vocabulary (typo hints, and which substring lookups can match anything) and
-        first-seen usage rows. A connection dropped between the commit and these statements
-        loses the new words until a file holding them is written again: BM25 still finds
-        them whole; only a substring lookup of one (memctl_held_substrings) is skipped.
-        A lost usage row costs nothing the next sync or search does not restore."""
-        words_, hashes = sorted(self._new_words), sorted(self._new_hashes.items())
+    def _flush_words(self) -> None:
+        """The vocabulary (typo hints, and which substring lookups can match anything:
+        memctl_held_substrings skips a word no vocabulary word holds, so a word missing
+        here would be missing from every substring lookup)."""
+        words_ = sorted(self._new_words)
         self._new_words.clear()
-        self._new_hashes.clear()
         if words_:
             self.conn.execute(
                 "INSERT INTO lexemes(word) SELECT w FROM unnest(%s::text[]) AS w ORDER BY 1 "
                 "ON CONFLICT DO NOTHING",
                 (words_,),
             )
+
+    def _flush_deferred(self) -> None:
+        """First-seen usage rows, after commit. A lost one (a connection dropped between
+        the commit and this statement) costs nothing the next sync or search does not
+        restore."""
+        hashes = sorted(self._new_hashes.items())
+        self._new_hashes.clear()
         if hashes:
             self.conn.execute(
                 "INSERT INTO usage(vault, hash, created_at, access_count) "
