@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from memctl import clock
-from memctl.errors import UsageError
 from memctl.index.backend import IndexBackend, open_store
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
@@ -24,39 +23,14 @@ from memctl.search.candidates import Filters
 from memctl.search.evidence import judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
 from memctl.search.lists import CandidateLists
+from memctl.search.options import MODE_LISTS, checked_k, policy_from
 from memctl.search.query import parse_query
+from memctl.search.query_vectors import QueryVectors
 from memctl.search.results import SearchResponse, SearchResult
-from memctl.search.scoring import Policy, Weights, fuse, weights_for
+from memctl.search.scoring import Policy, fuse, weights_for
 from memctl.vault import Vault
 
-if TYPE_CHECKING:
-    pass
-
-MODES = ("hybrid", "lexical", "vector", "bm25")
-_MODE_LISTS = {
-    "hybrid": ("fts", "trigram", "vector"),
-    "lexical": ("fts", "trigram"),
-    "vector": ("vector",),
-    "bm25": ("fts",),
-}
-MAX_BUDGET_RESULTS = 50  # --budget: k is the budget's business, up to this many
-QUERY_VECTORS_KEPT = 256  # queries whose vectors a Searcher keeps (~0.4 MB at 384-d)
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
-
-
-def policy_from(vault: Vault) -> Policy:
-    s = vault.settings.search
-    return Policy(
-        fusion=s.fusion,
-        weights=Weights(
-            fts=s.weight_fts,
-            trigram=s.weight_trigram,
-            vector=s.weight_vector,
-            window=s.weight_window,
-        ),
-        rrf_k=s.rrf_k,
-        half_life_days=s.half_life_days,
-    )
 
 
 class Searcher(CandidateLists):
@@ -68,8 +42,7 @@ class Searcher(CandidateLists):
         self.policy = policy or policy_from(vault)
         self.fresh = fresh
         self._store: IndexBackend | None = None
-        self._embedder: Any = None
-        self._query_vectors: dict[str, Any] = {}  # text -> vector, least recent first
+        self._query_vectors = QueryVectors(vault.settings)
         self._vocab: vocab.Vocabulary | None = None
         self._matrix: vectors.VectorMatrix | Literal[False] | None = None  # False: not worth it
         # What earlier searches read from the index (memctl.search.kept): valid while the
@@ -99,26 +72,10 @@ class Searcher(CandidateLists):
         self.close()
 
     def embed_query(self, text: str) -> Any:
-        """The query vector of `text` (loads the model on first use). Callers running one
-        query in several modes embed it once and pass it to `search(vector=...)`.
-
-        The last QUERY_VECTORS_KEPT queries' vectors are kept (read-only): a query's
-        embedding is most of a warm search's time, and the same model gives the same
-        vector for the same text."""
-        started = time.perf_counter()
-        vector = self._query_vectors.pop(text, None)
-        if vector is None:
-            if self._embedder is None:
-                from memctl.index.embed import get_embedder
-
-                self._embedder = get_embedder(self.vault.settings)
-                started = time.perf_counter()
-            vector = self._embedder.embed_query(text)
-            vector.setflags(write=False)
-            if len(self._query_vectors) >= QUERY_VECTORS_KEPT:
-                del self._query_vectors[next(iter(self._query_vectors))]
-        self._query_vectors[text] = vector  # the most recent last
-        self.timings["embed_ms"] = (time.perf_counter() - started) * 1000
+        """The query vector of `text` (loads the model on first use; the last queries'
+        vectors are kept: query_vectors.py). Callers running one query in several modes
+        embed it once and pass it to `search(vector=...)`."""
+        vector, self.timings["embed_ms"] = self._query_vectors.embed(text)
         return vector
 
     def has_vectors(self) -> bool:
@@ -154,11 +111,11 @@ class Searcher(CandidateLists):
     ) -> SearchResponse:
         """`use_floor` False returns everything (--all); `min_score` overrides the calibrated
         floor; `budget` returns as many results as fit that many snippet tokens, best first
-        (k is then at most MAX_BUDGET_RESULTS); `vector` is the query's, if already embedded.
+        (k is then at most MAX_BUDGET_RESULTS, options.py); `vector` is the query's, if already embedded.
 
         Stages: freshness, candidate lists, fusion and scoring (ranking.score), diversity
         (ranking.diversify), the relevance floor (evidence.judge_results), results."""
-        k = _checked(mode, k, budget, min_score)
+        k = checked_k(mode, k, budget, min_score)
         now = now or clock.now()
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
@@ -321,7 +278,7 @@ class Searcher(CandidateLists):
         return self._kept.chunk_records(ids, self.store.chunks_by_ids)
 
     def _lists_wanted(self, mode: str, notices: list[str], model_id: str) -> tuple[str, ...]:
-        wanted = _MODE_LISTS[mode]
+        wanted = MODE_LISTS[mode]
         if "vector" in wanted and (other := self._other_model(model_id)):
             notices.append(
                 f"the index holds vectors of {other}, not of the configured model: "
@@ -359,21 +316,6 @@ class Searcher(CandidateLists):
         if minutes <= 0:
             return set()
         return set(self.store.reference_counts(now - timedelta(minutes=minutes)))
-
-
-def _checked(mode: str, k: int, budget: int | None, min_score: float | None) -> int:
-    """The k to search for, after checking the arguments people type."""
-    if mode not in MODES:
-        raise UsageError(f"search mode must be one of {', '.join(MODES)}, not {mode!r}")
-    if k < 1:
-        raise UsageError("-k must be at least 1")
-    if budget is not None:
-        if budget < 1:
-            raise UsageError("--budget must be at least 1 token")
-        k = MAX_BUDGET_RESULTS
-    if min_score is not None and not 0.0 <= min_score <= 1.0:
-        raise UsageError("--min-score must be between 0 and 1")
-    return k
 
 
 def search(

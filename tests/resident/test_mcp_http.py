@@ -102,7 +102,7 @@ def test_one_warm_searcher_serves_every_call(
         searcher.close()
     assert first["ok"] and second["ok"]
     assert opened == [] and store is not None
-    assert searcher._embedder is not None  # the model was loaded once, by the warm one
+    assert searcher._query_vectors.model_loaded  # the model was loaded once, by the warm one
 
 
 def test_the_resident_process_serves_mcp_too(tmp_path: Path, indexed_fixture: Vault) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from memctl.index.sync import sync
 from memctl.index.usage import ChunkRecord
-from memctl.search import hybrid
+from memctl.search import query_vectors
 from memctl.search.hybrid import Searcher
 from memctl.search.ranking import diversify
 from memctl.search.scoring import Policy
@@ -37,7 +37,7 @@ def test_a_query_embedded_once_ranks_as_one_embedded_by_search(indexed_fixture: 
 def test_a_searcher_keeps_its_last_queries_vectors(
     indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(hybrid, "QUERY_VECTORS_KEPT", 2)
+    monkeypatch.setattr(query_vectors, "QUERY_VECTORS_KEPT", 2)
     with Searcher(indexed_fixture, fresh=False) as searcher:
         first = searcher.embed_query("why sqlite")
         assert not first.flags.writeable  # shared by later searches: nobody may change it

@@ -1,0 +1,47 @@
+"""What a search is asked: its mode and the lists each mode reads, the checks of the
+arguments people type, and the scoring policy the vault's settings give."""
+
+from __future__ import annotations
+
+from memctl.errors import UsageError
+from memctl.search.scoring import Policy, Weights
+from memctl.vault import Vault
+
+MODES = ("hybrid", "lexical", "vector", "bm25")
+MODE_LISTS = {
+    "hybrid": ("fts", "trigram", "vector"),
+    "lexical": ("fts", "trigram"),
+    "vector": ("vector",),
+    "bm25": ("fts",),
+}
+MAX_BUDGET_RESULTS = 50  # --budget: k is the budget's business, up to this many
+
+
+def policy_from(vault: Vault) -> Policy:
+    s = vault.settings.search
+    return Policy(
+        fusion=s.fusion,
+        weights=Weights(
+            fts=s.weight_fts,
+            trigram=s.weight_trigram,
+            vector=s.weight_vector,
+            window=s.weight_window,
+        ),
+        rrf_k=s.rrf_k,
+        half_life_days=s.half_life_days,
+    )
+
+
+def checked_k(mode: str, k: int, budget: int | None, min_score: float | None) -> int:
+    """The k to search for, after checking the arguments people type."""
+    if mode not in MODES:
+        raise UsageError(f"search mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if k < 1:
+        raise UsageError("-k must be at least 1")
+    if budget is not None:
+        if budget < 1:
+            raise UsageError("--budget must be at least 1 token")
+        k = MAX_BUDGET_RESULTS
+    if min_score is not None and not 0.0 <= min_score <= 1.0:
+        raise UsageError("--min-score must be between 0 and 1")
+    return k
