@@ -2,8 +2,9 @@
 each window and their cosines with the query) and the reranker's shipped weights.
 
 Only the ~30 reranked candidates are looked at, so nothing is precomputed at index time:
-the vectors of the chunks their windows show are read once per search
-(memctl.search.rerank holds the policy).
+the vectors of the chunks their windows show are read when a window is first seen, and
+kept with their sum by a kept Searcher while the index is unchanged (memctl.search.rerank
+holds the policy).
 """
 
 from __future__ import annotations
@@ -29,6 +30,32 @@ WEIGHTS_FILE = "rerank_weights.json"
 _model: Model | None = None
 
 
+class WindowVectors:
+    """The vectors of the chunks a window shows, by id, and their sum and its norm (a
+    window's mean vector does not depend on the query: kept, 30 windows a search)."""
+
+    __slots__ = ("norm", "total", "vectors")
+
+    def __init__(self, vectors: dict[int, np.ndarray]) -> None:
+        # Rows of a block of their own: those read are views of one read for all windows,
+        # which a kept window would otherwise hold whole.
+        if vectors:
+            vectors = dict(zip(vectors, np.stack(list(vectors.values())), strict=True))
+        self.vectors = vectors
+        self.total: np.ndarray | None = None
+        self.norm = 0.0
+        if vectors:
+            # What np.sum(axis=0) and np.linalg.norm compute (row by row; sqrt of the
+            # dot), without their array and argument handling.
+            self.total = functools.reduce(np.add, vectors.values())
+            self.norm = float(np.sqrt(self.total.dot(self.total)))
+
+
+# Per (vault, path, first line, last line) window; valid while the index is unchanged.
+KeptWindows = dict[tuple[str, str, int, int], WindowVectors]
+_NONE = WindowVectors({})  # no query vector: no window's vectors are looked at
+
+
 def model() -> Model:
     """The shipped reranker (written by scripts/train_reranker)."""
     global _model
@@ -47,37 +74,38 @@ def shown(
     list_cosines: Mapping[int, float],
     matrix: Any = None,
     spans: dict[str, list[tuple[int, int, int]]] | None = None,
+    kept: KeptWindows | None = None,
 ) -> dict[int, Shown]:
     """Each candidate's window: its snippet, and the cosines of the chunks it shows
-    (without a query vector, only the vector list's cosines are known)."""
+    (without a query vector, only the vector list's cosines are known); `kept`: windows'
+    vectors from earlier searches of this index (filled here)."""
     snips = {cid: snippet(cid) for cid in order}
     qvec = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
-    held: list[dict[int, np.ndarray]] = [{} for _ in order]
+    held: list[WindowVectors] = [_NONE] * len(order)
     if qvec is not None:
-        held = store.window_vectors(
-            [
-                (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
-                for cid in order
-            ],
-            matrix,
-            spans,
-        )
+        table: KeptWindows = {} if kept is None else kept
+        keys = [
+            (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
+            for cid in order
+        ]
+        missing = [key for key in dict.fromkeys(keys) if key not in table]
+        if missing:
+            read = store.window_vectors(missing, matrix, spans)
+            for key, vectors in zip(missing, read, strict=True):
+                table[key] = WindowVectors(vectors)
+        held = [table[key] for key in keys]
     cosine: dict[int, float] = dict(list_cosines)
-    for vectors in held:
-        for cid, vec in vectors.items():
+    for window in held:
+        for cid, vec in window.vectors.items():
             if cid not in cosine and qvec is not None:
                 cosine[cid] = float(vec @ qvec)
     out: dict[int, Shown] = {}
-    for cid, vectors in zip(order, held, strict=True):
+    for cid, window in zip(order, held, strict=True):
         record, s = records[cid], snips[cid]
-        known = [cosine[i] for i in (*vectors, cid) if i in cosine]
+        known = [cosine[i] for i in (*window.vectors, cid) if i in cosine]
         mean = None
-        if vectors and qvec is not None:
-            # What np.sum(axis=0) and np.linalg.norm compute (row by row; sqrt of the
-            # dot), without their array and argument handling: 30 windows a search.
-            total = functools.reduce(np.add, vectors.values())
-            norm = float(np.sqrt(total.dot(total)))
-            mean = float(total @ qvec) / norm if norm > 0 else None
+        if window.total is not None and qvec is not None:
+            mean = float(window.total @ qvec) / window.norm if window.norm > 0 else None
         out[cid] = Shown(
             path=record.path,
             text=s.text,
@@ -118,23 +146,33 @@ def rerank_scores(
     needles: AbstractSet[str] | None = None,
     prefixes: Sequence[str] | None = None,
     spans: dict[str, list[tuple[int, int, int]]] | None = None,
+    kept_windows: KeptWindows | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
     `apply`; `sink` receives every candidate's features and window, for training;
     `may_match`, `line_words`, `needles`, `prefixes`: see rerank.features; `spans`: see
-    store.window_vectors)."""
+    store.window_vectors; `kept_windows`: see shown)."""
     reranker = model()
     order = reranked(scored.composite)
     if not order:
         return {}
     views = shown(
-        store, order, records, snippet, query_vector, lists.get("vector", {}), matrix, spans
+        store,
+        order,
+        records,
+        snippet,
+        query_vector,
+        lists.get("vector", {}),
+        matrix,
+        spans,
+        kept_windows,
     )
     trigram = lists.get("trigram", {})
+    weight = {name: weights.of(name) for cid in order for name in fused[cid]}
     candidates = {
         cid: Candidate(
             parts={
-                name: value / weights.of(name) if weights.of(name) > 0 else 0.0
+                name: value / weight[name] if weight[name] > 0 else 0.0
                 for name, value in fused[cid].items()
             },
             date_match=trigram.get(cid, 0.0) >= 1.0,
