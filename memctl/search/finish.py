@@ -81,6 +81,7 @@ def rerank_probabilities(
         prefixes=snippet.matcher.prefixes,
         spans=kept.spans,
         kept_windows=kept.windows,
+        text_views=kept.views,
     )
 
 

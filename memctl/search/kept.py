@@ -25,7 +25,7 @@ from memctl.search.candidates import IndexCounts
 from memctl.search.floor_words import Sentences, sentences
 from memctl.search.matcher import TextWords, kept_text_words
 from memctl.search.ranking import KeptFactors
-from memctl.search.rerank import LineWords
+from memctl.search.rerank_lines import LineWords, TextViews
 from memctl.search.snippets import Snippet
 from memctl.search.substring_list import TrigramMemory
 
@@ -57,6 +57,7 @@ class IndexMemory:
     fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present.py
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     line_words: LineWords = field(default_factory=dict)  # the same
+    views: TextViews = field(default_factory=TextViews)  # the same (the reranker's lines)
     split: dict[str, Sentences] = field(default_factory=dict)  # the same (the floor's)
     # Each record's composite-score signals (ranking.score; checked against the record).
     factors: KeptFactors = field(default_factory=dict)
@@ -118,6 +119,8 @@ class IndexMemory:
                 table.clear()
         if len(self.split) > SPLITS_KEPT:
             self.split.clear()
+        if len(self.views) > KEPT:
+            self.views.clear()
         if len(self.windows) > WINDOWS_KEPT:
             self.windows.clear()
         if self._file_rows > KEPT:

@@ -22,7 +22,15 @@ from memctl.index.backend import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search import ranking
 from memctl.search.floor import WeightedTerm
-from memctl.search.rerank import FEATURES, Candidate, LineWords, Model, Shown, features, rerank
+from memctl.search.rerank import (
+    FEATURES,
+    Candidate,
+    Model,
+    Shown,
+    features,
+    rerank,
+)
+from memctl.search.rerank_lines import LineWords, TextViews
 from memctl.search.scoring import Weights
 from memctl.search.snippets import Snippet
 
@@ -147,10 +155,11 @@ def rerank_scores(
     prefixes: Sequence[str] | None = None,
     spans: dict[str, list[tuple[int, int, int]]] | None = None,
     kept_windows: KeptWindows | None = None,
+    text_views: TextViews | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
     `apply`; `sink` receives every candidate's features and window, for training;
-    `may_match`, `line_words`, `needles`, `prefixes`: see rerank.features; `spans`: see
+    `may_match`, `line_words`, `needles`, `prefixes`: see rerank.features; `text_views`: its `views`; `spans`: see
     store.window_vectors; `kept_windows`: see shown)."""
     reranker = model()
     order = reranked(scored.composite)
@@ -184,7 +193,16 @@ def rerank_scores(
         for cid in order
     }
     rows = features(
-        order, candidates, views, terms, query_words, may_match, line_words, needles, prefixes
+        order,
+        candidates,
+        views,
+        terms,
+        query_words,
+        may_match,
+        line_words,
+        needles,
+        prefixes,
+        text_views,
     )
     if sink is not None:
         sink(rows, views)
