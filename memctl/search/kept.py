@@ -28,17 +28,17 @@ from memctl.search.ranking import KeptFactors
 from memctl.search.rerank_lines import LineWords, TextViews
 from memctl.search.snippets import Snippet
 from memctl.search.substring_list import TrigramMemory
+from memctl.search.windows import KeptWindows
 
 if TYPE_CHECKING:
     from memctl.index.backend import ContextWindow, IndexBackend
-    from memctl.search.windows import KeptWindows
     from memctl.sqlite import Connection
 
 ContextRows = Sequence[tuple[int, int, str]]
 
 KEPT = 50_000  # entries a table may hold before it is emptied (~30 MB; ~55 MB for `fits`)
 SPLITS_KEPT = 1_000  # snippets' sentence splits (~25 KB each: ~25 MB)
-WINDOWS_KEPT = 2_000  # the reranker's windows' vectors (~15 KB each at 384 dims: ~30 MB)
+WINDOWS_KEPT = 10_000  # the reranker's windows and chunks' vectors (~1.6 KB each at 384 dims)
 
 
 @dataclass
@@ -51,7 +51,7 @@ class IndexMemory:
     context: dict[ContextWindow, ContextRows] = field(default_factory=dict)
     files: dict[str, _FileRows] = field(default_factory=dict)  # every chunk of a file
     spans: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)  # their ids
-    windows: KeptWindows = field(default_factory=dict)  # the reranker's windows' vectors
+    windows: KeptWindows = field(default_factory=KeptWindows)  # the reranker's windows
     _file_rows: int = 0
     word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
     fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present.py

@@ -39,17 +39,13 @@ _model: Model | None = None
 
 
 class WindowVectors:
-    """The vectors of the chunks a window shows, by id, and their sum and its norm (a
-    window's mean vector does not depend on the query: kept, 30 windows a search)."""
+    """The ids of the chunks with a vector a window shows, and their vectors' sum and its
+    norm (a window's mean vector does not depend on the query: kept, 30 windows a search)."""
 
-    __slots__ = ("norm", "total", "vectors")
+    __slots__ = ("ids", "norm", "total")
 
-    def __init__(self, vectors: dict[int, np.ndarray]) -> None:
-        # Rows of a block of their own: those read are views of one read for all windows,
-        # which a kept window would otherwise hold whole.
-        if vectors:
-            vectors = dict(zip(vectors, np.stack(list(vectors.values())), strict=True))
-        self.vectors = vectors
+    def __init__(self, vectors: Mapping[int, np.ndarray]) -> None:
+        self.ids = tuple(vectors)
         self.total: np.ndarray | None = None
         self.norm = 0.0
         if vectors:
@@ -59,8 +55,25 @@ class WindowVectors:
             self.norm = float(np.sqrt(self.total.dot(self.total)))
 
 
-# Per (vault, path, first line, last line) window; valid while the index is unchanged.
-KeptWindows = dict[tuple[str, str, int, int], WindowVectors]
+class KeptWindows:
+    """Windows' WindowVectors by (vault, path, first line, last line), and the vectors of
+    their chunks by id (copied: those read are views of one read for all windows, which a
+    kept vector would otherwise hold whole); valid while the index is unchanged."""
+
+    __slots__ = ("vectors", "windows")
+
+    def __init__(self) -> None:
+        self.windows: dict[tuple[str, str, int, int], WindowVectors] = {}
+        self.vectors: dict[int, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return max(len(self.windows), len(self.vectors))
+
+    def clear(self) -> None:
+        self.windows.clear()
+        self.vectors.clear()
+
+
 _NONE = WindowVectors({})  # no query vector: no window's vectors are looked at
 
 
@@ -91,26 +104,31 @@ def shown(
     qvec = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
     held: list[WindowVectors] = [_NONE] * len(order)
     if qvec is not None:
-        table: KeptWindows = {} if kept is None else kept
+        table = KeptWindows() if kept is None else kept
+        windows, chunks = table.windows, table.vectors
         keys = [
             (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
             for cid in order
         ]
-        missing = [key for key in dict.fromkeys(keys) if key not in table]
+        missing = [key for key in dict.fromkeys(keys) if key not in windows]
         if missing:
             read = store.window_vectors(missing, matrix, spans)
             for key, vectors in zip(missing, read, strict=True):
-                table[key] = WindowVectors(vectors)
-        held = [table[key] for key in keys]
+                windows[key] = WindowVectors(vectors)
+                for cid, vec in vectors.items():
+                    if cid not in chunks:
+                        chunks[cid] = vec.copy()
+        held = [windows[key] for key in keys]
     cosine: dict[int, float] = dict(list_cosines)
-    for window in held:
-        for cid, vec in window.vectors.items():
-            if cid not in cosine and qvec is not None:
-                cosine[cid] = float(vec @ qvec)
+    if qvec is not None:
+        for window in held:
+            for cid in window.ids:
+                if cid not in cosine:
+                    cosine[cid] = float(chunks[cid] @ qvec)
     out: dict[int, Shown] = {}
     for cid, window in zip(order, held, strict=True):
         record, s = records[cid], snips[cid]
-        known = [cosine[i] for i in (*window.vectors, cid) if i in cosine]
+        known = [cosine[i] for i in (*window.ids, cid) if i in cosine]
         mean = None
         if window.total is not None and qvec is not None:
             mean = float(window.total @ qvec) / window.norm if window.norm > 0 else None

@@ -415,6 +415,6 @@ def test_kept_windows_are_bounded() -> None:
 
     memory = IndexMemory()
     for i in range(WINDOWS_KEPT + 1):
-        memory.windows["v", "p", i, i] = WindowVectors({})
+        memory.windows.windows["v", "p", i, i] = WindowVectors({})
     memory.check(None)
     assert not memory.windows
