@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from types import MappingProxyType
 
 from memctl.search.floor import WeightedTerm
 from memctl.search.matcher import TextWords, has_words, kept_text_words
@@ -27,7 +28,7 @@ class LineView:
 
     __slots__ = ("lower", "speaker", "words")
 
-    counts: Mapping[int, int] = {}
+    counts: Mapping[int, int] = MappingProxyType({})  # shared by every such line: read only
     found: frozenset[int] = frozenset()
     hits: tuple[int | None, ...] = ()
 
