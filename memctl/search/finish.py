@@ -80,6 +80,8 @@ def rerank_probabilities(
         needles=snippet.matcher.exact | set(snippet.matcher.prefixes),
         prefixes=snippet.matcher.prefixes,
         spans=kept.spans,
+        kept_windows=kept.windows,
+        text_views=kept.views,
     )
 
 

@@ -25,9 +25,10 @@ from memctl.search.candidates import IndexCounts
 from memctl.search.floor_words import Sentences, sentences
 from memctl.search.matcher import TextWords, kept_text_words
 from memctl.search.ranking import KeptFactors
-from memctl.search.rerank import LineWords
+from memctl.search.rerank_lines import LineWords, TextViews
 from memctl.search.snippets import Snippet
 from memctl.search.substring_list import TrigramMemory
+from memctl.search.windows import KeptWindows
 
 if TYPE_CHECKING:
     from memctl.index.backend import ContextWindow, IndexBackend
@@ -37,6 +38,7 @@ ContextRows = Sequence[tuple[int, int, str]]
 
 KEPT = 50_000  # entries a table may hold before it is emptied (~30 MB; ~55 MB for `fits`)
 SPLITS_KEPT = 1_000  # snippets' sentence splits (~25 KB each: ~25 MB)
+WINDOWS_KEPT = 10_000  # the reranker's windows and chunks' vectors (~1.6 KB each at 384 dims)
 
 
 @dataclass
@@ -49,11 +51,13 @@ class IndexMemory:
     context: dict[ContextWindow, ContextRows] = field(default_factory=dict)
     files: dict[str, _FileRows] = field(default_factory=dict)  # every chunk of a file
     spans: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)  # their ids
+    windows: KeptWindows = field(default_factory=KeptWindows)  # the reranker's windows
     _file_rows: int = 0
     word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
     fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present.py
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     line_words: LineWords = field(default_factory=dict)  # the same
+    views: TextViews = field(default_factory=TextViews)  # the same (the reranker's lines)
     split: dict[str, Sentences] = field(default_factory=dict)  # the same (the floor's)
     # Each record's composite-score signals (ranking.score; checked against the record).
     factors: KeptFactors = field(default_factory=dict)
@@ -69,6 +73,7 @@ class IndexMemory:
             self.word_sets,
             self.files,
             self.spans,
+            self.windows,
             self.fits,
             self.factors,
         ):
@@ -114,6 +119,10 @@ class IndexMemory:
                 table.clear()
         if len(self.split) > SPLITS_KEPT:
             self.split.clear()
+        if len(self.views) > KEPT:
+            self.views.clear()
+        if len(self.windows) > WINDOWS_KEPT:
+            self.windows.clear()
         if self._file_rows > KEPT:
             self.files.clear()
             self._file_rows = 0

@@ -14,14 +14,13 @@ was asked; that probability replaces the fused relevance of the reranked candida
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
 from memctl.search.floor import WeightedTerm
-from memctl.search.matcher import TextWords, has_words, kept_text_words
+from memctl.search.rerank_lines import LineWords, Terms, TextViews, share
 from memctl.search.scoring import LISTS
 
 FEATURES = (
@@ -48,7 +47,6 @@ FEATURES = (
     "adjacent",  # query words side by side in the window (a phrase), per word pair
     "speaker",  # share of the window's `**Name:**` lines by someone the query names
 )
-_SPEAKER = re.compile(r"^\s*(?:[-*+]\s+)?\*\*([^*:\n]{1,40}):\*\*")
 
 
 @dataclass(frozen=True)
@@ -113,126 +111,6 @@ class Model:
         )
 
 
-# A line's words, kept across searches by line text (matcher.text_words).
-LineWords = dict[str, TextWords]
-
-
-class _Line:
-    """What one line of text shows of the query (worked out once per line text per search:
-    the 30 windows of a running log overlap)."""
-
-    __slots__ = ("counts", "found", "hits", "speaker", "words")
-
-    def __init__(self, kept: TextWords | bool, known: _Terms, speaker: str | None) -> None:
-        self.speaker = speaker
-        counts: dict[int, int] = {}
-        self.counts: dict[int, int] = counts
-        self.found: frozenset[int] = frozenset()
-        # The first query word each word is, for the `adjacent` feature.
-        self.hits: tuple[int | None, ...] = ()
-        if isinstance(kept, bool):  # no needle in it: whether it has words is all it shows
-            self.words = kept
-            return
-        words, distinct = kept.words, kept.distinct
-        self.words = bool(words)
-        # Most lines hold no query word: found by substring tests and set operations,
-        # without a word loop.
-        if not known.any_hit(kept):
-            return
-        for word in distinct & known.hit_words:
-            times = words.count(word)
-            for i in known.hits(word):
-                counts[i] = counts.get(i, 0) + times
-        self.found = frozenset(counts)
-        self.hits = tuple(map(known.first.get, words))
-
-
-class _Terms:
-    """The query's weighted words, and which of them each window word is (worked out once
-    per word per search: the 30 windows share most of their words)."""
-
-    def __init__(
-        self,
-        terms: Sequence[WeightedTerm],
-        may_match: Callable[[str], object] | None = None,
-        line_words: LineWords | None = None,
-        needles: AbstractSet[str] | None = None,
-        prefixes: Sequence[str] | None = None,
-    ) -> None:
-        self.terms = terms
-        # A word is a query word only if one of these is in its lowercase: then so is it in
-        # its line's, unless it holds a sigma (the one letter whose lowercase depends on
-        # what follows it, and so differs between a word and its line).
-        sigma = needles is None or any(("σ" in n or "ς" in n or not n) for n in needles)
-        self._needles = None if sigma else tuple(needles or ())
-        # With the matcher's stems as well (needles: its exact forms and stems), a word can
-        # be a query word only if its lowercase is a needle, starts with a stem or with a
-        # Hebrew prefix letter: the others are not tested one by one.
-        quick = self._needles is not None and prefixes is not None and may_match is not None
-        self._stems = tuple(prefixes or ()) if quick else None
-        self._forms = frozenset(self._needles or ())
-        self._hits: dict[str, tuple[int, ...]] = {}
-        self.hit_words: set[str] = set()  # those of _hits that are a query word
-        self.first: dict[str, int] = {}  # the first query word each of them is
-        self._lines: dict[str, _Line] = {}
-        self._may_match = may_match
-        self._words: LineWords = {} if line_words is None else line_words
-
-    def hits(self, word: str) -> tuple[int, ...]:
-        found = self._hits.get(word)
-        if found is None:
-            if self._may_match is not None and self._may_match(word) is None:
-                found = ()
-            else:
-                found = tuple(i for i, t in enumerate(self.terms) if t.matches(word))
-            self._hits[word] = found
-            if found:
-                self.hit_words.add(word)
-                self.first[word] = found[0]
-        return found
-
-    def needle_free(self, lower: str) -> bool:
-        """Whether no needle is in a line's lowercase: then none of its words is a query word."""
-        needles = self._needles
-        return needles is not None and not any(n in lower for n in needles)
-
-    def any_hit(self, kept: TextWords) -> bool:
-        """Whether any of a line's words is a query word (each tested once per search)."""
-        words, lower = kept.distinct, kept.lower
-        if self.needle_free(lower):
-            return False
-        stems = self._stems
-        if stems is None:
-            for word in words.difference(self._hits):
-                self.hits(word)
-            return not words.isdisjoint(self.hit_words)
-        # A stem held by a word is held by its line's lowercase (no stem holds a sigma).
-        held = stems if stems and any(s in lower for s in stems) else ()
-        for word in kept.maybe(self._forms, held):
-            self.hits(word)
-        return not words.isdisjoint(self.hit_words)
-
-    def line(self, text: str) -> _Line:
-        known = self._lines.get(text)
-        if known is None:
-            kept: TextWords | bool | None = self._words.get(text)
-            if kept is None:
-                # A line seen for the first time is split into words only if a needle is in
-                # its lowercase: most of a window's lines hold none.
-                if self.needle_free(text.lower()):
-                    kept = has_words(text)
-                else:
-                    kept = kept_text_words(self._words, text)
-            m = _SPEAKER.match(text)
-            speaker = m.group(1).split()[0].lower() if m else None
-            known = self._lines[text] = _Line(kept, self, speaker)
-        return known
-
-
-def _share(terms: Sequence[WeightedTerm], found: AbstractSet[int], total: float) -> float:
-    return sum(terms[i].weight for i in found) / total if total > 0 else 0.0
-
-
 def features(
     order: Sequence[int],
     candidates: Mapping[int, Candidate],
@@ -243,6 +121,7 @@ def features(
     line_words: LineWords | None = None,
     needles: AbstractSet[str] | None = None,
     prefixes: Sequence[str] | None = None,
+    views: TextViews | None = None,
 ) -> dict[int, list[float]]:
     """Each candidate's feature row (FEATURES order); `order`: the candidates by composite
     score, best first; `query_words`: the query's words, lowercased; `may_match`: None
@@ -251,9 +130,10 @@ def features(
     `needles`: strings one of which a query word's lowercase holds (the matcher's forms
     and stems); `prefixes`: the matcher's stems, when `needles` are exactly its forms and
     stems (a word is then tested only if its lowercase is a needle or starts with a stem
-    or a Hebrew prefix letter, as the matcher's own tests need)."""
+    or a Hebrew prefix letter, as the matcher's own tests need); `views`: lines' and
+    windows' views kept from earlier searches."""
     total = sum(t.weight for t in terms)
-    known = _Terms(terms, may_match, line_words, needles, prefixes)
+    known = Terms(terms, may_match, line_words, needles, prefixes, views)
     best_score = max((candidates[c].composite for c in order), default=0.0) or 1.0
     cosines = [c for c in (shown[cid].chunk_cosine for cid in order) if c is not None]
     top_cos = max(cosines, default=0.0)
@@ -265,10 +145,13 @@ def features(
     for other in order:
         if other in shown:
             same_file.setdefault(shown[other].path, []).append(other)
-    for rank, cid in enumerate(order):
+    windows = known.windows([shown[cid].text for cid in order])
+    hit_lines = known.hit_lines
+    for rank, (cid, window) in enumerate(zip(order, windows, strict=True)):
         cand, view = candidates[cid], shown[cid]
-        lines = view.text.split("\n")
-        # One pass over the window's lines: which query words each line shows.
+        lines = window.lines
+        # Only the lines that show a query word (most show none): a line with a word
+        # between two of them breaks a phrase across them.
         counts = [0] * len(terms)
         found_window: set[int] = set()
         found_before: set[int] = set()
@@ -276,15 +159,11 @@ def features(
         best_line = 0.0
         pairs: set[tuple[int, int]] = set()
         previous: int | None = None  # the query word the window's last word was
-        speakers: list[str] = []
-        for offset, text in enumerate(lines):
-            line = known.line(text)
-            if line.speaker is not None:
-                speakers.append(line.speaker)
-            if not line.counts:
-                if line.words:
-                    previous = None
-                continue
+        worded, last = window.worded, 0
+        for offset, line in [(o, hit_lines[t]) for o, t in enumerate(lines) if t in hit_lines]:
+            if worded[offset] != worded[last]:
+                previous = None
+            last = offset + 1
             for i, c in line.counts.items():
                 counts[i] += c
             if pair:
@@ -294,12 +173,13 @@ def features(
                     previous = here
             on_line = line.found
             found_window |= on_line
-            best_line = max(best_line, _share(terms, on_line, total))
+            best_line = max(best_line, line.share)
             number = view.line_start + offset
             if number < view.chunk_start:
                 found_before |= on_line
             elif number > view.chunk_end:
                 found_after |= on_line
+        speakers = window.speakers
         found_chunk: set[int] = set()
         for text in view.chunk_text.split("\n"):
             found_chunk |= known.line(text).found
@@ -331,10 +211,10 @@ def features(
             chunk_cos - top_cos,
             window_cos - top_cos,
             mean_cos - top_cos,
-            _share(terms, found_chunk, total),
-            _share(terms, found_window, total),
-            _share(terms, found_after, total),
-            _share(terms, found_before, total),
+            share(terms, found_chunk, total),
+            share(terms, found_window, total),
+            share(terms, found_after, total),
+            share(terms, found_before, total),
             tf / total if total > 0 else 0.0,
             support,
             max(view.line_end - view.chunk_end, 0) / n_lines,

@@ -2,8 +2,9 @@
 each window and their cosines with the query) and the reranker's shipped weights.
 
 Only the ~30 reranked candidates are looked at, so nothing is precomputed at index time:
-the vectors of the chunks their windows show are read once per search
-(memctl.search.rerank holds the policy).
+the vectors of the chunks their windows show are read when a window is first seen, and
+kept with their sum by a kept Searcher while the index is unchanged (memctl.search.rerank
+holds the policy).
 """
 
 from __future__ import annotations
@@ -21,12 +22,59 @@ from memctl.index.backend import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search import ranking
 from memctl.search.floor import WeightedTerm
-from memctl.search.rerank import FEATURES, Candidate, LineWords, Model, Shown, features, rerank
+from memctl.search.rerank import (
+    FEATURES,
+    Candidate,
+    Model,
+    Shown,
+    features,
+    rerank,
+)
+from memctl.search.rerank_lines import LineWords, TextViews
 from memctl.search.scoring import Weights
 from memctl.search.snippets import Snippet
 
 WEIGHTS_FILE = "rerank_weights.json"
 _model: Model | None = None
+
+
+class WindowVectors:
+    """The ids of the chunks with a vector a window shows, and their vectors' sum and its
+    norm (a window's mean vector does not depend on the query: kept, 30 windows a search)."""
+
+    __slots__ = ("ids", "norm", "total")
+
+    def __init__(self, vectors: Mapping[int, np.ndarray]) -> None:
+        self.ids = tuple(vectors)
+        self.total: np.ndarray | None = None
+        self.norm = 0.0
+        if vectors:
+            # What np.sum(axis=0) and np.linalg.norm compute (row by row; sqrt of the
+            # dot), without their array and argument handling.
+            self.total = functools.reduce(np.add, vectors.values())
+            self.norm = float(np.sqrt(self.total.dot(self.total)))
+
+
+class KeptWindows:
+    """Windows' WindowVectors by (vault, path, first line, last line), and the vectors of
+    their chunks by id (copied: those read are views of one read for all windows, which a
+    kept vector would otherwise hold whole); valid while the index is unchanged."""
+
+    __slots__ = ("vectors", "windows")
+
+    def __init__(self) -> None:
+        self.windows: dict[tuple[str, str, int, int], WindowVectors] = {}
+        self.vectors: dict[int, np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return max(len(self.windows), len(self.vectors))
+
+    def clear(self) -> None:
+        self.windows.clear()
+        self.vectors.clear()
+
+
+_NONE = WindowVectors({})  # no query vector: no window's vectors are looked at
 
 
 def model() -> Model:
@@ -47,37 +95,43 @@ def shown(
     list_cosines: Mapping[int, float],
     matrix: Any = None,
     spans: dict[str, list[tuple[int, int, int]]] | None = None,
+    kept: KeptWindows | None = None,
 ) -> dict[int, Shown]:
     """Each candidate's window: its snippet, and the cosines of the chunks it shows
-    (without a query vector, only the vector list's cosines are known)."""
+    (without a query vector, only the vector list's cosines are known); `kept`: windows'
+    vectors from earlier searches of this index (filled here)."""
     snips = {cid: snippet(cid) for cid in order}
     qvec = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
-    held: list[dict[int, np.ndarray]] = [{} for _ in order]
+    held: list[WindowVectors] = [_NONE] * len(order)
     if qvec is not None:
-        held = store.window_vectors(
-            [
-                (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
-                for cid in order
-            ],
-            matrix,
-            spans,
-        )
+        table = KeptWindows() if kept is None else kept
+        windows, chunks = table.windows, table.vectors
+        keys = [
+            (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
+            for cid in order
+        ]
+        missing = [key for key in dict.fromkeys(keys) if key not in windows]
+        if missing:
+            read = store.window_vectors(missing, matrix, spans)
+            for key, vectors in zip(missing, read, strict=True):
+                windows[key] = WindowVectors(vectors)
+                for cid, vec in vectors.items():
+                    if cid not in chunks:
+                        chunks[cid] = vec.copy()
+        held = [windows[key] for key in keys]
     cosine: dict[int, float] = dict(list_cosines)
-    for vectors in held:
-        for cid, vec in vectors.items():
-            if cid not in cosine and qvec is not None:
-                cosine[cid] = float(vec @ qvec)
+    if qvec is not None:
+        for window in held:
+            for cid in window.ids:
+                if cid not in cosine:
+                    cosine[cid] = float(chunks[cid] @ qvec)
     out: dict[int, Shown] = {}
-    for cid, vectors in zip(order, held, strict=True):
+    for cid, window in zip(order, held, strict=True):
         record, s = records[cid], snips[cid]
-        known = [cosine[i] for i in (*vectors, cid) if i in cosine]
+        known = [cosine[i] for i in (*window.ids, cid) if i in cosine]
         mean = None
-        if vectors and qvec is not None:
-            # What np.sum(axis=0) and np.linalg.norm compute (row by row; sqrt of the
-            # dot), without their array and argument handling: 30 windows a search.
-            total = functools.reduce(np.add, vectors.values())
-            norm = float(np.sqrt(total.dot(total)))
-            mean = float(total @ qvec) / norm if norm > 0 else None
+        if window.total is not None and qvec is not None:
+            mean = float(window.total @ qvec) / window.norm if window.norm > 0 else None
         out[cid] = Shown(
             path=record.path,
             text=s.text,
@@ -118,23 +172,34 @@ def rerank_scores(
     needles: AbstractSet[str] | None = None,
     prefixes: Sequence[str] | None = None,
     spans: dict[str, list[tuple[int, int, int]]] | None = None,
+    kept_windows: KeptWindows | None = None,
+    text_views: TextViews | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
     `apply`; `sink` receives every candidate's features and window, for training;
-    `may_match`, `line_words`, `needles`, `prefixes`: see rerank.features; `spans`: see
-    store.window_vectors)."""
+    `may_match`, `line_words`, `needles`, `prefixes`: see rerank.features; `text_views`: its `views`; `spans`: see
+    store.window_vectors; `kept_windows`: see shown)."""
     reranker = model()
     order = reranked(scored.composite)
     if not order:
         return {}
     views = shown(
-        store, order, records, snippet, query_vector, lists.get("vector", {}), matrix, spans
+        store,
+        order,
+        records,
+        snippet,
+        query_vector,
+        lists.get("vector", {}),
+        matrix,
+        spans,
+        kept_windows,
     )
     trigram = lists.get("trigram", {})
+    weight = {name: weights.of(name) for cid in order for name in fused[cid]}
     candidates = {
         cid: Candidate(
             parts={
-                name: value / weights.of(name) if weights.of(name) > 0 else 0.0
+                name: value / weight[name] if weight[name] > 0 else 0.0
                 for name, value in fused[cid].items()
             },
             date_match=trigram.get(cid, 0.0) >= 1.0,
@@ -146,7 +211,16 @@ def rerank_scores(
         for cid in order
     }
     rows = features(
-        order, candidates, views, terms, query_words, may_match, line_words, needles, prefixes
+        order,
+        candidates,
+        views,
+        terms,
+        query_words,
+        may_match,
+        line_words,
+        needles,
+        prefixes,
+        text_views,
     )
     if sink is not None:
         sink(rows, views)

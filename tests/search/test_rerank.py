@@ -15,12 +15,12 @@ from memctl.search.floor import WeightedTerm
 from memctl.search.rerank import (
     FEATURES,
     Candidate,
-    LineWords,
     Model,
     Shown,
     features,
     rerank,
 )
+from memctl.search.rerank_lines import LineWords, TextViews
 from memctl.vault import Vault
 
 from .conftest import NOW, copy_fixture
@@ -221,3 +221,29 @@ def test_the_quick_word_tests_leave_every_feature_as_it_was() -> None:
         )
     # A line without a needle (first seen) is not split into words: it is not kept.
     assert "deploy again" in kept and "blank words here" not in kept
+
+
+def test_kept_line_and_window_views_leave_every_feature_as_it_was() -> None:
+    """Lines' and windows' views kept across searches (by text, whatever the query) give
+    the rows worked out afresh, for one query after another; a line with a word between
+    two query words breaks their phrase, a blank line does not."""
+    views = {
+        1: shown("deploy\n\nroad\n**Dana:** hello", 10, (10, 10), 0.5),
+        2: shown("deploy\nfoo\nroad\n", 20, (22, 22), 0.4),
+        3: shown("nothing here\n**Omer:** road deploy", 30, (31, 31), None),
+    }
+    order = [1, 2, 3]
+    cands = {1: candidate(0.9, 0.9), 2: candidate(0.5, 0.5), 3: candidate(0.3, 0.2)}
+    kept = TextViews()
+    queries = [
+        [term("deploy", 2.0), term("road", 1.0)],
+        [term("road", 1.0)],
+        [term("hello", 1.0), term("deploy", 0.5)],
+    ]
+    for terms in queries * 2:
+        rows = features(order, cands, views, terms, frozenset({"dana"}), views=kept)
+        assert rows == features(order, cands, views, terms, frozenset({"dana"}))
+    assert kept.lines and kept.windows
+    adjacent = FEATURES.index("adjacent")
+    rows = features(order, cands, views, queries[0], views=kept)
+    assert [rows[c][adjacent] for c in order] == [1.0, 0.0, 1.0]

@@ -392,3 +392,29 @@ def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
     finally:
         worker.shutdown()
     assert ended == [True]  # the BLAS hold released, the product not left running
+
+
+def test_kept_window_vectors_and_line_views_answer_as_a_fresh_searcher(
+    fixture_copy: Vault,
+) -> None:
+    """The reranker's windows' vectors (kept while the index is unchanged) and its lines'
+    and windows' views (kept by text) change no result, for a query seen again or not."""
+    queries = ["deploy checklist", "backup retention", "deploy checklist"]
+    with Searcher(fixture_copy, fresh=False) as kept:
+        again = [kept.search(q, log=False, now=NOW, explain=True).to_dict() for q in queries]
+        assert kept._kept.windows and kept._kept.views.lines and kept._kept.views.windows
+    assert any(r["explain"]["rerank"] is not None for r in again[0]["results"])
+    for query, got in zip(queries, again, strict=True):
+        with Searcher(fixture_copy, fresh=False) as fresh:
+            assert fresh.search(query, log=False, now=NOW, explain=True).to_dict() == got
+
+
+def test_kept_windows_are_bounded() -> None:
+    from memctl.search.kept import WINDOWS_KEPT
+    from memctl.search.windows import WindowVectors
+
+    memory = IndexMemory()
+    for i in range(WINDOWS_KEPT + 1):
+        memory.windows.windows["v", "p", i, i] = WindowVectors({})
+    memory.check(None)
+    assert not memory.windows
