@@ -12,8 +12,8 @@ from memctl.index.store import Store
 from memctl.index.sync import sync
 from memctl.search import candidates as cand
 from memctl.search import vocab
-from memctl.search.query import parse_query
-from memctl.search.substring_list import trigram_candidates
+from memctl.search.query import parse_query, quote
+from memctl.search.substring_list import TrigramMemory, _held_by_all, trigram_candidates
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 
@@ -84,3 +84,26 @@ def test_common_words_are_dropped_and_rare_ones_kept(
     best = max(found, key=lambda i: found[i])
     text = conn.execute("SELECT text FROM chunks WHERE id = ?", (best,)).fetchone()[0]
     assert "alpha w5x zulu" in text and found[best] == 1.0
+
+
+def _coordinate_sql(conn: Any, words: list[str], limit: int) -> list[int]:
+    expression = " AND ".join(quote(w) for w in words)
+    rows = conn.execute(
+        "SELECT t.rowid FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
+        "WHERE chunks_trigram MATCH ? AND 1 LIMIT ?",
+        (expression, limit),
+    )
+    return [int(r) for (r,) in rows]
+
+
+def test_the_coordinate_lookup_is_read_from_a_whole_lookup_as_its_match_would(conn: Any) -> None:
+    def lookup_at(limit: int) -> Any:
+        return lambda expression: _coordinate_sql(conn, [expression[1:-1]], limit)
+
+    for words in (["ALPHA", "Zulu"], ["zulu", "w5x"], ["zulu", "w7x"], ["ulu", "lph"]):
+        held = _held_by_all(conn, words, lookup_at(20), 20, TrigramMemory())
+        assert held is not None  # "zulu" (10 rows) comes back whole below 20
+        assert held == _coordinate_sql(conn, words, 20)
+    # No word's lookup came back whole, or a word the substring test may fold differently.
+    assert _held_by_all(conn, ["alpha", "zulu"], lookup_at(5), 5, TrigramMemory()) is None
+    assert _held_by_all(conn, ["zulu", "naïve"], lookup_at(20), 20, TrigramMemory()) is None
