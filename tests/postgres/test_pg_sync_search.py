@@ -171,6 +171,36 @@ def test_a_search_connection_scans_from_the_first_block(
             assert row is not None and row[0] == value, setting
 
 
+def test_a_searcher_plans_its_lists_once_with_the_same_results(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From psycopg's fifth run of a statement on, it runs prepared with one generic plan
+    (the lists have one shape whatever the query's terms); the results stay those of the
+    first, planned searches, including a query of words found everywhere."""
+    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    sync(vault, embed=False, now=NOW)
+    queries = ["kubernetes", "deploy rollback window", "postgres migration plan", "the a"]
+    with Searcher(vault, fresh=False) as searcher:
+        runs = [
+            [
+                [
+                    (r.path, r.line_start, r.score)
+                    for r in searcher.search(q, k=5, now=NOW, log=False, mode=mode).results
+                ]
+                for q in queries
+                for mode in ("lexical", "hybrid")
+            ]
+            for _ in range(7)
+        ]
+        conn = searcher.store.conn  # type: ignore[attr-defined]
+        generic = conn.execute(
+            "SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0) "
+            "FROM pg_prepared_statements"
+        ).fetchone()
+    assert all(run == runs[0] for run in runs) and any(runs[0])
+    assert generic is not None and generic[0] > 0 and generic[1] == 0
+
+
 def test_substring_function_gives_the_rows_of_a_plain_lookup(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

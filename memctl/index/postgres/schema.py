@@ -378,3 +378,8 @@ def prepare_session(conn: psycopg.Connection[Any]) -> None:
     # estimate `(text || '') ILIKE`, the common word's scan) started two of them for a
     # lookup that stops within a few hundred rows.
     conn.execute("SET max_parallel_workers_per_gather = 0")
+    # A statement run again (psycopg prepares it from its fifth run) is planned once:
+    # the lists' statements have one shape whatever the query (its terms in arrays, each
+    # LIMIT a literal), and the planner would otherwise plan each run anew (~1 ms a list at
+    # 1M), its estimate of the generic plan being no better than a custom one's.
+    conn.execute("SET plan_cache_mode = force_generic_plan")

@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from psycopg import sql as pgsql
 from rapidfuzz import fuzz, process
 
 from memctl.errors import UsageError
@@ -99,8 +100,8 @@ def candidate_lists(
                     store,
                     "SELECT 'vector', c.id, 1 - (c.embedding <=> %s) FROM chunks AS c "
                     f"WHERE c.embedding IS NOT NULL AND {where} "
-                    "ORDER BY c.embedding <=> %s LIMIT %s",
-                    [qvec, *params, qvec, limit],
+                    f"ORDER BY c.embedding <=> %s LIMIT {int(limit)}",
+                    [qvec, *params, qvec],
                 )
             )
             lists["vector"] = {}
@@ -288,28 +289,40 @@ def _fts_sql(
         terms.append((word, False, _idf(rows, count)))
     if plan.all_common:
         # As with SQLite: ranking every row of words found everywhere costs too much
-        # for a near-zero IDF; BM25 over the newest matches is enough.
+        # for a near-zero IDF; BM25 over the newest matches is enough. The words go in
+        # as a literal: a plan that cannot see them (a prepared statement's generic plan)
+        # reads every row of every word through the GIN index instead of walking the
+        # newest rows back until enough match (~200 ms against ~5 at 1M).
+        words_literal = pgsql.Literal(tsq).as_string()
         matched = (
             f"SELECT {a}.id, {a}.{column} AS words, {a}.{length} AS ntokens FROM {table} "
-            f"WHERE {a}.{column} @@ %s::tsquery AND {where} ORDER BY {a}.id DESC LIMIT %s"
+            f"WHERE {a}.{column} @@ {words_literal}::tsquery AND {where} "
+            f"ORDER BY {a}.id DESC LIMIT {int(limit) * 10}"
         )
-        match_args: list[Any] = [tsq, *params, limit * 10]
+        match_args: list[Any] = [*params]
     else:
         # Every row of a rare term is ranked; a term in more than RANK_PER_TERM rows adds
         # only that many (unranked) rows. Below that this is exactly FTS5's BM25; above
         # it, ranking every row of a common word costs ~0.1 ms a row in SQL, and its
         # near-zero IDF rarely lifts such a row into the top of the fused list anyway.
-        pieces, match_args = [], []
-        for lexemes, count in _term_queries(plan, counter):
-            cap = "" if count <= RANK_PER_TERM else "LIMIT %s"
-            pieces.append(
-                f"(SELECT {a}.id FROM {table} WHERE {a}.{column} @@ %s::tsquery AND {where} {cap})"
-            )
-            match_args += [lexemes, *params, *([RANK_PER_TERM] if cap else [])]
+        # One fixed shape whatever the query's terms (a term's tsquery and cap in two
+        # arrays, not one subquery each): a connection that searches again runs it
+        # prepared, without planning it anew (~1 ms a list at 1M). The planner never sees
+        # a term's tsquery either way in a lateral subquery, so a term's rows come
+        # through the GIN index, in the table's order, as each subquery's did.
+        term_queries = _term_queries(plan, counter)
         matched = (
             f"SELECT {a}.id, {a}.{column} AS words, {a}.{length} AS ntokens FROM {table} "
-            f"WHERE {a}.id IN (" + " UNION ".join(pieces) + ")"
+            f"WHERE {a}.id IN (SELECT x.id FROM unnest(%s::text[], %s::text[]) AS q(tsq, cap) "
+            f"CROSS JOIN LATERAL (SELECT {a}.id FROM {table} WHERE "
+            f"{a}.{column} @@ q.tsq::tsquery AND {where} LIMIT q.cap::integer) AS x)"
         )
+        match_args = [
+            [q for q, _ in term_queries],
+            # NULL (no limit) for a term ranked whole.
+            [None if n <= RANK_PER_TERM else str(RANK_PER_TERM) for _, n in term_queries],
+            *params,
+        ]
     # Only the query's lexemes of each row, positions kept: weighted 'A' (memctl's own
     # tsvectors carry no weights) and filtered on that weight, in C, rather than every
     # lexeme of the row unnested and joined (~5x the time). A prefix's lexemes are the
@@ -329,10 +342,10 @@ def _fts_sql(
         "JOIN unnest(%s::text[], %s::boolean[], %s::float8[]) "
         "AS q(lexeme, prefix, idf) ON CASE WHEN q.prefix THEN starts_with(u.lexeme, q.lexeme) "
         "ELSE u.lexeme = q.lexeme END GROUP BY q.lexeme, q.prefix, q.idf) AS t "
-        "GROUP BY m.id ORDER BY 3 DESC, m.id LIMIT %s"
+        f"GROUP BY m.id ORDER BY 3 DESC, m.id LIMIT {int(limit)}"
     )
     args: list[Any] = [K1 + 1, K1, B, B, max(mean_length, 1.0), *match_args, *kept_args]
-    args += [[t[0] for t in terms], [t[1] for t in terms], [t[2] for t in terms], limit]
+    args += [[t[0] for t in terms], [t[1] for t in terms], [t[2] for t in terms]]
     return sql, args
 
 
