@@ -75,11 +75,9 @@ class Line:
     """What one line of text shows of the query, when it holds a query word (worked out
     once per line text per search: the 30 windows of a running log overlap)."""
 
-    __slots__ = ("counts", "found", "hits", "share", "speaker", "words")
+    __slots__ = ("counts", "found", "hits", "share")
 
-    def __init__(self, kept: TextWords, known: Terms, view: LineView) -> None:
-        self.speaker = view.speaker
-        self.words = view.words
+    def __init__(self, kept: TextWords, known: Terms) -> None:
         words = kept.words
         counts: dict[int, int] = {}
         for word in kept.distinct & known.hit_words:
@@ -173,7 +171,7 @@ class Terms:
             if not self.needle_free(view.lower):
                 kept = kept_text_words(self._words, text)
                 if self.any_hit(kept):
-                    known = self.hit_lines[text] = Line(kept, self, view)
+                    known = self.hit_lines[text] = Line(kept, self)
             self._lines[text] = known
         return known
 
