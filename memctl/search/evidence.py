@@ -184,7 +184,7 @@ class Judge:
         whose script sets the cosine's bar (a snippet can be mostly a Latin front matter
         above a Russian paragraph)."""
         words = list(self.words_of(text))  # every word a term matches, perhaps more
-        cover = fl.coverage(self.terms, words)
+        cover = self._hits.coverage(words)  # each word tested once per query
         cosine = self._cosine(cid, path, line_start, line_end)
         cross = fl.cross_script(self.query_script, chunk or text)
         place = self.bm25_ranks.get(cid)

@@ -88,6 +88,19 @@ class TermHits:
                 if which:
                     self.hit.add(word)
 
+    def coverage(self, words: Iterable[str]) -> float:
+        """coverage(self.terms, words), from the words' kept tests (the same sum)."""
+        terms = self.terms
+        total = sum(t.weight for t in terms)
+        if total <= 0:
+            return 1.0
+        words = list(words)
+        self.test(words)
+        found: set[int] = set()
+        for word in self.hit.intersection(words):
+            found.update(self.of[word])
+        return sum(t.weight for i, t in enumerate(terms) if i in found) / total
+
 
 def sentence_coverage(terms: Sequence[WeightedTerm], text: str) -> float:
     """The coverage of the text's best sentence (or line): where a paragraph states the

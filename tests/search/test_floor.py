@@ -363,6 +363,29 @@ def test_sentence_coverage_from_kept_sentences_is_the_best_sentence_s_coverage()
     assert best_sentence(TermHits(nothing), sentences("... !")) == 0.0
 
 
+def test_a_query_s_kept_term_tests_give_coverage_float_for_float() -> None:
+    """TermHits.coverage (the Judge's: each word tested once per query, shared with the
+    sentence coverage) is coverage() over the same words, across a query's texts."""
+    from memctl.search.floor_words import TermHits
+
+    terms = [
+        fl.WeightedTerm(w, lambda x, t=t: x.lower().startswith(t))
+        for t, w in (("pixel", 2.3), ("batter", 0.7), ("mah", 1.1), ("pix", 0.4))
+    ]
+    hits = TermHits(terms)
+    for words in (
+        ["Google", "Pixel", "battery"],
+        ["mAh", "pixels", "mAh", "zz"],
+        [],
+        ["nothing", "here"],
+        ["Pixel", "batteries", "mAh"],
+    ):
+        assert hits.coverage(words) == fl.coverage(terms, words)
+        assert hits.coverage(iter(words)) == fl.coverage(terms, words)  # any iterable
+    nothing = [fl.WeightedTerm(0.0, lambda x: True)]
+    assert TermHits(nothing).coverage(["a"]) == 1.0 == fl.coverage(nothing, ["a"])
+
+
 def test_the_best_sentence_coverage_tells_words_together_from_words_scattered() -> None:
     terms = [
         fl.WeightedTerm(w, lambda x, t=t: x.lower() == t)
