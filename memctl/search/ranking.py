@@ -18,7 +18,6 @@ from typing import Any
 from memctl.index.usage import ChunkRecord
 from memctl.search import supersession
 from memctl.search.scoring import (
-    Placed,
     Policy,
     Signals,
     composite,
@@ -87,11 +86,12 @@ def score(
     detail: dict[int, dict[str, Any]] = {}
     product: dict[int, float] = {}
     base = {cid: sum(parts.values()) for cid, parts in fused.items() if cid in records}
-    placed = {
-        cid: Placed(records[cid].path, records[cid].line_start, records[cid].line_end)
-        for cid in base
-        if records[cid].source in CONTEXT_SOURCES and context
-    }
+    # The records are where the chunks sit (no Placed made per candidate).
+    placed = (
+        {cid: records[cid] for cid in base if records[cid].source in CONTEXT_SOURCES}
+        if context
+        else {}
+    )
     boosted = context_boost(base, placed, policy)
     for cid, parts in fused.items():
         record = records.get(cid)

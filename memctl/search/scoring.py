@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from typing import Protocol
 
 from memctl.index.embed.registry import english_only
 
@@ -134,8 +135,19 @@ class Placed:
     line_end: int
 
 
+class Located(Protocol):
+    """Where a chunk sits in its file: a Placed, or the chunk's record itself."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def line_start(self) -> int: ...
+    @property
+    def line_end(self) -> int: ...
+
+
 def context_boost(
-    relevance: Mapping[int, float], placed: Mapping[int, Placed], policy: Policy
+    relevance: Mapping[int, float], placed: Mapping[int, Located], policy: Policy
 ) -> dict[int, float]:
     """Each chunk's relevance plus a share of the best candidate its snippet would also show.
 
@@ -282,9 +294,19 @@ def composite_product(
 ) -> tuple[float, float]:
     """composite()'s score (with `returned_recently` for the signals') and the product of
     its factors, the same factors multiplied in the same order, without the factors by
-    name that only --explain shows (~95 candidates a search)."""
-    factors = _factors(signals, query_words, policy, fixed, returned_recently)
-    return _times(relevance, factors), math.prod(factors)
+    name that only --explain shows (~95 candidates a search). A factor of 1 (no tags, not
+    returned recently: most candidates) is left out: multiplying by 1.0 changes no float."""
+    recency_, importance, access = fixed
+    score = relevance * recency_ * importance * access
+    product = recency_ * importance * access
+    if signals.tags:
+        tags = tag_factor(query_words, signals.tags, policy)[0]
+        score *= tags
+        product *= tags
+    if returned_recently:
+        score *= policy.recent_penalty
+        product *= policy.recent_penalty
+    return score, product
 
 
 def mmr(

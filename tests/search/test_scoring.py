@@ -166,6 +166,7 @@ def test_context_boost_takes_the_best_neighbour_not_the_sum() -> None:
         {},
         {"day": date(2026, 10, 1), "importance": 0.9, "access_count": 7},
         {"tags": ("#sqlite", "db"), "day": date(2026, 11, 20), "importance": 0.13},
+        {"tags": ("misc",), "day": date(2026, 9, 3), "access_count": 2},  # tags, no hit
         {"source": "decision", "text": "superseded by the new plan", "day": date(2025, 1, 2)},
     ],
 )
