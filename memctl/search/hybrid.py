@@ -216,6 +216,7 @@ class Searcher(CandidateLists):
             reach_of=snippet.reach,
             # By chunk id: kept on a shared server too (a row's text never changes there).
             words_of=self._kept.word_sets,
+            overlaps=self._kept.overlaps,
         )
         verdict = judge_results(
             conn,

@@ -328,14 +328,15 @@ def mmr(
     pool = list(ranked)
     # Each item's highest similarity to the picked ones, updated with each new pick only.
     redundancy = dict.fromkeys(pool, 0.0)
+    lam, duplicate = policy.mmr_lambda, policy.duplicate_similarity
+    rest = 1 - lam
     while pool and len(picked) < k:
         best_item, best_value = None, -math.inf
         for item in pool:
-            if redundancy[item] >= policy.duplicate_similarity:
+            seen = redundancy[item]
+            if seen >= duplicate:
                 continue
-            value = (
-                policy.mmr_lambda * scores[item] / top - (1 - policy.mmr_lambda) * redundancy[item]
-            )
+            value = lam * scores[item] / top - rest * seen
             if value > best_value:
                 best_item, best_value = item, value
         if best_item is None:
@@ -344,7 +345,9 @@ def mmr(
         pool.remove(best_item)
         if len(picked) < k:
             for item in pool:
-                redundancy[item] = max(redundancy[item], similarity(item, best_item))
+                alike = similarity(item, best_item)
+                if alike > redundancy[item]:  # max(), without the call
+                    redundancy[item] = alike
     return picked
 
 

@@ -13,7 +13,6 @@ core.md is undated and always current, so it counts as today's.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -43,10 +42,14 @@ def cold_under_warm(
 ) -> dict[int, float]:
     """Cap each COLD score below every WARM score whose relevance is at least its own."""
     out = dict(scores)
+    # COLD first: most searches have none, and then no WARM sort is needed.
+    cold = [cid for cid in scores if items[cid].tier == "cold"]
+    if not cold:
+        return out
     warm = sorted((cid for cid in scores if items[cid].tier == "warm"), key=lambda c: -relevance[c])
     if not warm:
         return out
-    cold = sorted((cid for cid in scores if items[cid].tier == "cold"), key=lambda c: -relevance[c])
+    cold.sort(key=lambda c: -relevance[c])
     # Walk COLD by falling relevance; `floor` is the lowest WARM score among the WARM
     # items at least as relevant as the current COLD one.
     floor, i = float("inf"), 0
@@ -68,7 +71,7 @@ def newer_first(
     supersedes it (for --explain).
     """
     out = dict(scores)
-    top = heapq.nsmallest(checked, scores, key=lambda c: (-scores[c], c))
+    top = sorted(scores, key=lambda c: (-scores[c], c))[:checked]  # heapq.nsmallest's list
     days = {cid: effective_day(items[cid], today) for cid in top}
     dated = [cid for cid in top if days[cid] is not None]
     # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...
