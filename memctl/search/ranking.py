@@ -19,6 +19,7 @@ from memctl.search import supersession
 from memctl.search.scoring import (
     Policy,
     Signals,
+    best_first,
     composite,
     composite_product,
     context_boost,
@@ -187,8 +188,7 @@ def settle(
 
 def diversity_pool(scores: Mapping[int, float], k: int) -> list[int]:
     """The candidates diversity chooses k among (whose snippets may be looked at)."""
-    # sorted()[:n] is what heapq.nsmallest returns, ~1.6x faster at ~95 candidates.
-    return sorted(scores, key=lambda i: (-scores[i], i))[: k * 4]
+    return best_first(scores)[: k * 4]
 
 
 def diversify(

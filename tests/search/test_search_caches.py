@@ -126,6 +126,31 @@ def test_diversify_makes_no_snippet_for_chunks_too_far_apart_to_meet() -> None:
     assert 3 not in made and set(made) == {1, 2}
 
 
+def test_diversify_keeps_word_overlaps_by_chunk_pair_and_chooses_the_same() -> None:
+    records = {
+        cid: replace(_record(cid, text, (10 * cid, 10 * cid)), path=f"memory/notes/{cid}.md")
+        for cid, text in enumerate(
+            ["backup every night", "backup every night at two", "deploy on fridays", "x y"],
+            start=1,
+        )
+    }
+
+    def snippet(cid: int) -> Snippet:
+        r = records[cid]
+        return Snippet(r.text, r.line_start, r.line_end, (), False)
+
+    scores = {1: 0.9, 2: 0.85, 3: 0.6, 4: 0.5}
+    policy = Policy(duplicate_similarity=0.5)
+    plain = diversify(scores, records, snippet, 3, policy)
+    overlaps: dict[tuple[int, int], float] = {}
+    assert diversify(scores, records, snippet, 3, policy, overlaps=overlaps) == plain
+    assert overlaps and all(a < b for a, b in overlaps)
+    assert overlaps[(1, 2)] == 0.6  # 3 shared words of 5
+    overlaps[(1, 2)] = 0.0  # what is kept is what it reads
+    assert diversify(scores, records, snippet, 3, policy, overlaps=overlaps) == [1, 2, 3]
+    assert plain == [1, 3, 4]
+
+
 @pytest.mark.parametrize("budget", [10, 25, 60, 200])
 @pytest.mark.parametrize("query", ["backup", "deploy step", "detail 7"])
 def test_snippets_reach_holds_every_snippet(vault: Vault, budget: int, query: str) -> None:
