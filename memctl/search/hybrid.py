@@ -159,7 +159,7 @@ class Searcher(CandidateLists):
             kept=self._kept.factors,
         )
         conn = self._conn()
-        rerank = finish.reranks(self.store, self.settings.rerank, mode, lists)
+        rerank = finish.reranks(model_id, self.settings.rerank, mode, lists)
         snippet = present.Snippets(
             self.store,
             records,
