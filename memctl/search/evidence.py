@@ -260,7 +260,8 @@ def judge_results(
     judge = Judge(
         terms,
         cosines,
-        {cid: (r.path, r.line_start, r.line_end) for cid, r in records.items()},
+        # Only the vector candidates' places are looked at (not every candidate's).
+        {cid: (r.path, r.line_start, r.line_end) for cid in cosines if (r := records.get(cid))},
         thresholds,
         signals,
         lists.get("fts"),
