@@ -419,6 +419,69 @@ def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
     assert ended == [True]  # the BLAS hold released, the product not left running
 
 
+def test_the_vector_product_started_first_answers_as_one_started_beside_the_lists(
+    fixture_copy: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kept Searcher holding the matrix starts the product before the index's counts
+    and the lexical plan (lists._vector_first): the same answers as when it starts with
+    the lists, none for a query with no words or a mode without vectors, and its span
+    ends with the search, also when a statement before the lists raises."""
+    import contextlib
+
+    from memctl.search import vectors
+
+    queries = ["why sqlite", "backup schedule", "deploy friday", "kubernetes migration"]
+    started: list[bool] = []
+    ended: list[bool] = []
+    order: list[str] = []
+
+    class Spied(vectors.Ahead):
+        def __init__(self, *args: Any) -> None:
+            started.append(True)
+            order.append("product")
+            super().__init__(*args)
+
+        def __exit__(self, *exc: object) -> None:
+            ended.append(True)
+            super().__exit__(*exc)
+
+    from memctl.search import lists
+
+    plan = lists.cand.plan_lexical
+
+    def planned(*args: Any, **kwargs: Any) -> Any:
+        order.append("plan")
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(lists.cand, "plan_lexical", planned)
+    monkeypatch.setattr(vectors, "Ahead", Spied)
+    with Searcher(fixture_copy, fresh=False) as kept:
+        kept._matrix = vectors.load(kept._sqlite(), fixture_copy.state_dir, min_vectors=1)
+        first = []
+        for q in queries:
+            first.append(kept.search(q, log=False, now=NOW, explain=True).to_dict())
+            assert order == ["product", "plan"]
+            order.clear()
+        assert len(ended) == len(queries)
+        kept.search("the", log=False, now=NOW, mode="lexical")
+        kept.search("!!", log=False, now=NOW)
+        assert len(started) == len(queries)
+        order.clear()
+        with monkeypatch.context() as patch:
+            patch.setattr(Searcher, "_vector_first", lambda *a: contextlib.nullcontext())
+            later = [kept.search(q, log=False, now=NOW, explain=True).to_dict() for q in queries]
+        assert order[:2] == ["plan", "product"]
+        assert later == first and len(started) == len(ended) == 2 * len(queries)
+
+        def broken(*args: Any) -> int:
+            raise RuntimeError("the count failed")
+
+        monkeypatch.setattr(Store, "pending_count", broken)
+        with pytest.raises(RuntimeError, match="count failed"):
+            kept.search(queries[0], log=False, now=NOW)
+    assert len(started) == len(ended) == 2 * len(queries) + 1
+
+
 def test_kept_window_vectors_and_line_views_answer_as_a_fresh_searcher(
     fixture_copy: Vault,
 ) -> None:
