@@ -43,7 +43,7 @@ def cold_under_warm(
 ) -> dict[int, float]:
     """Cap each COLD score below every WARM score whose relevance is at least its own."""
     out = dict(scores)
-    # COLD first: most searches have none, and then no WARM sort is needed.
+    # COLD first: a search without a COLD candidate needs no WARM sort.
     cold = [cid for cid in scores if items[cid].tier == "cold"]
     if not cold:
         return out
