@@ -168,7 +168,9 @@ class Judge:
         self.places = places
         self.thresholds = thresholds
         scores = bm25 or {}
-        self.bm25_ranks = {cid: i for i, cid in enumerate(sorted(scores, key=lambda c: -scores[c]))}
+        self.bm25_ranks = {
+            cid: i for i, cid in enumerate(sorted(scores, key=scores.__getitem__, reverse=True))
+        }
         # Each file's vector candidates (line_start, line_end, cosine): a result looks
         # only at its own file's, not at every candidate.
         self._by_path: dict[str, list[tuple[int, int, float]]] = {}
@@ -258,7 +260,8 @@ def judge_results(
     judge = Judge(
         terms,
         cosines,
-        {cid: (r.path, r.line_start, r.line_end) for cid, r in records.items()},
+        # Only the vector candidates' places are looked at (not every candidate's).
+        {cid: (r.path, r.line_start, r.line_end) for cid in cosines if (r := records.get(cid))},
         thresholds,
         signals,
         lists.get("fts"),

@@ -25,16 +25,11 @@ if TYPE_CHECKING:
 RerankSink = Callable[[dict[int, list[float]], dict[int, Any]], None]
 
 
-def reranks(store: IndexBackend, rerank: bool, mode: str, lists: Mapping[str, Any]) -> bool:
+def reranks(model_id: str, rerank: bool, mode: str, lists: Mapping[str, Any]) -> bool:
     """Whether the reranker reorders this search. Its cosine features are one model's (its
-    weights name it): another model, or a mode without the vector list, keeps fusion's
-    order."""
-    return (
-        rerank
-        and mode == "hybrid"
-        and "vector" in lists
-        and store.model_id == windows.model().model
-    )
+    weights name it): another model (`model_id`: the index's), or a mode without the vector
+    list, keeps fusion's order."""
+    return rerank and mode == "hybrid" and "vector" in lists and model_id == windows.model().model
 
 
 def rerank_probabilities(

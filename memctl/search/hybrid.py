@@ -120,22 +120,25 @@ class Searcher(CandidateLists):
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
         kept = self._kept if self._conn() is not None else None
-        self._kept.check(self._conn())
         parsed = parse_query(query)
-        pending = self.store.pending_count()
-        if pending and self.fresh and mode in ("hybrid", "vector"):
-            pending = self._catch_up(pending, notices)
-        response = SearchResponse(
-            query=query, results=[], pending_embeddings=pending, notices=notices
-        )
-        if parsed.is_empty():
-            notices.append("the query has no words to search for")
-            return response
-        # Read once: each read of it is a statement (the index's model changes only
-        # with a re-index, which the freshness walk above would have run).
-        model_id = self.store.model_id
-        wanted = self._lists_wanted(mode, notices, model_id)
-        found = self._candidate_lists(query, parsed, filters, wanted, vector, notices)
+        # A kept Searcher's vector product starts here, beside the statements below and
+        # the lexical lists (lists.CandidateLists._vector_first).
+        with self._vector_first(query, parsed, mode, filters, vector) as first:
+            self._kept.check(self._conn())
+            pending = self.store.pending_count()
+            if pending and self.fresh and mode in ("hybrid", "vector"):
+                pending = self._catch_up(pending, notices)
+            response = SearchResponse(
+                query=query, results=[], pending_embeddings=pending, notices=notices
+            )
+            if parsed.is_empty():
+                notices.append("the query has no words to search for")
+                return response
+            # Read once: each read of it is a statement (the index's model changes only
+            # with a re-index, which the freshness walk above would have run).
+            model_id = self.store.model_id
+            wanted = self._lists_wanted(mode, notices, model_id)
+            found = self._candidate_lists(query, parsed, filters, wanted, vector, notices, first)
         plan, lists = found.plan, found.lists
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in lists))
@@ -156,7 +159,7 @@ class Searcher(CandidateLists):
             kept=self._kept.factors,
         )
         conn = self._conn()
-        rerank = finish.reranks(self.store, self.settings.rerank, mode, lists)
+        rerank = finish.reranks(model_id, self.settings.rerank, mode, lists)
         snippet = present.Snippets(
             self.store,
             records,
@@ -213,6 +216,7 @@ class Searcher(CandidateLists):
             reach_of=snippet.reach,
             # By chunk id: kept on a shared server too (a row's text never changes there).
             words_of=self._kept.word_sets,
+            overlaps=self._kept.overlaps,
         )
         verdict = judge_results(
             conn,

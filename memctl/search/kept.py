@@ -54,6 +54,7 @@ class IndexMemory:
     windows: KeptWindows = field(default_factory=KeptWindows)  # the reranker's windows
     _file_rows: int = 0
     word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
+    overlaps: dict[tuple[int, int], float] = field(default_factory=dict)  # two chunks' words
     fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present.py
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     line_words: LineWords = field(default_factory=dict)  # the same
@@ -71,6 +72,7 @@ class IndexMemory:
         for table in (
             self.context,
             self.word_sets,
+            self.overlaps,
             self.files,
             self.spans,
             self.windows,
@@ -108,6 +110,7 @@ class IndexMemory:
         tables = (
             self.context,
             self.word_sets,
+            self.overlaps,
             self.line_costs,
             self.line_words,
             self.factors,

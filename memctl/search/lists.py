@@ -18,6 +18,7 @@ from memctl.search import candidates as cand
 from memctl.search import substring_list, vectors, vocab
 from memctl.search.candidates import Filters
 from memctl.search.kept import IndexMemory
+from memctl.search.options import MODE_LISTS
 from memctl.search.query import Query
 from memctl.search.window_list import window_candidates
 from memctl.sqlite import connect
@@ -95,6 +96,27 @@ class CandidateLists:
         assert conn is not None, "an SQLite-only path"
         return conn
 
+    def _vector_first(
+        self, query: str, parsed: Query, mode: str, filters: Filters, vector: Any
+    ) -> contextlib.AbstractContextManager[vectors.Ahead | None]:
+        """The vector product started before anything else a search does (the index's
+        freshness and counts, the lexical plan: ~0.25 ms of the searching thread at 10k),
+        when its list will be wanted and needs no SQL (`_vector_ahead`); its span ends
+        with the caller's block. A list found unwanted after all (the index holds another
+        model's vectors, or none) is dropped unread."""
+        if (
+            "vector" not in MODE_LISTS[mode]
+            or parsed.is_empty()
+            or self.fresh
+            or not self._matrix
+            or filters.active()
+        ):
+            return contextlib.nullcontext()
+        qvec = vector if vector is not None else self.embed_query(query)
+        return self._vector_ahead(qvec, filters, self.settings.candidates) or (
+            contextlib.nullcontext()
+        )
+
     def _candidate_lists(
         self,
         query: str,
@@ -103,8 +125,10 @@ class CandidateLists:
         wanted: tuple[str, ...],
         vector: Any,
         notices: list[str],
+        first: vectors.Ahead | None = None,
     ) -> _Candidates:
-        """Each wanted list's candidates (chunk id -> raw score), and the lexical plan."""
+        """Each wanted list's candidates (chunk id -> raw score), and the lexical plan
+        (`first`: the vector list already under way, `_vector_first`)."""
         limit = self.settings.candidates
         # The window list goes beside the words list in hybrid and lexical modes (bm25
         # stays the plain baseline), on either backend.
@@ -146,29 +170,39 @@ class CandidateLists:
         started = time.perf_counter()
         qvec = ahead = None
         if "vector" in wanted and self.has_vectors():
-            qvec = vector if vector is not None else self.embed_query(query)
+            ahead = first
+            qvec = first.query if first is not None else vector
+            if qvec is None:
+                qvec = self.embed_query(query)
         # The vector product runs beside the lexical lists' SQL when it can (both release
         # the GIL): the same list, found while FTS5 ranks. Its span (BLAS held at one
         # thread) ends with this block, also when a lexical list raises.
         with contextlib.ExitStack() as span:
-            if qvec is not None:
+            if qvec is not None and ahead is None:
                 ahead = self._vector_ahead(qvec, filters, limit)
                 if ahead is not None:
                     span.enter_context(ahead)
             windows = self._windows_beside(plan, filters, limit) if "window" in wanted else None
             if "fts" in wanted:
                 lists["fts"] = cand.fts_candidates(conn, plan, filters, limit)
-                if "window" in wanted:
-                    # Ranked here if its thread has not started on it (no free core).
-                    lists["window"] = (
-                        windows.result()
-                        if windows is not None and not windows.cancel()
-                        else window_candidates(conn, plan, filters, limit)
-                    )
-            if "trigram" in wanted:
-                lists["trigram"] = substring_list.trigram_candidates(
+            # The trigram list (Python) before the window list is waited for: its thread
+            # ranks meanwhile. The lists keep their order (fusion sums in it).
+            trigram = (
+                substring_list.trigram_candidates(
                     conn, parsed, plan, filters, limit, self._kept.trigram
                 )
+                if "trigram" in wanted
+                else None
+            )
+            if "fts" in wanted and "window" in wanted:
+                # Ranked here if its thread has not started on it (no free core).
+                lists["window"] = (
+                    windows.result()
+                    if windows is not None and not windows.cancel()
+                    else window_candidates(conn, plan, filters, limit)
+                )
+            if trigram is not None:
+                lists["trigram"] = trigram
             if qvec is not None:
                 lists["vector"] = (
                     ahead.result()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import heapq
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -18,9 +17,9 @@ from typing import Any
 from memctl.index.usage import ChunkRecord
 from memctl.search import supersession
 from memctl.search.scoring import (
-    Placed,
     Policy,
     Signals,
+    best_first,
     composite,
     composite_product,
     context_boost,
@@ -87,11 +86,12 @@ def score(
     detail: dict[int, dict[str, Any]] = {}
     product: dict[int, float] = {}
     base = {cid: sum(parts.values()) for cid, parts in fused.items() if cid in records}
-    placed = {
-        cid: Placed(records[cid].path, records[cid].line_start, records[cid].line_end)
-        for cid in base
-        if records[cid].source in CONTEXT_SOURCES and context
-    }
+    # The records are where the chunks sit (no Placed made per candidate).
+    placed = (
+        {cid: records[cid] for cid in base if records[cid].source in CONTEXT_SOURCES}
+        if context
+        else {}
+    )
     boosted = context_boost(base, placed, policy)
     for cid, parts in fused.items():
         record = records.get(cid)
@@ -188,7 +188,7 @@ def settle(
 
 def diversity_pool(scores: Mapping[int, float], k: int) -> list[int]:
     """The candidates diversity chooses k among (whose snippets may be looked at)."""
-    return heapq.nsmallest(k * 4, scores, key=lambda i: (-scores[i], i))
+    return best_first(scores)[: k * 4]
 
 
 def diversify(
@@ -201,6 +201,7 @@ def diversify(
     *,
     reach_of: Callable[[int], tuple[int, int]] | None = None,
     words_of: dict[int, frozenset[str]] | None = None,
+    overlaps: dict[tuple[int, int], float] | None = None,
 ) -> list[int]:
     """The k best by MMR over the top 4k: the same lines or chunk shown twice count as
     identical, otherwise word overlap is the similarity.
@@ -208,18 +209,21 @@ def diversify(
     With `snippet_tokens` (the snippets' budget), two chunks of a file too far apart for
     their snippets to meet are compared by words without making their snippets; so are
     two whose `reach_of` (the lines each snippet can show, a closer bound) do not meet.
-    `words_of`: chunks' word sets known already (filled in as more are made)."""
+    `words_of`: chunks' word sets known already (filled in as more are made); `overlaps`:
+    the word overlap of two chunks (ids in order), the same (filled in likewise)."""
     pool = diversity_pool(scores, k)
     words_of = {} if words_of is None else words_of
+    overlaps = {} if overlaps is None else overlaps
     pairs: dict[tuple[int, int], float] = {}
 
     def similarity(a: int, b: int) -> float:
         key = (a, b) if a < b else (b, a)
-        if key not in pairs:
-            pairs[key] = _similarity(a, b)
-        return pairs[key]
+        value = pairs.get(key)
+        if value is None:
+            value = pairs[key] = _similarity(a, b, key)
+        return value
 
-    def _similarity(a: int, b: int) -> float:
+    def _similarity(a: int, b: int, key: tuple[int, int]) -> float:
         ra, rb = records[a], records[b]
         if ra.hash == rb.hash:
             return 1.0
@@ -227,10 +231,13 @@ def diversify(
             sa, sb = snippet(a), snippet(b)
             if sa.line_start <= sb.line_end and sb.line_start <= sa.line_end:
                 return 1.0  # the same lines shown twice
-        for cid in (a, b):
-            if cid not in words_of:
-                words_of[cid] = word_set(records[cid].text)
-        return jaccard(words_of[a], words_of[b])
+        value = overlaps.get(key)
+        if value is None:
+            for cid in key:
+                if cid not in words_of:
+                    words_of[cid] = word_set(records[cid].text)
+            value = overlaps[key] = jaccard(words_of[key[0]], words_of[key[1]])
+        return value
 
     return mmr(pool, scores, similarity, k, policy)
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
+from typing import Protocol
 
 from memctl.index.embed.registry import english_only
 
@@ -134,8 +135,19 @@ class Placed:
     line_end: int
 
 
+class Located(Protocol):
+    """Where a chunk sits in its file: a Placed, or the chunk's record itself."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def line_start(self) -> int: ...
+    @property
+    def line_end(self) -> int: ...
+
+
 def context_boost(
-    relevance: Mapping[int, float], placed: Mapping[int, Placed], policy: Policy
+    relevance: Mapping[int, float], placed: Mapping[int, Located], policy: Policy
 ) -> dict[int, float]:
     """Each chunk's relevance plus a share of the best candidate its snippet would also show.
 
@@ -282,9 +294,27 @@ def composite_product(
 ) -> tuple[float, float]:
     """composite()'s score (with `returned_recently` for the signals') and the product of
     its factors, the same factors multiplied in the same order, without the factors by
-    name that only --explain shows (~95 candidates a search)."""
-    factors = _factors(signals, query_words, policy, fixed, returned_recently)
-    return _times(relevance, factors), math.prod(factors)
+    name that only --explain shows (~95 candidates a search). A factor of 1 (no tags, not
+    returned recently: most candidates) is left out: multiplying by 1.0 changes no float."""
+    recency_, importance, access = fixed
+    score = relevance * recency_ * importance * access
+    product = recency_ * importance * access
+    if signals.tags:
+        tags = tag_factor(query_words, signals.tags, policy)[0]
+        score *= tags
+        product *= tags
+    if returned_recently:
+        score *= policy.recent_penalty
+        product *= policy.recent_penalty
+    return score, product
+
+
+def best_first(scores: Mapping[int, float]) -> list[int]:
+    """The ids by falling score, ties by rising id: sorted(key=(-score, id))'s order in two
+    sorts on C keys (~2.5x faster at ~95 candidates; a sort with reverse=True is stable)."""
+    ids = sorted(scores)
+    ids.sort(key=scores.__getitem__, reverse=True)
+    return ids
 
 
 def mmr(
@@ -306,14 +336,15 @@ def mmr(
     pool = list(ranked)
     # Each item's highest similarity to the picked ones, updated with each new pick only.
     redundancy = dict.fromkeys(pool, 0.0)
+    lam, duplicate = policy.mmr_lambda, policy.duplicate_similarity
+    rest = 1 - lam
     while pool and len(picked) < k:
         best_item, best_value = None, -math.inf
         for item in pool:
-            if redundancy[item] >= policy.duplicate_similarity:
+            seen = redundancy[item]
+            if seen >= duplicate:
                 continue
-            value = (
-                policy.mmr_lambda * scores[item] / top - (1 - policy.mmr_lambda) * redundancy[item]
-            )
+            value = lam * scores[item] / top - rest * seen
             if value > best_value:
                 best_item, best_value = item, value
         if best_item is None:
@@ -322,7 +353,9 @@ def mmr(
         pool.remove(best_item)
         if len(picked) < k:
             for item in pool:
-                redundancy[item] = max(redundancy[item], similarity(item, best_item))
+                alike = similarity(item, best_item)
+                if alike > redundancy[item]:  # max(), without the call
+                    redundancy[item] = alike
     return picked
 
 

@@ -119,7 +119,7 @@ def trigram_candidates(
     _read_words(conn, ids, kept)
     parts = _kept_scores(targets, ids, kept)
     scored = {i: parts[i] + (1.0 if i in dated else 0.0) for i in ids}
-    best = sorted(scored, key=lambda i: -scored[i])[:limit]
+    best = sorted(scored, key=scored.__getitem__, reverse=True)[:limit]
     return {i: scored[i] for i in best if scored[i] > 0}
 
 

@@ -13,11 +13,11 @@ core.md is undated and always current, so it counts as today's.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
+from memctl.search.scoring import best_first
 from memctl.statements import Line, first_conflict, parse_lines
 
 BELOW = 0.97  # an outranked memory's score becomes at most this share of the winner's
@@ -43,10 +43,19 @@ def cold_under_warm(
 ) -> dict[int, float]:
     """Cap each COLD score below every WARM score whose relevance is at least its own."""
     out = dict(scores)
-    warm = sorted((cid for cid in scores if items[cid].tier == "warm"), key=lambda c: -relevance[c])
+    # COLD first: a search without a COLD candidate needs no WARM sort.
+    cold = [cid for cid in scores if items[cid].tier == "cold"]
+    if not cold:
+        return out
+    # By falling relevance, ties in their order (reverse=True keeps a sort stable).
+    warm = sorted(
+        (cid for cid in scores if items[cid].tier == "warm"),
+        key=relevance.__getitem__,
+        reverse=True,
+    )
     if not warm:
         return out
-    cold = sorted((cid for cid in scores if items[cid].tier == "cold"), key=lambda c: -relevance[c])
+    cold.sort(key=relevance.__getitem__, reverse=True)
     # Walk COLD by falling relevance; `floor` is the lowest WARM score among the WARM
     # items at least as relevant as the current COLD one.
     floor, i = float("inf"), 0
@@ -68,7 +77,7 @@ def newer_first(
     supersedes it (for --explain).
     """
     out = dict(scores)
-    top = heapq.nsmallest(checked, scores, key=lambda c: (-scores[c], c))
+    top = best_first(scores)[:checked]
     days = {cid: effective_day(items[cid], today) for cid in top}
     dated = [cid for cid in top if days[cid] is not None]
     # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...

@@ -165,6 +165,7 @@ class Ahead:
         self._held = _one_blas_thread()
         self._held.__enter__()
         try:
+            self.query = query  # as given (the reranker's cosines use it as it is)
             self._args = (np.asarray(query, dtype=np.float32), limit)
             self._matrix = matrix
             self._future = worker.submit(matrix.top_unheld, *self._args)

@@ -166,6 +166,7 @@ def test_context_boost_takes_the_best_neighbour_not_the_sum() -> None:
         {},
         {"day": date(2026, 10, 1), "importance": 0.9, "access_count": 7},
         {"tags": ("#sqlite", "db"), "day": date(2026, 11, 20), "importance": 0.13},
+        {"tags": ("misc",), "day": date(2026, 9, 3), "access_count": 2},  # tags, no hit
         {"source": "decision", "text": "superseded by the new plan", "day": date(2025, 1, 2)},
     ],
 )
@@ -182,3 +183,15 @@ def test_composite_product_is_composite_s_score_and_factors_product(
         value,
         prod(factors.values()),
     )
+
+
+def test_best_first_is_the_order_of_falling_score_then_rising_id() -> None:
+    import random
+
+    from memctl.search.scoring import best_first
+
+    rng = random.Random(5)
+    for _ in range(200):
+        scores = {rng.randrange(500): rng.choice([0.5, 0.25, rng.random()]) for _ in range(40)}
+        assert best_first(scores) == sorted(scores, key=lambda i: (-scores[i], i))
+    assert best_first({}) == []

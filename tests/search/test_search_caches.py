@@ -126,6 +126,31 @@ def test_diversify_makes_no_snippet_for_chunks_too_far_apart_to_meet() -> None:
     assert 3 not in made and set(made) == {1, 2}
 
 
+def test_diversify_keeps_word_overlaps_by_chunk_pair_and_chooses_the_same() -> None:
+    records = {
+        cid: replace(_record(cid, text, (10 * cid, 10 * cid)), path=f"memory/notes/{cid}.md")
+        for cid, text in enumerate(
+            ["backup every night", "backup every night at two", "deploy on fridays", "x y"],
+            start=1,
+        )
+    }
+
+    def snippet(cid: int) -> Snippet:
+        r = records[cid]
+        return Snippet(r.text, r.line_start, r.line_end, (), False)
+
+    scores = {1: 0.9, 2: 0.85, 3: 0.6, 4: 0.5}
+    policy = Policy(duplicate_similarity=0.5)
+    plain = diversify(scores, records, snippet, 3, policy)
+    overlaps: dict[tuple[int, int], float] = {}
+    assert diversify(scores, records, snippet, 3, policy, overlaps=overlaps) == plain
+    assert overlaps and all(a < b for a, b in overlaps)
+    assert overlaps[(1, 2)] == 0.6  # 3 shared words of 5
+    overlaps[(1, 2)] = 0.0  # what is kept is what it reads
+    assert diversify(scores, records, snippet, 3, policy, overlaps=overlaps) == [1, 2, 3]
+    assert plain == [1, 3, 4]
+
+
 @pytest.mark.parametrize("budget", [10, 25, 60, 200])
 @pytest.mark.parametrize("query", ["backup", "deploy step", "detail 7"])
 def test_snippets_reach_holds_every_snippet(vault: Vault, budget: int, query: str) -> None:
@@ -392,6 +417,69 @@ def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
     finally:
         worker.shutdown()
     assert ended == [True]  # the BLAS hold released, the product not left running
+
+
+def test_the_vector_product_started_first_answers_as_one_started_beside_the_lists(
+    fixture_copy: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kept Searcher holding the matrix starts the product before the index's counts
+    and the lexical plan (lists._vector_first): the same answers as when it starts with
+    the lists, none for a query with no words or a mode without vectors, and its span
+    ends with the search, also when a statement before the lists raises."""
+    import contextlib
+
+    from memctl.search import vectors
+
+    queries = ["why sqlite", "backup schedule", "deploy friday", "kubernetes migration"]
+    started: list[bool] = []
+    ended: list[bool] = []
+    order: list[str] = []
+
+    class Spied(vectors.Ahead):
+        def __init__(self, *args: Any) -> None:
+            started.append(True)
+            order.append("product")
+            super().__init__(*args)
+
+        def __exit__(self, *exc: object) -> None:
+            ended.append(True)
+            super().__exit__(*exc)
+
+    from memctl.search import lists
+
+    plan = lists.cand.plan_lexical
+
+    def planned(*args: Any, **kwargs: Any) -> Any:
+        order.append("plan")
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(lists.cand, "plan_lexical", planned)
+    monkeypatch.setattr(vectors, "Ahead", Spied)
+    with Searcher(fixture_copy, fresh=False) as kept:
+        kept._matrix = vectors.load(kept._sqlite(), fixture_copy.state_dir, min_vectors=1)
+        first = []
+        for q in queries:
+            first.append(kept.search(q, log=False, now=NOW, explain=True).to_dict())
+            assert order == ["product", "plan"]
+            order.clear()
+        assert len(ended) == len(queries)
+        kept.search("the", log=False, now=NOW, mode="lexical")
+        kept.search("!!", log=False, now=NOW)
+        assert len(started) == len(queries)
+        order.clear()
+        with monkeypatch.context() as patch:
+            patch.setattr(Searcher, "_vector_first", lambda *a: contextlib.nullcontext())
+            later = [kept.search(q, log=False, now=NOW, explain=True).to_dict() for q in queries]
+        assert order[:2] == ["plan", "product"]
+        assert later == first and len(started) == len(ended) == 2 * len(queries)
+
+        def broken(*args: Any) -> int:
+            raise RuntimeError("the count failed")
+
+        monkeypatch.setattr(Store, "pending_count", broken)
+        with pytest.raises(RuntimeError, match="count failed"):
+            kept.search(queries[0], log=False, now=NOW)
+    assert len(started) == len(ended) == 2 * len(queries) + 1
 
 
 def test_kept_window_vectors_and_line_views_answer_as_a_fresh_searcher(

@@ -45,3 +45,18 @@ def test_a_long_lived_searcher_learns_words_written_after_it_started(fixture_cop
         found = searcher.search("zanzibra", k=1, log=False, now=NOW, explain=True).results
     assert found[0].path == "memory/daily/2026-11-22.md"
     assert found[0].explain and found[0].explain["corrections"] == {"zanzibra": "zanzibar"}
+
+
+
+def test_a_remembered_correction_is_forgotten_when_new_words_arrive(fixture_copy: Vault) -> None:
+    with Store.open(fixture_copy) as store:
+        ensure_vocab(store.conn)
+        words = vocab.load(store.conn, fixture_copy.state_dir, VOCAB_TABLE)
+        assert words.closest("zanzibra", 80) is None
+        assert words.closest("zanzibra", 80) is None  # remembered
+    note = fixture_copy.root / "memory" / "daily" / "2026-11-22.md"
+    note.write_text("# 2026-11-22\n\n- 08:00 zanzibar gateway timeout\n", encoding="utf-8")
+    sync(fixture_copy, embed=False, now=NOW)
+    with Store.open(fixture_copy) as store:
+        words.refresh(store.conn)
+        assert words.closest("zanzibra", 80) == "zanzibar"
