@@ -139,16 +139,17 @@ def features(
     top_cos = max(cosines, default=0.0)
     low_cos = min(cosines, default=0.0)
     rows: dict[int, list[float]] = {}
-    pair = len(terms) >= 2
+    pair = known.pairs
     # `support` looks only at candidates of the same file (each one's others, in order).
     same_file: dict[str, list[int]] = {}
     for other in order:
         if other in shown:
             same_file.setdefault(shown[other].path, []).append(other)
-    windows = known.windows([shown[cid].text for cid in order])
+    shows = [shown[cid] for cid in order]
+    windows = known.windows([v.text for v in shows], [v.chunk_text for v in shows])
     hit_lines = known.hit_lines
-    for rank, (cid, window) in enumerate(zip(order, windows, strict=True)):
-        cand, view = candidates[cid], shown[cid]
+    for rank, (cid, view, window) in enumerate(zip(order, shows, windows, strict=True)):
+        cand = candidates[cid]
         lines = window.lines
         # Only the lines that show a query word (most show none): a line with a word
         # between two of them breaks a phrase across them.
@@ -167,10 +168,11 @@ def features(
             for i, c in line.counts.items():
                 counts[i] += c
             if pair:
-                for here in line.hits:
-                    if here is not None and previous is not None and here != previous:
-                        pairs.add((min(here, previous), max(here, previous)))
-                    previous = here
+                here = line.head
+                if here is not None and previous is not None and here != previous:
+                    pairs.add((min(here, previous), max(here, previous)))
+                pairs |= line.inner
+                previous = line.tail
             on_line = line.found
             found_window |= on_line
             best_line = max(best_line, line.share)
@@ -182,7 +184,8 @@ def features(
         speakers = window.speakers
         found_chunk: set[int] = set()
         for text in view.chunk_text.split("\n"):
-            found_chunk |= known.line(text).found
+            if text in hit_lines:
+                found_chunk |= hit_lines[text].found
         tf = sum(t.weight * c / (c + 1.2) for t, c in zip(terms, counts, strict=True))
         named = sum(name in query_words for name in speakers) / len(speakers) if speakers else 0.0
         # A window that shows another strong candidate shows more of what was asked.
