@@ -161,7 +161,8 @@ def features(
         pairs: set[tuple[int, int]] = set()
         previous: int | None = None  # the query word the window's last word was
         worded, last = window.worded, 0
-        for offset, line in [(o, hit_lines[t]) for o, t in enumerate(lines) if t in hit_lines]:
+        shows_words = [(o, hit_lines[t]) for o, t in enumerate(lines) if t in hit_lines]
+        for offset, line in shows_words:
             if worded[offset] != worded[last]:
                 previous = None
             last = offset + 1
@@ -186,8 +187,18 @@ def features(
         for text in view.chunk_text.split("\n"):
             if text in hit_lines:
                 found_chunk |= hit_lines[text].found
-        tf = sum(t.weight * c / (c + 1.2) for t, c in zip(terms, counts, strict=True))
-        named = sum(name in query_words for name in speakers) / len(speakers) if speakers else 0.0
+        # (Each of these is 0.0 when nothing counts: a window without a query word, a set
+        # of none, no speaker the query names.)
+        tf = (
+            sum(t.weight * c / (c + 1.2) for t, c in zip(terms, counts, strict=True))
+            if shows_words
+            else 0.0
+        )
+        named = (
+            sum(name in query_words for name in speakers) / len(speakers)
+            if speakers and not query_words.isdisjoint(speakers)
+            else 0.0
+        )
         # A window that shows another strong candidate shows more of what was asked.
         support = 0.0
         for other in same_file[view.path]:
@@ -214,10 +225,10 @@ def features(
             chunk_cos - top_cos,
             window_cos - top_cos,
             mean_cos - top_cos,
-            share(terms, found_chunk, total),
-            share(terms, found_window, total),
-            share(terms, found_after, total),
-            share(terms, found_before, total),
+            share(terms, found_chunk, total) if found_chunk else 0.0,
+            share(terms, found_window, total) if found_window else 0.0,
+            share(terms, found_after, total) if found_after else 0.0,
+            share(terms, found_before, total) if found_before else 0.0,
             tf / total if total > 0 else 0.0,
             support,
             max(view.line_end - view.chunk_end, 0) / n_lines,
