@@ -121,17 +121,19 @@ def shown(
         held = [windows[key] for key in keys]
     cosine: dict[int, float] = dict(list_cosines)
     if qvec is not None:
+        # `.dot`, not `@`: the same BLAS dot of two vectors (equal floats, checked on every
+        # kept vector of the 10k vault) without matmul's dispatch, 2 against 5 µs a call.
         for window in held:
             for cid in window.ids:
                 if cid not in cosine:
-                    cosine[cid] = float(chunks[cid] @ qvec)
+                    cosine[cid] = float(chunks[cid].dot(qvec))
     out: dict[int, Shown] = {}
     for cid, window in zip(order, held, strict=True):
         record, s = records[cid], snips[cid]
         known = [cosine[i] for i in (*window.ids, cid) if i in cosine]
         mean = None
         if window.total is not None and qvec is not None:
-            mean = float(window.total @ qvec) / window.norm if window.norm > 0 else None
+            mean = float(window.total.dot(qvec)) / window.norm if window.norm > 0 else None
         out[cid] = Shown(
             path=record.path,
             text=s.text,

@@ -282,3 +282,20 @@ def test_adjacent_pairs_are_the_word_by_word_loop() -> None:
         views = {1: shown(text, 10, (10, 10), 0.5)}
         row = features([1], {1: candidate(0.9, 0.9)}, views, terms, views=kept)[1]
         assert row[adjacent] == plain(text)
+
+
+def test_a_vectors_dot_is_its_matmul() -> None:
+    """windows.shown takes the chunk and mean cosines by `.dot` rather than `@`: the same
+    BLAS dot of two float32 vectors, so the same floats (were they not, on some platform,
+    the reranker's cosines would move in their last bits)."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=384).astype(np.float32)
+    q /= np.linalg.norm(q)
+    for _ in range(300):
+        v = rng.normal(size=384).astype(np.float32)
+        v /= np.linalg.norm(v)
+        assert float(v.dot(q)) == float(v @ q)
+        total = v + q
+        assert float(total.dot(q)) == float(total @ q)
