@@ -299,3 +299,23 @@ def test_a_vectors_dot_is_its_matmul() -> None:
         assert float(v.dot(q)) == float(v @ q)
         total = v + q
         assert float(total.dot(q)) == float(total @ q)
+
+
+def test_rerank_is_each_rows_probability() -> None:
+    """rerank works out every row's terms at once and sums them in order: each candidate's
+    probability is exactly Model.probability of its row (the shipped weights; rows of
+    0, 1, fractions, negatives and tiny values)."""
+    import random
+
+    model = windows.model()
+    rng = random.Random(5)
+    for _ in range(300):
+        rows = {
+            cid: [
+                rng.choice([0.0, 1.0, rng.random(), rng.uniform(-3, 3), rng.uniform(-1e-3, 1e-3)])
+                for _ in FEATURES
+            ]
+            for cid in range(rng.randint(1, 30))
+        }
+        assert rerank(model, rows) == {cid: model.probability(row) for cid, row in rows.items()}
+    assert rerank(model, {}) == {}
