@@ -319,3 +319,17 @@ def test_rerank_is_each_rows_probability() -> None:
         }
         assert rerank(model, rows) == {cid: model.probability(row) for cid, row in rows.items()}
     assert rerank(model, {}) == {}
+
+
+def test_windows_fill_shown_and_candidates_as_their_init_does() -> None:
+    """windows fills Shown and Candidate in place: equal to the dataclass's own, frozen."""
+    import dataclasses
+
+    values = ("memory/a.md", "text", 1, 4, "chunk", 2, 3, 0.5, None, 0.25)
+    made = windows._filled(Shown, windows._SHOWN, values)
+    assert made == Shown(*values) and repr(made) == repr(Shown(*values))
+    assert hash(made) == hash(Shown(*values))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.text = "other"  # type: ignore[misc]
+    cand = ({"fts": 1.0}, False, 0.5, 0.6, 0.7, True)
+    assert windows._filled(Candidate, windows._CANDIDATE, cand) == Candidate(*cand)
