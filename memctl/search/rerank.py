@@ -19,8 +19,6 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from memctl.search.floor import WeightedTerm
 from memctl.search.rerank_lines import LineWords, Terms, TextViews, share
 from memctl.search.scoring import LISTS
@@ -243,16 +241,5 @@ def features(
 
 
 def rerank(model: Model, rows: Mapping[int, Sequence[float]]) -> dict[int, float]:
-    """Each candidate's probability that its window holds what was asked: what
-    Model.probability gives each row, its terms worked out for all rows at once (the same
-    float64 operations, element by element) and summed in the same order (a cumulative
-    sum is sequential, unlike `sum`'s pairwise one)."""
-    if not rows:
-        return {}
-    x = np.array(list(rows.values()), dtype=np.float64)
-    terms = np.asarray(model.coef) * (x - np.asarray(model.mean)) / np.asarray(model.scale)
-    z = np.cumsum(np.column_stack([np.full(len(x), model.intercept), terms]), axis=1)[:, -1]
-    return {
-        cid: 1.0 / (1.0 + math.exp(-max(min(float(v), 40.0), -40.0)))
-        for cid, v in zip(rows, z, strict=True)
-    }
+    """Each candidate's probability that its window holds what was asked."""
+    return {cid: model.probability(row) for cid, row in rows.items()}

@@ -301,26 +301,6 @@ def test_a_vectors_dot_is_its_matmul() -> None:
         assert float(total.dot(q)) == float(total @ q)
 
 
-def test_rerank_is_each_rows_probability() -> None:
-    """rerank works out every row's terms at once and sums them in order: each candidate's
-    probability is exactly Model.probability of its row (the shipped weights; rows of
-    0, 1, fractions, negatives and tiny values)."""
-    import random
-
-    model = windows.model()
-    rng = random.Random(5)
-    for _ in range(300):
-        rows = {
-            cid: [
-                rng.choice([0.0, 1.0, rng.random(), rng.uniform(-3, 3), rng.uniform(-1e-3, 1e-3)])
-                for _ in FEATURES
-            ]
-            for cid in range(rng.randint(1, 30))
-        }
-        assert rerank(model, rows) == {cid: model.probability(row) for cid, row in rows.items()}
-    assert rerank(model, {}) == {}
-
-
 def test_windows_fill_shown_and_candidates_as_their_init_does() -> None:
     """windows fills Shown and Candidate in place: equal to the dataclass's own, frozen."""
     import dataclasses
