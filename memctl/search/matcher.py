@@ -30,7 +30,8 @@ class TextWords:
         self.words = tuple(_WORD.findall(text))
         self.distinct = frozenset(self.words)
         self.lower = text.lower()
-        self._folded: dict[str, tuple[str, ...]] | None = None
+        # A text that is its own lowercase has no word that is not (one comparison).
+        self._folded: dict[str, tuple[str, ...]] | None = {} if self.lower == text else None
         self._sorted: list[str] | None = None
         self._hebrew: tuple[str, ...] | None = None
 

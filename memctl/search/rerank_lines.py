@@ -202,11 +202,12 @@ class Terms:
         """The windows of these texts, each of their lines (and those of `chunks`, texts
         whose lines are then looked up in `hit_lines`) worked out for this query."""
         out = []
+        known = self._views.get
         for text in texts:
             window = self._windows.get(text)
             if window is None:
                 lines = tuple(text.split("\n"))
-                views = [self._view(line) for line in lines]
+                views = [known(line) or self._view(line) for line in lines]
                 window = self._windows[text] = WindowView(lines, views)
             out.append(window)
         seen = set().union(*(w.lines for w in out), *(c.split("\n") for c in chunks))

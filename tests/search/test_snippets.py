@@ -105,6 +105,7 @@ def test_maybe_is_the_word_by_word_definition() -> None:
         "Deploys DEPLOYED the deploy; deplo dep deployment Zdeploy בבית ובית שבת הבית",
         "ΟΔΟΣ οδος İstanbul istanbul Straße strasse nothing else ab abc abd a",
         "",
+        "all lowercase: deploy deplo straße οδος בבית ab",  # no word differs from its lowercase
     ]
     cases = [
         (frozenset({"deploy", "בית", "οδος"}), ("deplo",)),
