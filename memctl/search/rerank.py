@@ -139,16 +139,17 @@ def features(
     top_cos = max(cosines, default=0.0)
     low_cos = min(cosines, default=0.0)
     rows: dict[int, list[float]] = {}
-    pair = len(terms) >= 2
+    pair = known.pairs
     # `support` looks only at candidates of the same file (each one's others, in order).
     same_file: dict[str, list[int]] = {}
     for other in order:
         if other in shown:
             same_file.setdefault(shown[other].path, []).append(other)
-    windows = known.windows([shown[cid].text for cid in order])
+    shows = [shown[cid] for cid in order]
+    windows = known.windows([v.text for v in shows], [v.chunk_text for v in shows])
     hit_lines = known.hit_lines
-    for rank, (cid, window) in enumerate(zip(order, windows, strict=True)):
-        cand, view = candidates[cid], shown[cid]
+    for rank, (cid, view, window) in enumerate(zip(order, shows, windows, strict=True)):
+        cand = candidates[cid]
         lines = window.lines
         # Only the lines that show a query word (most show none): a line with a word
         # between two of them breaks a phrase across them.
@@ -160,17 +161,19 @@ def features(
         pairs: set[tuple[int, int]] = set()
         previous: int | None = None  # the query word the window's last word was
         worded, last = window.worded, 0
-        for offset, line in [(o, hit_lines[t]) for o, t in enumerate(lines) if t in hit_lines]:
+        shows_words = [(o, hit_lines[t]) for o, t in enumerate(lines) if t in hit_lines]
+        for offset, line in shows_words:
             if worded[offset] != worded[last]:
                 previous = None
             last = offset + 1
             for i, c in line.counts.items():
                 counts[i] += c
             if pair:
-                for here in line.hits:
-                    if here is not None and previous is not None and here != previous:
-                        pairs.add((min(here, previous), max(here, previous)))
-                    previous = here
+                here = line.head
+                if here is not None and previous is not None and here != previous:
+                    pairs.add((min(here, previous), max(here, previous)))
+                pairs |= line.inner
+                previous = line.tail
             on_line = line.found
             found_window |= on_line
             best_line = max(best_line, line.share)
@@ -182,9 +185,20 @@ def features(
         speakers = window.speakers
         found_chunk: set[int] = set()
         for text in view.chunk_text.split("\n"):
-            found_chunk |= known.line(text).found
-        tf = sum(t.weight * c / (c + 1.2) for t, c in zip(terms, counts, strict=True))
-        named = sum(name in query_words for name in speakers) / len(speakers) if speakers else 0.0
+            if text in hit_lines:
+                found_chunk |= hit_lines[text].found
+        # (Each of these is 0.0 when nothing counts: a window without a query word, a set
+        # of none, no speaker the query names.)
+        tf = (
+            sum(t.weight * c / (c + 1.2) for t, c in zip(terms, counts, strict=True))
+            if shows_words
+            else 0.0
+        )
+        named = (
+            sum(name in query_words for name in speakers) / len(speakers)
+            if speakers and not query_words.isdisjoint(speakers)
+            else 0.0
+        )
         # A window that shows another strong candidate shows more of what was asked.
         support = 0.0
         for other in same_file[view.path]:
@@ -211,10 +225,10 @@ def features(
             chunk_cos - top_cos,
             window_cos - top_cos,
             mean_cos - top_cos,
-            share(terms, found_chunk, total),
-            share(terms, found_window, total),
-            share(terms, found_after, total),
-            share(terms, found_before, total),
+            share(terms, found_chunk, total) if found_chunk else 0.0,
+            share(terms, found_window, total) if found_window else 0.0,
+            share(terms, found_after, total) if found_after else 0.0,
+            share(terms, found_before, total) if found_before else 0.0,
             tf / total if total > 0 else 0.0,
             support,
             max(view.line_end - view.chunk_end, 0) / n_lines,

@@ -30,7 +30,6 @@ class LineView:
 
     counts: Mapping[int, int] = MappingProxyType({})  # shared by every such line: read only
     found: frozenset[int] = frozenset()
-    hits: tuple[int | None, ...] = ()
 
     def __init__(self, text: str, kept: TextWords | None) -> None:
         self.lower = text.lower() if kept is None else kept.lower
@@ -75,20 +74,38 @@ class Line:
     """What one line of text shows of the query, when it holds a query word (worked out
     once per line text per search: the 30 windows of a running log overlap)."""
 
-    __slots__ = ("counts", "found", "hits", "share")
+    __slots__ = ("counts", "found", "head", "inner", "share", "tail")
 
     def __init__(self, kept: TextWords, known: Terms) -> None:
         words = kept.words
         counts: dict[int, int] = {}
+        pairs = known.pairs
+        first = known.first
+        at: dict[int, int] = {}  # the first query word each query word of the line is, by place
         for word in kept.distinct & known.hit_words:
             times = words.count(word)
             for i in known.hits(word):
                 counts[i] = counts.get(i, 0) + times
+            if pairs:
+                place = -1
+                for _ in range(times):
+                    place = words.index(word, place + 1)
+                    at[place] = first[word]
         self.counts: Mapping[int, int] = counts
         self.found = frozenset(counts)
         self.share = share(known.terms, self.found, known.total)
-        # The first query word each word is, for the `adjacent` feature.
-        self.hits = tuple(map(known.first.get, words))
+        # For the `adjacent` feature: the query word its first and last word are (None:
+        # not one), and the pairs of different query words side by side in it (a window
+        # joins its lines' pairs, and those across two lines, once per line; the places
+        # of its few query words looked at, not each of a running log line's 30-40 words).
+        self.head = first.get(words[0]) if words else None
+        self.tail = first.get(words[-1]) if words else None
+        inner: set[tuple[int, int]] = set()
+        for place, a in at.items():
+            b = at.get(place + 1)
+            if b is not None and a != b:
+                inner.add((a, b) if a < b else (b, a))
+        self.inner = inner
 
 
 class Terms:
@@ -106,6 +123,7 @@ class Terms:
     ) -> None:
         self.terms = terms
         self.total = sum(t.weight for t in terms)
+        self.pairs = len(terms) >= 2  # whether the `adjacent` feature looks at word pairs
         # A word is a query word only if one of these is in its lowercase: then so is it in
         # its line's, unless it holds a sigma (the one letter whose lowercase depends on
         # what follows it, and so differs between a word and its line).
@@ -143,20 +161,19 @@ class Terms:
     def needle_free(self, lower: str) -> bool:
         """Whether no needle is in a line's lowercase: then none of its words is a query word."""
         needles = self._needles
-        return needles is not None and not any(n in lower for n in needles)
+        return needles is not None and not any(map(lower.__contains__, needles))
 
     def any_hit(self, kept: TextWords) -> bool:
-        """Whether any of a line's words is a query word (each tested once per search)."""
+        """Whether any of a line's words is a query word (each tested once per search),
+        for a line whose lowercase holds a needle (see needle_free)."""
         words, lower = kept.distinct, kept.lower
-        if self.needle_free(lower):
-            return False
         stems = self._stems
         if stems is None:
             for word in words.difference(self._hits):
                 self.hits(word)
             return not words.isdisjoint(self.hit_words)
         # A stem held by a word is held by its line's lowercase (no stem holds a sigma).
-        held = stems if stems and any(s in lower for s in stems) else ()
+        held = tuple(s for s in stems if s in lower)
         for word in kept.maybe(self._forms, held):
             self.hits(word)
         return not words.isdisjoint(self.hit_words)
@@ -181,17 +198,20 @@ class Terms:
             view = self._views[text] = LineView(text, self._words.get(text))
         return view
 
-    def windows(self, texts: Sequence[str]) -> list[WindowView]:
-        """The windows of these texts, each of their lines worked out for this query."""
+    def windows(self, texts: Sequence[str], chunks: Sequence[str] = ()) -> list[WindowView]:
+        """The windows of these texts, each of their lines (and those of `chunks`, texts
+        whose lines are then looked up in `hit_lines`) worked out for this query."""
         out = []
+        known = self._views.get
         for text in texts:
             window = self._windows.get(text)
             if window is None:
                 lines = tuple(text.split("\n"))
-                views = [self._view(line) for line in lines]
+                views = [known(line) or self._view(line) for line in lines]
                 window = self._windows[text] = WindowView(lines, views)
             out.append(window)
-        for line in set().union(*(w.lines for w in out)).difference(self._lines):
+        seen = set().union(*(w.lines for w in out), *(c.split("\n") for c in chunks))
+        for line in seen.difference(self._lines):
             self.line(line)
         return out
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime
 
 import pytest
@@ -247,3 +248,68 @@ def test_kept_line_and_window_views_leave_every_feature_as_it_was() -> None:
     adjacent = FEATURES.index("adjacent")
     rows = features(order, cands, views, queries[0], views=kept)
     assert [rows[c][adjacent] for c in order] == [1.0, 0.0, 1.0]
+
+
+def test_adjacent_pairs_are_the_word_by_word_loop() -> None:
+    """The `adjacent` feature from each line's pairs and its first and last query word
+    (worked out once per line) equals the loop over every word of the window's lines:
+    pairs side by side within a line, and across lines with no worded line between."""
+    import random
+
+    rng = random.Random(7)
+    vocab = ["deploy", "road", "piano", "foo", "bar", "Deploy", "ROAD", "x"]
+    terms = [term("deploy", 2.0), term("road", 1.0), term("piano", 0.5)]
+
+    def plain(text: str) -> float:
+        pairs: set[tuple[int, int]] = set()
+        previous: int | None = None
+        for line in text.split("\n"):
+            for word in re.findall(r"\w+", line):
+                here = next((i for i, t in enumerate(terms) if t.matches(word)), None)
+                if here is not None and previous is not None and here != previous:
+                    pairs.add((min(here, previous), max(here, previous)))
+                previous = here
+        return min(len(pairs) / (len(terms) - 1), 1.0)
+
+    adjacent = FEATURES.index("adjacent")
+    kept = TextViews()
+    for _ in range(200):
+        lines = [
+            " ".join(rng.choice(vocab) for _ in range(rng.randint(0, 5)))
+            for _ in range(rng.randint(1, 6))
+        ]
+        text = "\n".join(lines)
+        views = {1: shown(text, 10, (10, 10), 0.5)}
+        row = features([1], {1: candidate(0.9, 0.9)}, views, terms, views=kept)[1]
+        assert row[adjacent] == plain(text)
+
+
+def test_a_vectors_dot_is_its_matmul() -> None:
+    """windows.shown takes the chunk and mean cosines by `.dot` rather than `@`: the same
+    BLAS dot of two float32 vectors, so the same floats (were they not, on some platform,
+    the reranker's cosines would move in their last bits)."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=384).astype(np.float32)
+    q /= np.linalg.norm(q)
+    for _ in range(300):
+        v = rng.normal(size=384).astype(np.float32)
+        v /= np.linalg.norm(v)
+        assert float(v.dot(q)) == float(v @ q)
+        total = v + q
+        assert float(total.dot(q)) == float(total @ q)
+
+
+def test_windows_fill_shown_and_candidates_as_their_init_does() -> None:
+    """windows fills Shown and Candidate in place: equal to the dataclass's own, frozen."""
+    import dataclasses
+
+    values = ("memory/a.md", "text", 1, 4, "chunk", 2, 3, 0.5, None, 0.25)
+    made = windows._filled(Shown, windows._SHOWN, values)
+    assert made == Shown(*values) and repr(made) == repr(Shown(*values))
+    assert hash(made) == hash(Shown(*values))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.text = "other"  # type: ignore[misc]
+    cand = ({"fts": 1.0}, False, 0.5, 0.6, 0.7, True)
+    assert windows._filled(Candidate, windows._CANDIDATE, cand) == Candidate(*cand)

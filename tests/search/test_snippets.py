@@ -95,6 +95,39 @@ def test_maybe_holds_every_word_the_matcher_matches() -> None:
         assert matched and matched <= set(maybe)
 
 
+def test_maybe_is_the_word_by_word_definition() -> None:
+    """TextWords.maybe (stems found by bisecting the sorted words, Hebrew-initial words
+    kept) is exactly the words a test of each word picks: a lowercase form, a word
+    starting with a stem (itself or lowercased), a Hebrew prefix letter first."""
+    from memctl.search.query import HEBREW_PREFIXES
+
+    texts = [
+        "Deploys DEPLOYED the deploy; deplo dep deployment Zdeploy בבית ובית שבת הבית",
+        "ΟΔΟΣ οδος İstanbul istanbul Straße strasse nothing else ab abc abd a",
+        "",
+        "all lowercase: deploy deplo straße οδος בבית ab",  # no word differs from its lowercase
+    ]
+    cases = [
+        (frozenset({"deploy", "בית", "οδος"}), ("deplo",)),
+        (frozenset({"istanbul", "straße"}), ("ab", "a", "st")),
+        (frozenset(), ("", "zz")),
+        (frozenset({"the"}), ()),
+    ]
+    for text in texts:
+        kept = text_words(text)
+        for _ in range(2):  # the second time from its kept sorted words
+            for forms, stems in cases:
+                for hebrew in (True, False):
+                    plain = {
+                        w
+                        for w in kept.distinct
+                        if w.lower() in forms
+                        or (stems and (w.startswith(stems) or w.lower().startswith(stems)))
+                        or (hebrew and w[:1] in HEBREW_PREFIXES)
+                    }
+                    assert kept.maybe(forms, stems, hebrew) == plain
+
+
 def test_spans_from_kept_words_are_the_plain_spans() -> None:
     """A matcher given kept text words highlights exactly what the word-by-word test does."""
     texts = [
