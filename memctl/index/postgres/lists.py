@@ -23,7 +23,7 @@ import psycopg
 from memctl.index.postgres import schema
 from memctl.index.usage import ChunkRecord, _record
 
-SIDE_CONNECTIONS = 2
+SIDE_CONNECTIONS = 3
 
 # A chunk record's columns after its id (`record_of`), as each list's rows carry them.
 RECORD_COLUMNS = (
