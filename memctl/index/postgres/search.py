@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+import psycopg
 from psycopg import sql as pgsql
 from rapidfuzz import fuzz, process
 
@@ -108,19 +109,8 @@ def candidate_lists(
         else:
             notices.append("no embeddings yet: answered from keyword search only")
     counter = _Counter(store, where, params, cap, rows)
-    windows: _Counter | None = None
-    window_length = 1.0
-    if "window" in wanted:
-        count, window_length = store.window_stats(vaults)
-        if count:
-            wwhere, wparams = _where(filters, vaults, "w")
-            table = WINDOWS_JOINED if "c." in wwhere else WINDOWS
-            windows = _Counter(store, wwhere, wparams, cap, count, "window_words", table)
     forms = [f for t in query.content_terms for f in t.forms()]
-    stems = [t.stem for t in query.content_terms if t.stem]
-    # The window list's counts of the same words in the same round trip: they run on this
-    # connection, before the list's statement can start.
-    prefetch([counter] if windows is None else [counter, windows], forms, stems)
+    counter.prefetch(forms, [t.stem for t in query.content_terms if t.stem])
     plan = cand.build_plan(
         query,
         cap,
@@ -141,24 +131,24 @@ def candidate_lists(
         lists["fts"] = {}
     if "window" in wanted:
         lists["window"] = {}
-        # As SQLite: no window list for a query of words found everywhere. Started before
-        # the words list runs on this connection: beside it, not after it.
-        if not plan.all_common and windows is not None:
-            # Any count the first round trip did not make (a corrected word, a phrase's).
+        # As SQLite: no window list for a query of words found everywhere.
+        count, length = store.window_stats(vaults)
+        if not plan.all_common and count:
+            wwhere, wparams = _where(filters, vaults, "w")
+            table = WINDOWS_JOINED if "c." in wwhere else WINDOWS
+            windows = _Counter(store, wwhere, wparams, cap, count, "window_words", table)
             phrase_words = [w for p in plan.phrases for w in words.tokens(p)]
-            prefetch([windows], [*plan.forms, *phrase_words], list(plan.prefixes))
-            sql, sql_args = _fts_sql(
-                plan,
-                windows,
-                windows.rows,
-                window_length,
-                windows.where,
-                windows.params,
-                limit,
-                True,
-            )
-            if sql:
-                run.add(_records(store, sql, sql_args))
+
+            def window_list(conn: psycopg.Connection[Any]) -> Statement | None:
+                # Its counts on the connection that runs it, so neither waits for the
+                # words list on this one (~5-35 ms a search for the rarer words at 1M).
+                windows.conn = conn
+                # Every count its BM25 needs in one round trip, not one per prefix.
+                windows.prefetch([*plan.forms, *phrase_words], list(plan.prefixes))
+                sql, sql_args = _fts_sql(plan, windows, count, length, wwhere, wparams, limit, True)
+                return _records(store, sql, sql_args) if sql else None
+
+            run.add_job(window_list)
     if "fts" in wanted:
         sql, sql_args = _fts_sql(plan, counter, rows, mean_length, where, params, limit)
         if sql:
@@ -195,8 +185,8 @@ class _Counter:
         table: str = "chunks AS c",
     ) -> None:
         self.store, self.where, self.params, self.cap = store, where, params, cap
+        self.conn = store.conn  # where the counts run (the window list's: its own)
         self.column = column  # `words`, or `window_words` for the window list
-        self.rows = rows
         self.table, self.alias = table, table.split()[2]
         self.known: dict[str, int] = {}
         # Counting a word's rows visits each of them in the table (the vault filter is
@@ -217,12 +207,11 @@ class _Counter:
         total = sum(n for w, n in self.estimates.items() if w.startswith(word))
         return total if total > self.cap else None
 
-    def asked(self, queries: dict[str, str], cap: int | None) -> _Counts:
-        """What counting `queries` takes: the estimates, and a statement for the rest."""
+    def _count(self, queries: dict[str, str], cap: int | None) -> dict[str, int]:
         estimated = {k: n for k in queries if (n := self._estimate(k)) is not None}
         keys = [k for k in queries if queries[k] and k not in estimated]
         if not keys:
-            return _Counts(queries, estimated, None)
+            return {k: estimated.get(k, 0) for k in queries}
         limit = "LIMIT %s" if cap is not None else ""
         sql = (
             f"SELECT q.key, (SELECT count(*) FROM (SELECT 1 FROM {self.table} WHERE "
@@ -231,16 +220,14 @@ class _Counter:
         )
         args = [*self.params, *([cap + 1] if cap is not None else []), keys]
         args.append([queries[k] for k in keys])
-        return _Counts(queries, estimated, (sql, args))
+        rows = dict(self.conn.execute(sql, args).fetchall())
+        rows.update(estimated)
+        return {k: int(rows.get(k, 0)) for k in queries}
 
-    def _count(self, queries: dict[str, str], cap: int | None) -> dict[str, int]:
-        return _count_all(self.store, [self.asked(queries, cap)])[0]
-
-    def unknown(self, forms: list[str], stems: list[str]) -> dict[str, str]:
-        """The tsqueries of the forms and prefixes not counted yet, by key."""
+    def prefetch(self, forms: list[str], stems: list[str]) -> None:
         queries = {f"w:{f}": words.tsquery([f]) for f in forms}
         queries |= {f"p:{s}": words.tsquery([], [s]) for s in stems}
-        return {k: q for k, q in queries.items() if k not in self.known}
+        self.known.update(self._count(queries, self.cap))
 
     def words(self, forms: list[str], exact: bool = False) -> dict[str, int]:
         missing = {
@@ -258,38 +245,6 @@ class _Counter:
         if key not in self.known:
             self.known.update(self._count({key: words.tsquery([], [stem])}, self.cap))
         return self.known[key]
-
-
-class _Counts(NamedTuple):
-    queries: dict[str, str]  # key -> tsquery
-    estimated: dict[str, int]  # key -> rows, from the column's statistics
-    statement: Statement | None  # the (key, count) rows of the others
-
-
-def _count_all(store: PgStore, asks: list[_Counts]) -> list[dict[str, int]]:
-    """Each ask's counts (key -> rows), every statement in one round trip."""
-    statements = [a.statement for a in asks if a.statement is not None]
-    found: list[dict[str, int]] = [{} for _ in asks]
-    if statements:
-        sql = " UNION ALL ".join(
-            f"(SELECT {i}, c.* FROM ({s}) AS c)" for i, (s, _) in enumerate(statements)
-        )
-        args = [a for _, statement_args in statements for a in statement_args]
-        counted = [i for i, a in enumerate(asks) if a.statement is not None]
-        for i, key, n in store.conn.execute(sql, args).fetchall():
-            found[counted[i]][key] = int(n)
-    out = []
-    for ask, rows in zip(asks, found, strict=True):
-        rows.update(ask.estimated)
-        out.append({k: int(rows.get(k, 0)) for k in ask.queries})
-    return out
-
-
-def prefetch(counters: Sequence[_Counter], forms: list[str], stems: list[str]) -> None:
-    """Every counter's counts of these forms and prefixes (capped) in one round trip."""
-    asks = [c.asked(c.unknown(forms, stems), c.cap) for c in counters]
-    for counter, counts in zip(counters, _count_all(counters[0].store, asks), strict=True):
-        counter.known.update(counts)
 
 
 def _correct(store: PgStore, word: str) -> str | None:
