@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -190,28 +191,45 @@ def test_the_sqlite_path_never_imports_psycopg(tmp_path: Path) -> None:
 
 def test_candidate_lists_run_beside_or_fall_back_to_the_main_connection(pg_url: str) -> None:
     """Side connections run the lists at once; one that cannot be opened (a full server,
-    say) leaves the list to the search's own connection instead of failing the search."""
+    say) leaves the list to the search's own connection instead of failing the search. A
+    list made by a job (a round trip first, as the window list's counts) makes it on the
+    connection that runs the list: a side one's, else the search's own."""
     from memctl.index.postgres import schema
-    from memctl.index.postgres.lists import Lists, SideConnections
+    from memctl.index.postgres.lists import Job, Lists, SideConnections, Statement
 
     main = schema.connect(pg_url)
     schema.migrate(main)  # the vector type each connection registers
+    main_pid = main.info.backend_pid
     statements = [("SELECT %s::int", [1]), ("SELECT %s::int + 1", [1])]
+
+    def job(conn: psycopg.Connection[Any]) -> Statement | None:
+        # 4 from a side connection's statement, 5 from the main one's.
+        found = conn.execute("SELECT 4 + (pg_backend_pid() = %s)::int", (main_pid,)).fetchone()
+        return ("SELECT %s::int", [found[0] if found else 0])
+
+    jobs: list[Job] = [job, lambda conn: None]
     try:
-        for url in (pg_url, pg_url.replace("/memctl_test_", "/no_such_database_")):
+        for url, fourth in (
+            (pg_url, 4),
+            (pg_url.replace("/memctl_test_", "/no_such_database_"), 5),
+        ):
             side = SideConnections(url)
             try:
                 lists = Lists(main, side)
                 for statement in statements:
                     lists.add(statement)
+                for each in jobs:
+                    lists.add_job(each)
                 lists.run_here(("SELECT 3", []))
-                assert sorted(lists.rows()) == [(1,), (2,), (3,)]
+                assert sorted(lists.rows()) == [(1,), (2,), (3,), (fourth,)]
             finally:
                 side.close()
         together = Lists(main, None)
         for statement in statements:
             together.add(statement)
+        for each in jobs:
+            together.add_job(each)
         together.run_here(("SELECT 3", []))
-        assert sorted(together.rows()) == [(1,), (2,), (3,)]
+        assert sorted(together.rows()) == [(1,), (2,), (3,), (5,)]
     finally:
         main.close()

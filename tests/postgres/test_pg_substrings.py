@@ -67,8 +67,9 @@ def test_a_typo_searches_alike_with_its_lookup_left_out(
 def test_lookups_through_the_vocabulary_give_the_rows_of_the_trigram_index(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`memctl_substrings_held` returns `memctl_substrings`' rows in the same order, for
-    pieces of the fixture's words, typos, several patterns, unanswerable ones, filters."""
+    """`memctl_substrings_held` and `memctl_substrings_scanned` (a scan testing the words
+    first) return `memctl_substrings`' rows in the same order, for pieces of the fixture's
+    words, typos, several patterns, unanswerable ones, filters."""
     for name in ("carol", "dave"):
         root = tmp_path / name
         shutil.copytree(FIXTURE / "memory", root / "memory")
@@ -81,7 +82,7 @@ def test_lookups_through_the_vocabulary_give_the_rows_of_the_trigram_index(
             folded = [
                 f"%{fold(w)}%" if w.isalnum() and fold(w) == w.lower() else None for w in words
             ]
-            args: list[object] = [likes, *([folded] if function.endswith("held") else [])]
+            args: list[object] = [likes, *([folded] if function.endswith(("held", "ned")) else [])]
             marks = ", ".join(["%s"] * (len(args) + 6))
             return [
                 r[0]
@@ -103,6 +104,7 @@ def test_lookups_through_the_vocabulary_give_the_rows_of_the_trigram_index(
             for vaults, lim in ((None, 1000), (["dave"], 1000), (None, 3)):
                 expected = rows("memctl_substrings", words, vaults, lim)
                 assert rows("memctl_substrings_held", words, vaults, lim) == expected, words
+                assert rows("memctl_substrings_scanned", words, vaults, lim) == expected, words
                 compared += bool(expected)
         assert compared > 100
 

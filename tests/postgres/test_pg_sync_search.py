@@ -382,12 +382,15 @@ def test_cli_index_and_db_migrate(
 def test_how_a_substring_lookup_runs() -> None:
     """A scan only for substrings common enough that it stops early; the trigram index
     only for words pg_trgm finds a trigram in (else it would read the index whole)."""
-    from memctl.index.postgres.substrings import SCAN_ROWS, has_trigram, scanned
+    from memctl.index.postgres.substrings import SCAN_ROWS, WORDS_SCAN_ROWS, has_trigram, scanned
 
     assert has_trigram("abc") and has_trigram("x.abc") and has_trigram("שלום")
     assert not has_trigram("a.b") and not has_trigram("ab") and not has_trigram("a_b_c")
     assert scanned([0.5], 60) and not scanned([0.0], 60)
     assert scanned([60 / SCAN_ROWS], 60) and not scanned([60 / SCAN_ROWS / 2], 60)
+    # Testing each row's words first: further down.
+    assert scanned([60 / WORDS_SCAN_ROWS], 60, WORDS_SCAN_ROWS)
+    assert not scanned([60 / WORDS_SCAN_ROWS], 60) and WORDS_SCAN_ROWS > SCAN_ROWS
     # Several words at once: rows holding all of them (independent words).
     assert scanned([0.5, 0.5], 60) and not scanned([0.5, 0.01], 60)
 

@@ -1,11 +1,12 @@
 """The candidate lists' statements, run together in one statement or at once on side connections.
 
-The three lists (BM25, substrings, nearest neighbours) are independent statements; in one
-backend they run one after another, so their sum sets a search's time. A searcher that
-searches again (a resident process, an MCP server, a benchmark) runs them on two more
-connections of its own at the same time, and the slowest sets the time. A one-shot search
-runs them together in one statement: opening two connections for one search costs more
-than it saves.
+The four lists (BM25 over the chunks and over their windows, substrings, nearest
+neighbours) are independent statements; in one backend they run one after another, so
+their sum sets a search's time. A searcher that searches again (a resident process, an
+MCP server, a benchmark) runs three of them on three more connections of its own while
+the words list runs on its own connection, and the slowest sets the time (the window
+list makes its word counts on its side connection first). A one-shot search runs them
+together in one statement: opening connections for one search costs more than it saves.
 
 Each statement returns the chunk records of its rows too (`chunks_by_ids` then needs no
 round trip of its own).
@@ -14,7 +15,7 @@ round trip of its own).
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -23,7 +24,7 @@ import psycopg
 from memctl.index.postgres import schema
 from memctl.index.usage import ChunkRecord, _record
 
-SIDE_CONNECTIONS = 2
+SIDE_CONNECTIONS = 3
 
 # A chunk record's columns after its id (`record_of`), as each list's rows carry them.
 RECORD_COLUMNS = (
@@ -32,6 +33,9 @@ RECORD_COLUMNS = (
     "coalesce(u.access_count, 0), c.vault"
 )
 Statement = tuple[str, list[Any]]
+# A list whose statement needs a round trip of its own first (the window list's counts):
+# run on the connection given, it returns the list's statement (None: no list).
+Job = Callable[[psycopg.Connection[Any]], Statement | None]
 
 
 def record_of(row: Sequence[Any]) -> ChunkRecord:
@@ -78,10 +82,10 @@ class SideConnections:
         self._opened: list[psycopg.Connection[Any]] = []
         self._lock = threading.Lock()
 
-    def submit(self, statement: Statement) -> Future[list[tuple[Any, ...]]]:
-        return self._pool.submit(self._run, statement)
+    def submit(self, job: Job) -> Future[list[tuple[Any, ...]]]:
+        return self._pool.submit(self._run, job)
 
-    def _run(self, statement: Statement) -> list[tuple[Any, ...]]:
+    def _run(self, job: Job) -> list[tuple[Any, ...]]:
         conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
         if conn is None or conn.closed:
             try:
@@ -92,7 +96,8 @@ class SideConnections:
             with self._lock:
                 self._opened.append(conn)
             self._local.conn = conn
-        return conn.execute(*statement).fetchall()
+        statement = job(conn)
+        return conn.execute(*statement).fetchall() if statement else []
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
@@ -108,14 +113,19 @@ class Lists:
 
     def __init__(self, conn: psycopg.Connection[Any], side: SideConnections | None) -> None:
         self.conn, self.side = conn, side
-        self._pending: list[tuple[Statement, Future[list[tuple[Any, ...]]]]] = []
+        self._pending: list[tuple[Job, Future[list[tuple[Any, ...]]]]] = []
         self._together: list[Statement] = []
         self._here: list[tuple[Any, ...]] = []
 
     def add(self, statement: Statement) -> None:
+        self.add_job(lambda conn: statement)
+
+    def add_job(self, job: Job) -> None:
+        """A list whose statement `job` makes on the connection that will run it: a side
+        connection's, or this one's now when the lists run together."""
         if self.side is not None:
-            self._pending.append((statement, self.side.submit(statement)))
-        else:
+            self._pending.append((job, self.side.submit(job)))
+        elif (statement := job(self.conn)) is not None:
             self._together.append(statement)
 
     def run_here(self, statement: Statement) -> None:
@@ -131,10 +141,11 @@ class Lists:
             sql = " UNION ALL ".join(f"({s})" for s, _ in self._together)
             args = [a for _, statement_args in self._together for a in statement_args]
             found += self.conn.execute(sql, args).fetchall()
-        for statement, future in self._pending:
+        for job, future in self._pending:
             try:
                 found += future.result()
             except SideUnavailable:
                 # No second connection (the server's max_connections, say): this one will do.
-                found += self.conn.execute(*statement).fetchall()
+                if (statement := job(self.conn)) is not None:
+                    found += self.conn.execute(*statement).fetchall()
         return found

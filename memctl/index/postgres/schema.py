@@ -309,6 +309,58 @@ $fn$"""
     )
 
 
+def _scanned_substrings(conn: psycopg.Connection[Any], dim: int) -> None:
+    """`memctl_substrings_scanned`: the rows a scan of the table finds for some patterns
+    (the first `lim` in the table's order whose text holds every one), each row's words
+    tested before its text.
+
+    memctl scans for a substring common enough that a scan stops within a few thousand
+    rows (substrings.py). ILIKE lowercases each text it tests (~5-15 µs a row at 1M
+    chunks); a row's words (a binary search of its tsvector per word) cost ~1 µs. A word
+    of word characters (`folded`, as in `memctl_substrings_held`) is only ever held inside
+    one token of a text, so a row holding it has one of the word's holders among its
+    words: that test goes first and ILIKE runs on the rows that pass it, the same rows in
+    the same order. Without such a word (or with one of more than HOLDERS holders) it is
+    the plain scan. The holders are found through the vocabulary's trigram index (plain
+    scans off), the rows by a scan of the table (index reads off): settings the function
+    restores when it returns."""
+    conn.execute(
+        f"""
+CREATE OR REPLACE FUNCTION memctl_substrings_scanned(
+  patterns text[], folded text[], vaults text[], tier text, source text, since text,
+  until text, lim integer)
+RETURNS TABLE(id bigint, text text) LANGUAGE plpgsql STABLE
+SET enable_seqscan = off SET enable_bitmapscan = on SET enable_indexscan = off
+SET plan_cache_mode = force_generic_plan
+AS $fn$
+#variable_conflict use_variable
+DECLARE
+  p text; n integer; q text; every tsquery;
+BEGIN
+  FOREACH p IN ARRAY folded LOOP
+    CONTINUE WHEN p IS NULL;
+    SELECT count(*), string_agg({_LEXEME}, ' | ') INTO n, q
+      FROM (SELECT l.word FROM lexemes AS l WHERE l.word LIKE p LIMIT {HOLDERS + 1}) AS h;
+    IF n = 0 THEN
+      RETURN;
+    END IF;
+    IF n <= {HOLDERS} THEN
+      every := CASE WHEN every IS NULL THEN q::tsquery ELSE every && q::tsquery END;
+    END IF;
+  END LOOP;
+  PERFORM set_config('enable_seqscan', 'on', true), set_config('enable_bitmapscan', 'off', true);
+  IF every IS NULL THEN
+    RETURN QUERY SELECT c.id, c.text FROM chunks AS c WHERE c.text ILIKE ALL(patterns)
+      AND {_FILTERS} LIMIT lim;
+  ELSE
+    RETURN QUERY SELECT c.id, c.text FROM chunks AS c WHERE c.words @@ every
+      AND c.text ILIKE ALL(patterns) AND {_FILTERS} LIMIT lim;
+  END IF;
+END
+$fn$"""
+    )
+
+
 Migration = Callable[[psycopg.Connection[Any], int], None]
 # Numbered in the order written; a branch merged later renumbers its own.
 MIGRATIONS: dict[int, Migration] = {
@@ -316,6 +368,7 @@ MIGRATIONS: dict[int, Migration] = {
     2: _substring_lookup,
     3: _window_words,
     4: _held_substrings,
+    5: _scanned_substrings,
 }
 LATEST = max(MIGRATIONS)
 
