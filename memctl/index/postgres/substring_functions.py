@@ -79,6 +79,24 @@ _EVERY_HOLDER = f"""  FOREACH p IN ARRAY folded LOOP
 """
 
 
+def _holders_function(name: str, settings: str, then: str) -> str:
+    """A lookup function of the substring patterns and the words in them (`folded`): the
+    holders loop first, `then` with `every` (NULL when no word narrowed the rows)."""
+    return f"""
+CREATE OR REPLACE FUNCTION {name}(
+  patterns text[], folded text[], vaults text[], tier text, source text, since text,
+  until text, lim integer)
+RETURNS TABLE(id bigint, text text) LANGUAGE plpgsql STABLE
+{settings}
+AS $fn$
+#variable_conflict use_variable
+DECLARE
+  p text; n integer; q text; every tsquery;
+BEGIN
+{_EVERY_HOLDER}{then}END
+$fn$"""
+
+
 def held_substrings(conn: psycopg.Connection[Any], dim: int) -> None:
     """A trigram index on the vocabulary (`lexemes`), `memctl_held_substrings` (which of
     some LIKE patterns a word of the vocabulary holds) and `memctl_substrings_held`: the
@@ -106,26 +124,18 @@ AS $fn$ SELECT p FROM unnest(patterns) AS p WHERE EXISTS (SELECT 1 FROM lexemes 
 """
     )
     conn.execute(
-        f"""
-CREATE OR REPLACE FUNCTION memctl_substrings_held(
-  patterns text[], folded text[], vaults text[], tier text, source text, since text,
-  until text, lim integer)
-RETURNS TABLE(id bigint, text text) LANGUAGE plpgsql STABLE
-SET enable_seqscan = off SET enable_indexscan = off SET plan_cache_mode = force_generic_plan
-AS $fn$
-#variable_conflict use_variable
-DECLARE
-  p text; n integer; q text; every tsquery;
-BEGIN
-{_EVERY_HOLDER}  IF every IS NULL THEN
+        _holders_function(
+            "memctl_substrings_held",
+            "SET enable_seqscan = off SET enable_indexscan = off SET plan_cache_mode = force_generic_plan",
+            f"""  IF every IS NULL THEN
     RETURN QUERY SELECT s.id, s.text
       FROM memctl_substrings(patterns, vaults, tier, source, since, until, lim) AS s;
   ELSE
     RETURN QUERY SELECT c.id, c.text FROM chunks AS c WHERE c.words @@ every
       AND c.text ILIKE ALL(patterns) AND {_FILTERS} LIMIT lim;
   END IF;
-END
-$fn$"""
+""",
+        )
     )
 
 
@@ -145,19 +155,11 @@ def scanned_substrings(conn: psycopg.Connection[Any], dim: int) -> None:
     scans off), the rows by a scan of the table (index reads off): settings the function
     restores when it returns."""
     conn.execute(
-        f"""
-CREATE OR REPLACE FUNCTION memctl_substrings_scanned(
-  patterns text[], folded text[], vaults text[], tier text, source text, since text,
-  until text, lim integer)
-RETURNS TABLE(id bigint, text text) LANGUAGE plpgsql STABLE
-SET enable_seqscan = off SET enable_bitmapscan = on SET enable_indexscan = off
-SET plan_cache_mode = force_generic_plan
-AS $fn$
-#variable_conflict use_variable
-DECLARE
-  p text; n integer; q text; every tsquery;
-BEGIN
-{_EVERY_HOLDER}  PERFORM set_config('enable_seqscan', 'on', true), set_config('enable_bitmapscan', 'off', true);
+        _holders_function(
+            "memctl_substrings_scanned",
+            "SET enable_seqscan = off SET enable_bitmapscan = on SET enable_indexscan = off\n"
+            "SET plan_cache_mode = force_generic_plan",
+            f"""  PERFORM set_config('enable_seqscan', 'on', true), set_config('enable_bitmapscan', 'off', true);
   IF every IS NULL THEN
     RETURN QUERY SELECT c.id, c.text FROM chunks AS c WHERE c.text ILIKE ALL(patterns)
       AND {_FILTERS} LIMIT lim;
@@ -165,6 +167,6 @@ BEGIN
     RETURN QUERY SELECT c.id, c.text FROM chunks AS c WHERE c.words @@ every
       AND c.text ILIKE ALL(patterns) AND {_FILTERS} LIMIT lim;
   END IF;
-END
-$fn$"""
+""",
+        )
     )
