@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memctl.cli import app
+from memctl.frozen import filled
 from memctl.index.usage import ChunkRecord
 from memctl.search import ranking, windows
 from memctl.search.floor import WeightedTerm
@@ -302,14 +303,15 @@ def test_a_vectors_dot_is_its_matmul() -> None:
 
 
 def test_windows_fill_shown_and_candidates_as_their_init_does() -> None:
-    """windows fills Shown and Candidate in place: equal to the dataclass's own, frozen."""
+    """windows fills Shown and Candidate in place (memctl.frozen): equal to the dataclass's
+    own, frozen."""
     import dataclasses
 
     values = ("memory/a.md", "text", 1, 4, "chunk", 2, 3, 0.5, None, 0.25)
-    made = windows._filled(Shown, windows._SHOWN, values)
+    made = filled(Shown, windows._SHOWN, values)
     assert made == Shown(*values) and repr(made) == repr(Shown(*values))
     assert hash(made) == hash(Shown(*values))
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.text = "other"  # type: ignore[misc]
     cand = ({"fts": 1.0}, False, 0.5, 0.6, 0.7, True)
-    assert windows._filled(Candidate, windows._CANDIDATE, cand) == Candidate(*cand)
+    assert filled(Candidate, windows._CANDIDATE, cand) == Candidate(*cand)
