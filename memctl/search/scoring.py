@@ -304,8 +304,9 @@ def composite_product(
         score *= tags
         product *= tags
     if returned_recently:
-        score *= policy.recent_penalty
-        product *= policy.recent_penalty
+        penalty = recent_factor(True, policy)
+        score *= penalty
+        product *= penalty
     return score, product
 
 
