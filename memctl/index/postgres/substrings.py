@@ -103,7 +103,7 @@ def statement(
         coordinate = []
     usable = [w for w in usable if w not in unheld]
     select = "SELECT '{}' AS kind, c.id, 0::float8 AS score, c.text FROM chunks AS c WHERE "
-    # The index whatever the planner would guess (schema.py: memctl_substrings).
+    # The index whatever the planner would guess (substring_functions.py: memctl_substrings).
     # Through the words' index where the vocabulary allows (migration 4), else as above.
     indexed = (
         "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings_held("
@@ -123,7 +123,7 @@ def statement(
     def lookup(kind: str, words: list[str], gate: str) -> tuple[str, list[Any]]:
         gate_args: list[Any] = [limit] if gate else []
         # Words the vocabulary answers for: a scan tests each row's words first (~1 µs a
-        # row against ILIKE's ~5-15), so it pays off further down (schema.py).
+        # row against ILIKE's ~5-15), so it pays off further down (substring_functions.py).
         tested = all(map(_answerable, words))
         scan = scanned(
             [share(w) for w in words], per_word, WORDS_SCAN_ROWS if tested else SCAN_ROWS
