@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 K1 = 1.2
 B = 0.75
 RANK_PER_TERM = 150
+PREFIX_WORDS = 64  # the most words a query's prefixes are expanded into (_prefix_kept)
 ESTIMATE_MIN_ROWS = 1000  # a word the statistics put in more rows is not counted
 # The window list's rows: a window's own vault column serves the vault filter; the other
 # filters (tier, source, dates) are the chunk's, joined only when one is asked for.
@@ -333,15 +334,13 @@ def _fts_sql(
         ]
     # Only the query's lexemes of each row, positions kept: weighted 'A' (memctl's own
     # tsvectors carry no weights) and filtered on that weight, in C, rather than every
-    # lexeme of the row unnested and joined (~5x the time). A prefix's lexemes are the
-    # row's own that start with it, found on its lexeme list (no positions).
+    # lexeme of the row unnested and joined (~5x the time).
     exact = [t[0] for t in terms if not t[1]]
     prefixes = [t[0] for t in terms if t[1]]
     kept = "%s::text[]"
     kept_args: list[Any] = [exact]
     if prefixes:
-        kept += " || ARRAY(SELECT x FROM unnest(tsvector_to_array(m.words)) AS x WHERE x ^@ ANY(%s::text[]))"
-        kept_args.append(prefixes)
+        kept, kept_args = _prefix_kept(exact, prefixes)
     sql = (
         f"SELECT '{kind}', m.id, sum(t.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * m.ntokens / %s))) "
         f"FROM ({matched}) AS m CROSS JOIN LATERAL ("
@@ -355,6 +354,28 @@ def _fts_sql(
     args: list[Any] = [K1 + 1, K1, B, B, max(mean_length, 1.0), *match_args, *kept_args]
     args += [[t[0] for t in terms], [t[1] for t in terms], [t[2] for t in terms]]
     return sql, args
+
+
+def _prefix_kept(exact: list[str], prefixes: list[str]) -> tuple[str, list[Any]]:
+    """The lexemes a row's BM25 keeps when the plan has prefixes, as SQL on `m.words`.
+
+    A prefix's lexemes are the vocabulary's words that start with it (`lexemes`, every
+    indexed token: a range of its C-ordered key, read once per statement), so each row's
+    are picked by setweight's binary search in C. Picking them off the row's own lexeme
+    list instead costs ~10-20 us a row (an array of all its ~100 lexemes, unnested, each
+    compared); the vocabulary's way costs ~0.08 us a row for each word kept, so past
+    PREFIX_WORDS words the row's own list is used again. Either way the same lexemes are
+    kept and the term frequencies are the same integers. (A token of 512 bytes or more
+    is not in the vocabulary: a prefix then misses it, where FTS5 would not.)"""
+    vocabulary = (
+        f"(SELECT CASE WHEN count(*) <= {PREFIX_WORDS} THEN coalesce(array_agg(l.word), '{{}}') END "
+        "FROM unnest(%s::text[]) AS p(stem) CROSS JOIN LATERAL (SELECT word FROM lexemes "
+        "WHERE word >= p.stem AND word < p.stem || chr(1114111) AND word ^@ p.stem "
+        f"LIMIT {PREFIX_WORDS + 1}) AS l)"
+    )
+    own = "ARRAY(SELECT x FROM unnest(tsvector_to_array(m.words)) AS x WHERE x ^@ ANY(%s::text[]))"
+    sql = f"%s::text[] || CASE WHEN {vocabulary} IS NULL THEN {own} ELSE {vocabulary} END"
+    return sql, [exact, prefixes, prefixes, prefixes]
 
 
 def _term_queries(plan: LexicalPlan, counter: _Counter) -> list[tuple[str, int]]:
