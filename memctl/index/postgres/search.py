@@ -320,11 +320,13 @@ def _fts_sql(
         # a term's tsquery either way in a lateral subquery, so a term's rows come
         # through the GIN index, in the table's order, as each subquery's did.
         term_queries = _term_queries(plan, counter)
+        # Each term's rows bring their words as they are read (a row of two terms once),
+        # rather than being fetched again by id (~5 us a row).
         matched = (
+            "SELECT DISTINCT ON (x.id) x.id, x.words, x.ntokens "
+            "FROM unnest(%s::text[], %s::text[]) AS q(tsq, cap) CROSS JOIN LATERAL ("
             f"SELECT {a}.id, {a}.{column} AS words, {a}.{length} AS ntokens FROM {table} "
-            f"WHERE {a}.id IN (SELECT x.id FROM unnest(%s::text[], %s::text[]) AS q(tsq, cap) "
-            f"CROSS JOIN LATERAL (SELECT {a}.id FROM {table} WHERE "
-            f"{a}.{column} @@ q.tsq::tsquery AND {where} LIMIT q.cap::integer) AS x)"
+            f"WHERE {a}.{column} @@ q.tsq::tsquery AND {where} LIMIT q.cap::integer) AS x"
         )
         match_args = [
             [q for q, _ in term_queries],
