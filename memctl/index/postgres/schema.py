@@ -21,6 +21,7 @@ from memctl.index.postgres.substring_functions import (
     scanned_substrings,
     substring_lookup,
 )
+from memctl.index.postgres.term_functions import term_rows
 
 _Row = TypeVar("_Row")
 
@@ -207,6 +208,7 @@ MIGRATIONS: dict[int, Migration] = {
     3: _window_words,
     4: held_substrings,
     5: scanned_substrings,
+    6: term_rows,
 }
 LATEST = max(MIGRATIONS)
 

@@ -91,6 +91,14 @@ def candidate_lists(
     rows, mean_length = store.stats(vaults)
     cap = max(int(rows * common_fraction), cand.COMMON_MIN_ROWS)
     where, params = _where(filters, vaults)
+    # The same filters as arguments of the lists' SQL functions (term_functions.py).
+    function_filters: list[Any] = [
+        vaults,
+        filters.tier,
+        filters.source,
+        filters.since.isoformat() if filters.since else None,
+        filters.until.isoformat() if filters.until else None,
+    ]
     lists: dict[str, dict[int, float]] = {}
     run = store.list_runner()
     if "vector" in wanted:
@@ -146,12 +154,16 @@ def candidate_lists(
                 windows.conn = conn
                 # Every count its BM25 needs in one round trip, not one per prefix.
                 windows.prefetch([*plan.forms, *phrase_words], list(plan.prefixes))
-                sql, sql_args = _fts_sql(plan, windows, count, length, wwhere, wparams, limit, True)
+                sql, sql_args = _fts_sql(
+                    plan, windows, count, length, wwhere, wparams, function_filters, limit, True
+                )
                 return _records(store, sql, sql_args) if sql else None
 
             run.add_job(window_list)
     if "fts" in wanted:
-        sql, sql_args = _fts_sql(plan, counter, rows, mean_length, where, params, limit)
+        sql, sql_args = _fts_sql(
+            plan, counter, rows, mean_length, where, params, function_filters, limit
+        )
         if sql:
             run.run_here(_records(store, sql, sql_args))
     hits: dict[str, list[tuple[int, str]]] = {}
@@ -274,6 +286,7 @@ def _fts_sql(
     mean_length: float,
     where: str,
     params: list[Any],
+    function_filters: list[Any],
     limit: int,
     window: bool = False,
 ) -> tuple[str, list[Any]]:
@@ -321,18 +334,20 @@ def _fts_sql(
         # through the GIN index, in the table's order, as each subquery's did.
         term_queries = _term_queries(plan, counter)
         # Each term's rows bring their words as they are read (a row of two terms once),
-        # rather than being fetched again by id (~5 us a row).
+        # rather than being fetched again by id (~5 us a row), through a function that
+        # keeps a common word's bitmap small (term_functions.py, migration 6).
+        function = "memctl_window_term_rows" if window else "memctl_term_rows"
         matched = (
             "SELECT DISTINCT ON (x.id) x.id, x.words, x.ntokens "
-            "FROM unnest(%s::text[], %s::text[]) AS q(tsq, cap) CROSS JOIN LATERAL ("
-            f"SELECT {a}.id, {a}.{column} AS words, {a}.{length} AS ntokens FROM {table} "
-            f"WHERE {a}.{column} @@ q.tsq::tsquery AND {where} LIMIT q.cap::integer) AS x"
+            "FROM unnest(%s::text[], %s::text[]) AS q(tsq, cap) CROSS JOIN LATERAL "
+            f"{function}(q.tsq::tsquery, q.cap::integer, %s::text[], %s::text, %s::text, "
+            "%s::text, %s::text) AS x"
         )
         match_args = [
             [q for q, _ in term_queries],
             # NULL (no limit) for a term ranked whole.
             [None if n <= RANK_PER_TERM else str(RANK_PER_TERM) for _, n in term_queries],
-            *params,
+            *function_filters,
         ]
     # Only the query's lexemes of each row, positions kept: weighted 'A' (memctl's own
     # tsvectors carry no weights) and filtered on that weight, in C, rather than every

@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 
-_FILTERS = (
+FILTERS = (
     "(vaults IS NULL OR c.vault = ANY(vaults)) AND (tier IS NULL OR c.tier = tier) "
     "AND (source IS NULL OR c.source = source) AND (since IS NULL OR c.date >= since) "
     "AND (until IS NULL OR c.date <= until)"
@@ -40,7 +40,7 @@ def substring_lookup(conn: psycopg.Connection[Any], dim: int) -> None:
         test = f"cardinality(patterns) = {n}" if n < 4 else "true"
         branches.append(
             f"  {'IF' if n == 1 else 'ELSIF'} {test} THEN RETURN QUERY SELECT c.id, c.text "
-            f"FROM chunks AS c WHERE {every}{rest} AND {_FILTERS} LIMIT lim;"
+            f"FROM chunks AS c WHERE {every}{rest} AND {FILTERS} LIMIT lim;"
         )
     conn.execute(
         """
@@ -132,7 +132,7 @@ AS $fn$ SELECT p FROM unnest(patterns) AS p WHERE EXISTS (SELECT 1 FROM lexemes 
       FROM memctl_substrings(patterns, vaults, tier, source, since, until, lim) AS s;
   ELSE
     RETURN QUERY SELECT c.id, c.text FROM chunks AS c WHERE c.words @@ every
-      AND c.text ILIKE ALL(patterns) AND {_FILTERS} LIMIT lim;
+      AND c.text ILIKE ALL(patterns) AND {FILTERS} LIMIT lim;
   END IF;
 """,
         )
@@ -162,10 +162,10 @@ def scanned_substrings(conn: psycopg.Connection[Any], dim: int) -> None:
             f"""  PERFORM set_config('enable_seqscan', 'on', true), set_config('enable_bitmapscan', 'off', true);
   IF every IS NULL THEN
     RETURN QUERY SELECT c.id, c.text FROM chunks AS c WHERE c.text ILIKE ALL(patterns)
-      AND {_FILTERS} LIMIT lim;
+      AND {FILTERS} LIMIT lim;
   ELSE
     RETURN QUERY SELECT c.id, c.text FROM chunks AS c WHERE c.words @@ every
-      AND c.text ILIKE ALL(patterns) AND {_FILTERS} LIMIT lim;
+      AND c.text ILIKE ALL(patterns) AND {FILTERS} LIMIT lim;
   END IF;
 """,
         )
