@@ -22,6 +22,7 @@ from memctl.index.postgres.substring_functions import (
     substring_lookup,
 )
 from memctl.index.postgres.term_functions import term_rows
+from memctl.index.postgres.word_counts import word_counts
 
 _Row = TypeVar("_Row")
 
@@ -209,6 +210,7 @@ MIGRATIONS: dict[int, Migration] = {
     4: held_substrings,
     5: scanned_substrings,
     6: term_rows,
+    7: word_counts,
 }
 LATEST = max(MIGRATIONS)
 
