@@ -21,6 +21,7 @@ from rapidfuzz import fuzz, process
 
 from memctl.errors import UsageError
 from memctl.index.postgres import substrings, words
+from memctl.index.postgres.counts import WordCounter
 from memctl.index.postgres.lists import Statement, record_of, with_records, with_texts
 from memctl.search import candidates as cand
 from memctl.search import substring_list
@@ -37,7 +38,6 @@ K1 = 1.2
 B = 0.75
 RANK_PER_TERM = 150
 PREFIX_WORDS = 64  # the most words a query's prefixes are expanded into (_prefix_kept)
-ESTIMATE_MIN_ROWS = 1000  # a word the statistics put in more rows is not counted
 # The window list's rows: a window's own vault column serves the vault filter; the other
 # filters (tier, source, dates) are the chunk's, joined only when one is asked for.
 WINDOWS = "chunk_windows AS w"
@@ -117,7 +117,11 @@ def candidate_lists(
             lists["vector"] = {}
         else:
             notices.append("no embeddings yet: answered from keyword search only")
-    counter = _Counter(store, where, params, cap, rows)
+    # Counts kept by the writers serve a search filtered on its vaults alone.
+    vault_only = all(v is None for v in function_filters[1:])
+    counter = WordCounter(
+        store, where, params, cap, rows, kept=("c", vaults) if vault_only else None
+    )
     forms = [f for t in query.content_terms for f in t.forms()]
     counter.prefetch(forms, [t.stem for t in query.content_terms if t.stem])
     plan = cand.build_plan(
@@ -145,7 +149,11 @@ def candidate_lists(
         if not plan.all_common and count:
             wwhere, wparams = _where(filters, vaults, "w")
             table = WINDOWS_JOINED if "c." in wwhere else WINDOWS
-            windows = _Counter(store, wwhere, wparams, cap, count, "window_words", table)
+            windows = WordCounter(
+                store,
+                *(wwhere, wparams, cap, count, "window_words", table),
+                kept=("w", vaults) if vault_only else None,
+            )
             phrase_words = [w for p in plan.phrases for w in words.tokens(p)]
 
             def window_list(conn: psycopg.Connection[Any]) -> Statement | None:
@@ -184,82 +192,6 @@ def _records(store: PgStore, sql: str, args: list[Any]) -> Statement:
     return with_records((sql, args), store.vault_name)
 
 
-class _Counter:
-    """Capped document counts, fetched for every form and prefix in one statement."""
-
-    def __init__(
-        self,
-        store: PgStore,
-        where: str,
-        params: list[Any],
-        cap: int,
-        rows: int,
-        column: str = "words",
-        table: str = "chunks AS c",
-    ) -> None:
-        self.store, self.where, self.params, self.cap = store, where, params, cap
-        self.conn = store.conn  # where the counts run (the window list's: its own)
-        self.column = column  # `words`, or `window_words` for the window list
-        self.table, self.alias = table, table.split()[2]
-        self.known: dict[str, int] = {}
-        # Counting a word's rows visits each of them in the table (the vault filter is
-        # checked there): ~0.3-0.6 s for a word in 10k of 1M rows on a busy machine.
-        # PostgreSQL's statistics of the column already estimate every frequent word
-        # (within a few percent from a 300k-row sample; an IDF barely moves), so only
-        # words they put under ESTIMATE_MIN_ROWS are counted. A small table is sampled
-        # whole, and its words stay under that: counted exactly, as FTS5 does.
-        self.estimates = store.word_estimates(rows, ESTIMATE_MIN_ROWS, column)
-
-    def _estimate(self, key: str) -> int | None:
-        kind, word = key.split(":", 1)
-        word = fold(word)
-        if kind == "w":
-            return self.estimates.get(word)
-        # A prefix also covers words too rare for the statistics: estimated only when
-        # its common words alone pass the cap (the plan then treats it as common).
-        total = sum(n for w, n in self.estimates.items() if w.startswith(word))
-        return total if total > self.cap else None
-
-    def _count(self, queries: dict[str, str], cap: int | None) -> dict[str, int]:
-        estimated = {k: n for k in queries if (n := self._estimate(k)) is not None}
-        keys = [k for k in queries if queries[k] and k not in estimated]
-        if not keys:
-            return {k: estimated.get(k, 0) for k in queries}
-        limit = "LIMIT %s" if cap is not None else ""
-        sql = (
-            f"SELECT q.key, (SELECT count(*) FROM (SELECT 1 FROM {self.table} WHERE "
-            f"{self.alias}.{self.column} @@ q.tsq::tsquery AND {self.where} {limit}) AS m) "
-            "FROM unnest(%s::text[], %s::text[]) AS q(key, tsq)"
-        )
-        args = [*self.params, *([cap + 1] if cap is not None else []), keys]
-        args.append([queries[k] for k in keys])
-        rows = dict(self.conn.execute(sql, args).fetchall())
-        rows.update(estimated)
-        return {k: int(rows.get(k, 0)) for k in queries}
-
-    def prefetch(self, forms: list[str], stems: list[str]) -> None:
-        queries = {f"w:{f}": words.tsquery([f]) for f in forms}
-        queries |= {f"p:{s}": words.tsquery([], [s]) for s in stems}
-        self.known.update(self._count(queries, self.cap))
-
-    def words(self, forms: list[str], exact: bool = False) -> dict[str, int]:
-        missing = {
-            f"w:{f}": words.tsquery([f]) for f in forms if exact or f"w:{f}" not in self.known
-        }
-        if missing:
-            counted = self._count(missing, None if exact else self.cap)
-            if exact:
-                return {f: counted[f"w:{f}"] for f in forms}
-            self.known.update(counted)
-        return {f: self.known[f"w:{f}"] for f in forms}
-
-    def prefix(self, stem: str) -> int:
-        key = f"p:{stem}"
-        if key not in self.known:
-            self.known.update(self._count({key: words.tsquery([], [stem])}, self.cap))
-        return self.known[key]
-
-
 def _correct(store: PgStore, word: str) -> str | None:
     """The nearest word of the shared vocabulary with the same first letter (as SQLite)."""
     folded = fold(word)
@@ -281,7 +213,7 @@ def _idf(rows: int, df: int) -> float:
 
 def _fts_sql(
     plan: LexicalPlan,
-    counter: _Counter,
+    counter: WordCounter,
     rows: int,
     mean_length: float,
     where: str,
@@ -395,7 +327,7 @@ def _prefix_kept(exact: list[str], prefixes: list[str]) -> tuple[str, list[Any]]
     return sql, [exact, prefixes, prefixes, prefixes]
 
 
-def _term_queries(plan: LexicalPlan, counter: _Counter) -> list[tuple[str, int]]:
+def _term_queries(plan: LexicalPlan, counter: WordCounter) -> list[tuple[str, int]]:
     """(tsquery, rows matching it) for every form, prefix and phrase of the plan."""
     out = [(words.tsquery([f]), n) for f, n in counter.words(list(plan.forms)).items()]
     out += [(words.tsquery([], [p]), counter.prefix(p)) for p in plan.prefixes]

@@ -29,7 +29,7 @@ DEFER = "memctl.defer_word_counts"
 DELTA_TABLE = "memctl_word_delta"
 CREATE_DELTA = (
     f"CREATE TEMP TABLE IF NOT EXISTS {DELTA_TABLE}"
-    "(kind \"char\", word text, vault text, rows bigint)"
+    '(kind "char", word text, vault text, rows bigint)'
 )
 FLUSH = (
     f"WITH d AS (DELETE FROM pg_temp.{DELTA_TABLE} RETURNING *) "
