@@ -20,6 +20,7 @@ from memctl.index.postgres.substring_functions import (
     held_substrings,
     scanned_substrings,
     substring_lookup,
+    tested_substrings,
 )
 from memctl.index.postgres.term_functions import term_rows
 from memctl.index.postgres.word_counts import word_counts
@@ -211,6 +212,7 @@ MIGRATIONS: dict[int, Migration] = {
     5: scanned_substrings,
     6: term_rows,
     7: word_counts,
+    8: tested_substrings,
 }
 LATEST = max(MIGRATIONS)
 
