@@ -13,6 +13,7 @@ import pytest
 from memctl.index.backend import open_store
 from memctl.search.hybrid import search
 from tests.postgres.conftest import use_postgres
+from tests.postgres.test_pg_word_counts import kept, recount
 from tests.search.conftest import NOW
 
 
@@ -86,6 +87,9 @@ def test_four_writers_at_once_leave_every_chunk_exactly_once(
     }
     assert counted["alice"] >= expected - 1
     assert per_vault == counted  # the BM25 statistics kept up with every writer
+    with psycopg.connect(pg_url) as conn:
+        # And the words' document counts (two writers of alice at once among them).
+        assert kept(conn) == recount(conn)
 
 
 def test_writers_of_different_vaults_never_wait_for_each_other(

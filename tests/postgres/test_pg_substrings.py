@@ -77,12 +77,17 @@ def test_lookups_through_the_vocabulary_give_the_rows_of_the_trigram_index(
     with psycopg.connect(pg_url, autocommit=True) as conn:
         texts = [t for (t,) in conn.execute("SELECT text FROM chunks WHERE vault = 'carol'")]
 
-        def rows(function: str, words: list[str], vaults: list[str] | None, lim: int) -> list[int]:
+        def rows(
+            function: str, words: list[str], vaults: list[str] | None, lim: int, narrow: int = 0
+        ) -> list[int]:
             likes = [f"%{w}%" for w in words]
             folded = [
                 f"%{fold(w)}%" if w.isalnum() and fold(w) == w.lower() else None for w in words
             ]
             args: list[object] = [likes, *([folded] if function.endswith(("held", "ned")) else [])]
+            if function.endswith("held"):
+                # The first `narrow` words (all with 0) find the rows, the others are tested.
+                args.append([i < (narrow or len(words)) for i in range(len(words))])
             marks = ", ".join(["%s"] * (len(args) + 6))
             return [
                 r[0]
@@ -99,11 +104,15 @@ def test_lookups_through_the_vocabulary_give_the_rows_of_the_trigram_index(
         cases += [[t[1] + t[0] + t[2:]] for t in tokens[:40]]  # typos
         cases += [[a[:4], b[-4:]] for a, b in zip(tokens[:30], tokens[30:60], strict=False)]
         cases += [["deploy", "roll.back"], ["über"], ["the"], ["clasimnpnu", "deploy"]]
+        cases += [[a[:5], b[1:5], a[-4:]] for a, b in zip(tokens[::7], tokens[3::7], strict=False)]
         compared = 0
         for words in cases:
             for vaults, lim in ((None, 1000), (["dave"], 1000), (None, 3)):
                 expected = rows("memctl_substrings", words, vaults, lim)
                 assert rows("memctl_substrings_held", words, vaults, lim) == expected, words
+                if len(words) > 1:
+                    held = rows("memctl_substrings_held", words, vaults, lim, narrow=1)
+                    assert held == expected, words
                 assert rows("memctl_substrings_scanned", words, vaults, lim) == expected, words
                 compared += bool(expected)
         assert compared > 100

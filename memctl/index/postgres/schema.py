@@ -20,7 +20,10 @@ from memctl.index.postgres.substring_functions import (
     held_substrings,
     scanned_substrings,
     substring_lookup,
+    tested_substrings,
 )
+from memctl.index.postgres.term_functions import term_rows
+from memctl.index.postgres.word_counts import word_counts
 
 _Row = TypeVar("_Row")
 
@@ -207,6 +210,9 @@ MIGRATIONS: dict[int, Migration] = {
     3: _window_words,
     4: held_substrings,
     5: scanned_substrings,
+    6: term_rows,
+    7: word_counts,
+    8: tested_substrings,
 }
 LATEST = max(MIGRATIONS)
 

@@ -21,6 +21,7 @@ from rapidfuzz import fuzz, process
 
 from memctl.errors import UsageError
 from memctl.index.postgres import substrings, words
+from memctl.index.postgres.counts import WordCounter
 from memctl.index.postgres.lists import Statement, record_of, with_records, with_texts
 from memctl.search import candidates as cand
 from memctl.search import substring_list
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
 K1 = 1.2
 B = 0.75
 RANK_PER_TERM = 150
-ESTIMATE_MIN_ROWS = 1000  # a word the statistics put in more rows is not counted
+PREFIX_WORDS = 64  # the most words a query's prefixes are expanded into (_prefix_kept)
 # The window list's rows: a window's own vault column serves the vault filter; the other
 # filters (tier, source, dates) are the chunk's, joined only when one is asked for.
 WINDOWS = "chunk_windows AS w"
@@ -90,6 +91,14 @@ def candidate_lists(
     rows, mean_length = store.stats(vaults)
     cap = max(int(rows * common_fraction), cand.COMMON_MIN_ROWS)
     where, params = _where(filters, vaults)
+    # The same filters as arguments of the lists' SQL functions (term_functions.py).
+    function_filters: list[Any] = [
+        vaults,
+        filters.tier,
+        filters.source,
+        filters.since.isoformat() if filters.since else None,
+        filters.until.isoformat() if filters.until else None,
+    ]
     lists: dict[str, dict[int, float]] = {}
     run = store.list_runner()
     if "vector" in wanted:
@@ -108,7 +117,11 @@ def candidate_lists(
             lists["vector"] = {}
         else:
             notices.append("no embeddings yet: answered from keyword search only")
-    counter = _Counter(store, where, params, cap, rows)
+    # Counts kept by the writers serve a search filtered on its vaults alone.
+    vault_only = all(v is None for v in function_filters[1:])
+    counter = WordCounter(
+        store, where, params, cap, rows, kept=("c", vaults) if vault_only else None
+    )
     forms = [f for t in query.content_terms for f in t.forms()]
     counter.prefetch(forms, [t.stem for t in query.content_terms if t.stem])
     plan = cand.build_plan(
@@ -136,7 +149,11 @@ def candidate_lists(
         if not plan.all_common and count:
             wwhere, wparams = _where(filters, vaults, "w")
             table = WINDOWS_JOINED if "c." in wwhere else WINDOWS
-            windows = _Counter(store, wwhere, wparams, cap, count, "window_words", table)
+            windows = WordCounter(
+                store,
+                *(wwhere, wparams, cap, count, "window_words", table),
+                kept=("w", vaults) if vault_only else None,
+            )
             phrase_words = [w for p in plan.phrases for w in words.tokens(p)]
 
             def window_list(conn: psycopg.Connection[Any]) -> Statement | None:
@@ -145,12 +162,16 @@ def candidate_lists(
                 windows.conn = conn
                 # Every count its BM25 needs in one round trip, not one per prefix.
                 windows.prefetch([*plan.forms, *phrase_words], list(plan.prefixes))
-                sql, sql_args = _fts_sql(plan, windows, count, length, wwhere, wparams, limit, True)
+                sql, sql_args = _fts_sql(
+                    plan, windows, count, length, wwhere, wparams, function_filters, limit, True
+                )
                 return _records(store, sql, sql_args) if sql else None
 
             run.add_job(window_list)
     if "fts" in wanted:
-        sql, sql_args = _fts_sql(plan, counter, rows, mean_length, where, params, limit)
+        sql, sql_args = _fts_sql(
+            plan, counter, rows, mean_length, where, params, function_filters, limit
+        )
         if sql:
             run.run_here(_records(store, sql, sql_args))
     hits: dict[str, list[tuple[int, str]]] = {}
@@ -169,82 +190,6 @@ def candidate_lists(
 
 def _records(store: PgStore, sql: str, args: list[Any]) -> Statement:
     return with_records((sql, args), store.vault_name)
-
-
-class _Counter:
-    """Capped document counts, fetched for every form and prefix in one statement."""
-
-    def __init__(
-        self,
-        store: PgStore,
-        where: str,
-        params: list[Any],
-        cap: int,
-        rows: int,
-        column: str = "words",
-        table: str = "chunks AS c",
-    ) -> None:
-        self.store, self.where, self.params, self.cap = store, where, params, cap
-        self.conn = store.conn  # where the counts run (the window list's: its own)
-        self.column = column  # `words`, or `window_words` for the window list
-        self.table, self.alias = table, table.split()[2]
-        self.known: dict[str, int] = {}
-        # Counting a word's rows visits each of them in the table (the vault filter is
-        # checked there): ~0.3-0.6 s for a word in 10k of 1M rows on a busy machine.
-        # PostgreSQL's statistics of the column already estimate every frequent word
-        # (within a few percent from a 300k-row sample; an IDF barely moves), so only
-        # words they put under ESTIMATE_MIN_ROWS are counted. A small table is sampled
-        # whole, and its words stay under that: counted exactly, as FTS5 does.
-        self.estimates = store.word_estimates(rows, ESTIMATE_MIN_ROWS, column)
-
-    def _estimate(self, key: str) -> int | None:
-        kind, word = key.split(":", 1)
-        word = fold(word)
-        if kind == "w":
-            return self.estimates.get(word)
-        # A prefix also covers words too rare for the statistics: estimated only when
-        # its common words alone pass the cap (the plan then treats it as common).
-        total = sum(n for w, n in self.estimates.items() if w.startswith(word))
-        return total if total > self.cap else None
-
-    def _count(self, queries: dict[str, str], cap: int | None) -> dict[str, int]:
-        estimated = {k: n for k in queries if (n := self._estimate(k)) is not None}
-        keys = [k for k in queries if queries[k] and k not in estimated]
-        if not keys:
-            return {k: estimated.get(k, 0) for k in queries}
-        limit = "LIMIT %s" if cap is not None else ""
-        sql = (
-            f"SELECT q.key, (SELECT count(*) FROM (SELECT 1 FROM {self.table} WHERE "
-            f"{self.alias}.{self.column} @@ q.tsq::tsquery AND {self.where} {limit}) AS m) "
-            "FROM unnest(%s::text[], %s::text[]) AS q(key, tsq)"
-        )
-        args = [*self.params, *([cap + 1] if cap is not None else []), keys]
-        args.append([queries[k] for k in keys])
-        rows = dict(self.conn.execute(sql, args).fetchall())
-        rows.update(estimated)
-        return {k: int(rows.get(k, 0)) for k in queries}
-
-    def prefetch(self, forms: list[str], stems: list[str]) -> None:
-        queries = {f"w:{f}": words.tsquery([f]) for f in forms}
-        queries |= {f"p:{s}": words.tsquery([], [s]) for s in stems}
-        self.known.update(self._count(queries, self.cap))
-
-    def words(self, forms: list[str], exact: bool = False) -> dict[str, int]:
-        missing = {
-            f"w:{f}": words.tsquery([f]) for f in forms if exact or f"w:{f}" not in self.known
-        }
-        if missing:
-            counted = self._count(missing, None if exact else self.cap)
-            if exact:
-                return {f: counted[f"w:{f}"] for f in forms}
-            self.known.update(counted)
-        return {f: self.known[f"w:{f}"] for f in forms}
-
-    def prefix(self, stem: str) -> int:
-        key = f"p:{stem}"
-        if key not in self.known:
-            self.known.update(self._count({key: words.tsquery([], [stem])}, self.cap))
-        return self.known[key]
 
 
 def _correct(store: PgStore, word: str) -> str | None:
@@ -268,11 +213,12 @@ def _idf(rows: int, df: int) -> float:
 
 def _fts_sql(
     plan: LexicalPlan,
-    counter: _Counter,
+    counter: WordCounter,
     rows: int,
     mean_length: float,
     where: str,
     params: list[Any],
+    function_filters: list[Any],
     limit: int,
     window: bool = False,
 ) -> tuple[str, list[Any]]:
@@ -319,29 +265,31 @@ def _fts_sql(
         # a term's tsquery either way in a lateral subquery, so a term's rows come
         # through the GIN index, in the table's order, as each subquery's did.
         term_queries = _term_queries(plan, counter)
+        # Each term's rows bring their words as they are read (a row of two terms once),
+        # rather than being fetched again by id (~5 us a row), through a function that
+        # keeps a common word's bitmap small (term_functions.py, migration 6).
+        function = "memctl_window_term_rows" if window else "memctl_term_rows"
         matched = (
-            f"SELECT {a}.id, {a}.{column} AS words, {a}.{length} AS ntokens FROM {table} "
-            f"WHERE {a}.id IN (SELECT x.id FROM unnest(%s::text[], %s::text[]) AS q(tsq, cap) "
-            f"CROSS JOIN LATERAL (SELECT {a}.id FROM {table} WHERE "
-            f"{a}.{column} @@ q.tsq::tsquery AND {where} LIMIT q.cap::integer) AS x)"
+            "SELECT DISTINCT ON (x.id) x.id, x.words, x.ntokens "
+            "FROM unnest(%s::text[], %s::text[]) AS q(tsq, cap) CROSS JOIN LATERAL "
+            f"{function}(q.tsq::tsquery, q.cap::integer, %s::text[], %s::text, %s::text, "
+            "%s::text, %s::text) AS x"
         )
         match_args = [
             [q for q, _ in term_queries],
             # NULL (no limit) for a term ranked whole.
             [None if n <= RANK_PER_TERM else str(RANK_PER_TERM) for _, n in term_queries],
-            *params,
+            *function_filters,
         ]
     # Only the query's lexemes of each row, positions kept: weighted 'A' (memctl's own
     # tsvectors carry no weights) and filtered on that weight, in C, rather than every
-    # lexeme of the row unnested and joined (~5x the time). A prefix's lexemes are the
-    # row's own that start with it, found on its lexeme list (no positions).
+    # lexeme of the row unnested and joined (~5x the time).
     exact = [t[0] for t in terms if not t[1]]
     prefixes = [t[0] for t in terms if t[1]]
     kept = "%s::text[]"
     kept_args: list[Any] = [exact]
     if prefixes:
-        kept += " || ARRAY(SELECT x FROM unnest(tsvector_to_array(m.words)) AS x WHERE x ^@ ANY(%s::text[]))"
-        kept_args.append(prefixes)
+        kept, kept_args = _prefix_kept(exact, prefixes)
     sql = (
         f"SELECT '{kind}', m.id, sum(t.idf * t.tf * %s / (t.tf + %s * (1 - %s + %s * m.ntokens / %s))) "
         f"FROM ({matched}) AS m CROSS JOIN LATERAL ("
@@ -357,7 +305,29 @@ def _fts_sql(
     return sql, args
 
 
-def _term_queries(plan: LexicalPlan, counter: _Counter) -> list[tuple[str, int]]:
+def _prefix_kept(exact: list[str], prefixes: list[str]) -> tuple[str, list[Any]]:
+    """The lexemes a row's BM25 keeps when the plan has prefixes, as SQL on `m.words`.
+
+    A prefix's lexemes are the vocabulary's words that start with it (`lexemes`, every
+    indexed token: a range of its C-ordered key, read once per statement), so each row's
+    are picked by setweight's binary search in C. Picking them off the row's own lexeme
+    list instead costs ~10-20 us a row (an array of all its ~100 lexemes, unnested, each
+    compared); the vocabulary's way costs ~0.08 us a row for each word kept, so past
+    PREFIX_WORDS words the row's own list is used again. Either way the same lexemes are
+    kept and the term frequencies are the same integers. (A token of 512 bytes or more
+    is not in the vocabulary: a prefix then misses it, where FTS5 would not.)"""
+    vocabulary = (
+        f"(SELECT CASE WHEN count(*) <= {PREFIX_WORDS} THEN coalesce(array_agg(l.word), '{{}}') END "
+        "FROM unnest(%s::text[]) AS p(stem) CROSS JOIN LATERAL (SELECT word FROM lexemes "
+        "WHERE word >= p.stem AND word < p.stem || chr(1114111) AND word ^@ p.stem "
+        f"LIMIT {PREFIX_WORDS + 1}) AS l)"
+    )
+    own = "ARRAY(SELECT x FROM unnest(tsvector_to_array(m.words)) AS x WHERE x ^@ ANY(%s::text[]))"
+    sql = f"%s::text[] || CASE WHEN {vocabulary} IS NULL THEN {own} ELSE {vocabulary} END"
+    return sql, [exact, prefixes, prefixes, prefixes]
+
+
+def _term_queries(plan: LexicalPlan, counter: WordCounter) -> list[tuple[str, int]]:
     """(tsquery, rows matching it) for every form, prefix and phrase of the plan."""
     out = [(words.tsquery([f]), n) for f, n in counter.words(list(plan.forms)).items()]
     out += [(words.tsquery([], [p]), counter.prefix(p)) for p in plan.prefixes]

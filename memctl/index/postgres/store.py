@@ -23,7 +23,7 @@ import psycopg
 
 from memctl import clock
 from memctl.index.backend import database_url, vault_name
-from memctl.index.postgres import schema
+from memctl.index.postgres import schema, word_counts
 from memctl.index.postgres.lists import Lists, SideConnections
 from memctl.index.postgres.reads import PgReads
 from memctl.index.postgres.writes import PgWrites
@@ -48,6 +48,7 @@ class PgStore(PgWrites, PgReads):
         self._model: tuple[str, int] | None = None  # (id, dim), read once per store
         self._common: dict[str, tuple[float, dict[str, float]]] = {}
         self._depth = 0
+        self._delta_table = False  # this session's word_counts.DELTA_TABLE exists
         # chunks, tokens, windows, window tokens added by the open transaction
         self._delta = [0, 0, 0, 0]
         self._new_words: set[str] = set()
@@ -121,9 +122,12 @@ class PgStore(PgWrites, PgReads):
         self._depth += 1
         try:
             with self.conn.transaction():
+                if outer:
+                    self._defer_word_counts()
                 yield
                 if outer:
                     self._flush_words()
+                    self.conn.execute(word_counts.FLUSH)
                     self._flush_counts()
         except BaseException:
             if outer:
@@ -134,7 +138,16 @@ class PgStore(PgWrites, PgReads):
         if outer:
             self._flush_deferred()
 
+    def _defer_word_counts(self) -> None:
+        """The word counts' deltas held in this session until the end (word_counts.py)."""
+        if not self._delta_table:
+            # Its own transaction's: created in one that rolls back, it is gone again.
+            self.conn.execute(word_counts.CREATE_DELTA)
+        self.conn.execute(f"SET LOCAL {word_counts.DEFER} = on")
+        self._delta_table = True
+
     def _discard_deferred(self) -> None:
+        self._delta_table = False  # in case the rollback took the table with it
         self._delta = [0, 0, 0, 0]
         self._new_words.clear()
         self._new_hashes.clear()

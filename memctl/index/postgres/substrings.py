@@ -107,10 +107,12 @@ def statement(
     # Through the words' index where the vocabulary allows (migration 4), else as above.
     indexed = (
         "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings_held("
-        "%s::text[], %s::text[], %s::text[], %s::text, %s::text, %s::text, %s::text, "
-        "%s::integer) AS s"
+        "%s::text[], %s::text[], %s::boolean[], %s::text[], %s::text, %s::text, %s::text, "
+        "%s::text, %s::integer) AS s"
     )
-    by_scan = indexed.replace("memctl_substrings_held(", "memctl_substrings_scanned(")
+    by_scan = indexed.replace("memctl_substrings_held(", "memctl_substrings_scanned(").replace(
+        "%s::boolean[], ", ""
+    )
     filters, vaults = searched
     function_filters: list[Any] = [
         vaults,
@@ -150,14 +152,14 @@ def statement(
                 f"AND {where} LIMIT %s",
                 [*gate_args, *(_like(w) for w in words), *params, per_word],
             )
+        # A word that does not narrow the rows through the words' index is tested on
+        # each row's words before its text (migration 8).
         return (
             f"{indexed.format(kind)}{' WHERE ' + gate if gate else ''}",
             [
                 [_like(w) for w in words],
-                [
-                    _like(fold(w)) if through_words(w, share(w), len(words) == 1) else None
-                    for w in words
-                ],
+                [_like(fold(w)) if len(w) >= 4 and _answerable(w) else None for w in words],
+                [through_words(w, share(w), len(words) == 1) for w in words],
                 *function_filters,
                 per_word,
                 *gate_args,
