@@ -38,11 +38,17 @@ _RECORD = (
 
 
 # Each numbered (vault, path, lo, hi) window joined to the chunks overlapping its lines.
+# A file's chunks never overlap (memctl.index.chunker: each line in one chunk, and a sync
+# replaces a file's rows whole), so none starting before the last one to start at or
+# before lo reaches lo: the index scan starts there, not at the file's first chunk (it
+# read ~45 rows a window to keep ~2 at 1M, the window vectors' statement twice as long).
 _WINDOW_CHUNKS = (
     "FROM unnest(%s::text[], %s::text[], %s::integer[], %s::integer[]) "
     "WITH ORDINALITY AS w(vault, path, lo, hi, i) "
+    "CROSS JOIN LATERAL (SELECT coalesce(max(b.line_start), w.lo) FROM chunks AS b "
+    "WHERE b.vault = w.vault AND b.path = w.path AND b.line_start <= w.lo) AS f(start) "
     "JOIN chunks AS c ON c.vault = w.vault AND c.path = w.path "
-    "AND c.line_end >= w.lo AND c.line_start <= w.hi"
+    "AND c.line_start >= f.start AND c.line_start <= w.hi AND c.line_end >= w.lo"
 )
 
 
@@ -212,7 +218,9 @@ class PgReads:
             return []
         found: list[dict[int, np.ndarray]] = [{} for _ in windows]
         rows = self.conn.execute(
-            f"SELECT w.i, c.id, c.embedding {_WINDOW_CHUNKS} WHERE c.embedding IS NOT NULL",
+            # In line order: a window's vectors are summed in this order.
+            f"SELECT w.i, c.id, c.embedding {_WINDOW_CHUNKS} WHERE c.embedding IS NOT NULL "
+            "ORDER BY w.i, c.line_start",
             self._window_arrays(windows),
             # Binary: parsing ~30 vectors' text took ~5 ms a search at 1M, reading them 0.4.
             binary=True,
