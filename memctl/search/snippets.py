@@ -250,7 +250,9 @@ def _widen(
     used = costs.total(lo, hi)
     start, stop = lo, hi
     while (
-        stop + 1 < len(lines) and lines[stop + 1] is not None and costs.fits(stop + 1, budget - used)
+        stop + 1 < len(lines)
+        and lines[stop + 1] is not None
+        and costs.fits(stop + 1, budget - used)
     ):
         stop += 1
         used += costs[stop]

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, cast
 import psycopg
 
 from memctl import clock
-from memctl.index.backend import Window
-from memctl.index.postgres import schema, search
+from memctl.index.backend import ContextWindow, Window
+from memctl.index.postgres import schema, search, window_reads
 from memctl.index.postgres.lists import RECORD_COLUMNS, record_of
 from memctl.index.usage import (
     REFERENCE_KINDS,
@@ -34,21 +34,6 @@ if TYPE_CHECKING:
 _RECORD = (
     f"SELECT c.id, {RECORD_COLUMNS} "
     "FROM chunks AS c LEFT JOIN usage AS u ON u.vault = %s AND u.hash = c.hash "
-)
-
-
-# Each numbered (vault, path, lo, hi) window joined to the chunks overlapping its lines.
-# A file's chunks never overlap (memctl.index.chunker: each line in one chunk, and a sync
-# replaces a file's rows whole), so none starting before the last one to start at or
-# before lo reaches lo: the index scan starts there, not at the file's first chunk (it
-# read ~45 rows a window to keep ~2 at 1M, the window vectors' statement twice as long).
-_WINDOW_CHUNKS = (
-    "FROM unnest(%s::text[], %s::text[], %s::integer[], %s::integer[]) "
-    "WITH ORDINALITY AS w(vault, path, lo, hi, i) "
-    "CROSS JOIN LATERAL (SELECT coalesce(max(b.line_start), w.lo) FROM chunks AS b "
-    "WHERE b.vault = w.vault AND b.path = w.path AND b.line_start <= w.lo) AS f(start) "
-    "JOIN chunks AS c ON c.vault = w.vault AND c.path = w.path "
-    "AND c.line_start >= f.start AND c.line_start <= w.hi AND c.line_end >= w.lo"
 )
 
 
@@ -172,36 +157,15 @@ class PgReads:
         ).fetchall()
         return [ContextRow(*row) for row in rows]
 
-    def _window_arrays(
-        self, windows: Sequence[tuple[str, str, int, int]]
-    ) -> tuple[list[str], list[str], list[int], list[int]]:
-        """The (vault, path, lo, hi) windows as the four arrays `_WINDOW_CHUNKS` unnests."""
-        return (
-            [v or self.vault_name for v, _, _, _ in windows],
-            [w[1] for w in windows],
-            [w[2] for w in windows],
-            [w[3] for w in windows],
-        )
+    def _keyed(self, windows: Sequence[ContextWindow]) -> list[ContextWindow]:
+        """The windows with this vault's name for an empty one."""
+        return [(v or self.vault_name, path, lo, hi) for v, path, lo, hi in windows]
 
     def context_windows(
         self, windows: Sequence[tuple[str, str, int, int]]
     ) -> list[list[ContextRow]]:
         """`context_rows` of every (vault, path, lo, hi) window in one round trip."""
-        if not windows:
-            return []
-        found: list[list[ContextRow]] = [[] for _ in windows]
-        rows = self.conn.execute(
-            f"SELECT w.i, c.line_start, c.line_end, c.text {_WINDOW_CHUNKS} "
-            "ORDER BY w.i, c.line_start",
-            self._window_arrays(windows),
-        ).fetchall()
-        # tuple.__new__, not the NamedTuple's own __new__ (a Python function): ~590 rows a
-        # search at 1M. (Fetching each chunk once for the windows it is in, by GROUP BY,
-        # cost the server more than it saved here.)
-        new = tuple.__new__
-        for i, start, end, text in rows:
-            found[i - 1].append(new(ContextRow, (start, end, text)))
-        return found
+        return window_reads.context_windows(self.conn, self._keyed(windows))
 
     def window_vectors(
         self,
@@ -212,22 +176,7 @@ class PgReads:
         """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it, in
         one round trip (chunks without a vector left out; `matrix` and `spans` are
         SQLite's)."""
-        import numpy as np
-
-        if not windows:
-            return []
-        found: list[dict[int, np.ndarray]] = [{} for _ in windows]
-        rows = self.conn.execute(
-            # In line order: a window's vectors are summed in this order.
-            f"SELECT w.i, c.id, c.embedding {_WINDOW_CHUNKS} WHERE c.embedding IS NOT NULL "
-            "ORDER BY w.i, c.line_start",
-            self._window_arrays(windows),
-            # Binary: parsing ~30 vectors' text took ~5 ms a search at 1M, reading them 0.4.
-            binary=True,
-        ).fetchall()
-        for i, cid, vector in rows:
-            found[i - 1][int(cid)] = np.asarray(vector.to_numpy(), dtype=np.float32)
-        return found
+        return window_reads.window_vectors(self.conn, self._keyed(windows))
 
     def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:
         for row in self.conn.execute(
