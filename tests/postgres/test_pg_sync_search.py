@@ -192,6 +192,8 @@ def test_a_searcher_plans_its_lists_once_with_the_same_results(
             ]
             for _ in range(7)
         ]
+        # Its records are read anew each search: no composite factors kept for them.
+        assert not searcher._kept.factors
         conn = searcher.store.conn  # type: ignore[attr-defined]
         generic = conn.execute(
             "SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0) "
