@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 # replaces a file's rows whole), so none starting before the last one to start at or
 # before lo reaches lo: the index scan starts there, not at the file's first chunk (it
 # read ~45 rows a window to keep ~2 at 1M, the window vectors' statement twice as long).
+# The four arrays go in binary (%b): psycopg dumps these lists ~2.5 times as fast as in
+# text (~0.14 against ~0.35 ms for a search's ~30 windows, each statement).
 _WINDOW_CHUNKS = (
-    "FROM unnest(%s::text[], %s::text[], %s::integer[], %s::integer[]) "
+    "FROM unnest(%b::text[], %b::text[], %b::integer[], %b::integer[]) "
     "WITH ORDINALITY AS w(vault, path, lo, hi, i) "
     "CROSS JOIN LATERAL (SELECT coalesce(max(b.line_start), w.lo) FROM chunks AS b "
     "WHERE b.vault = w.vault AND b.path = w.path AND b.line_start <= w.lo) AS f(start) "
