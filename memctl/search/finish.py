@@ -75,7 +75,11 @@ def rerank_probabilities(
         needles=snippet.matcher.exact | set(snippet.matcher.prefixes),
         prefixes=snippet.matcher.prefixes,
         spans=kept.spans,
-        kept_windows=kept.windows,
+        # Windows' vectors are kept by (vault, path, lines) only where the index says when
+        # another connection changed it (SQLite's data_version, IndexMemory.check). On a
+        # shared server another machine may rewrite a file under a kept Searcher: its
+        # chunks there are read each search, never an old chunk's vectors with new text.
+        kept_windows=kept.windows if conn is not None else None,
         text_views=kept.views,
     )
 

@@ -156,7 +156,10 @@ class Searcher(CandidateLists):
             # bm25 mode stays plain BM25: it is the baseline the eval compares against.
             context=mode != "bm25",
             explain=explain,
-            kept=self._kept.factors,
+            # An entry stands while its record object is the same: only kept records
+            # (SQLite's, see _records) ever find theirs. Another backend's would only grow
+            # the table, ~5 objects a candidate that the cyclic collector walks.
+            kept=self._kept.factors if self.store.backend == "sqlite" else None,
         )
         conn = self._conn()
         rerank = finish.reranks(model_id, self.settings.rerank, mode, lists)

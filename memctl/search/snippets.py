@@ -69,6 +69,20 @@ class _Costs:
             cost = self._known[line] = estimate_tokens(line) + 1
         return cost
 
+    def fits(self, index: int, room: int) -> bool:
+        """Whether line `index` costs at most `room`, as self[index] <= room, without pricing
+        a line too long for the room: each token holds at most 4 of its non-space
+        characters, so a line costs at least 1 + ceil(those / 4) (a snippet widened to its
+        budget stops at such a line, ~110 tokens of a running log's paragraph at 1M,
+        priced for nothing)."""
+        line = self._lines[index]
+        cost = self._known.get(line)
+        if cost is None:
+            if len(line) > 4 * room and 1 + (sum(map(len, line.split())) + 3) // 4 > room:
+                return False
+            cost = self[index]
+        return cost <= room
+
     def total(self, lo: int, hi: int) -> int:
         """The cost of lines lo..hi, as sum(costs[lo : hi + 1]) over a list of them."""
         return sum([self[i] for i in range(*slice(lo, hi + 1).indices(len(self._lines)))])
@@ -215,11 +229,11 @@ def _filled(
     start, stop = window
     used = costs.total(start, stop)
     if stop == hi:
-        while start > lo and used + costs[start - 1] <= budget:
+        while start > lo and costs.fits(start - 1, budget - used):
             start -= 1
             used += costs[start]
     if start == lo:
-        while stop < hi and used + costs[stop + 1] <= budget:
+        while stop < hi and costs.fits(stop + 1, budget - used):
             stop += 1
             used += costs[stop]
     return start, stop
@@ -236,11 +250,13 @@ def _widen(
     used = costs.total(lo, hi)
     start, stop = lo, hi
     while (
-        stop + 1 < len(lines) and lines[stop + 1] is not None and used + costs[stop + 1] <= budget
+        stop + 1 < len(lines)
+        and lines[stop + 1] is not None
+        and costs.fits(stop + 1, budget - used)
     ):
         stop += 1
         used += costs[stop]
-    while start > 0 and lines[start - 1] is not None and used + costs[start - 1] <= budget:
+    while start > 0 and lines[start - 1] is not None and costs.fits(start - 1, budget - used):
         start -= 1
         used += costs[start]
     return start, stop

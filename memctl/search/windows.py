@@ -3,8 +3,9 @@ each window and their cosines with the query) and the reranker's shipped weights
 
 Only the ~30 reranked candidates are looked at, so nothing is precomputed at index time:
 the vectors of the chunks their windows show are read when a window is first seen, and
-kept with their sum by a kept Searcher while the index is unchanged (memctl.search.rerank
-holds the policy).
+kept with their sum by a kept Searcher while the index is unchanged (SQLite's; on a shared
+server they are read each search: finish.rerank_probabilities). memctl.search.rerank
+holds the policy.
 """
 
 from __future__ import annotations

@@ -192,6 +192,8 @@ def test_a_searcher_plans_its_lists_once_with_the_same_results(
             ]
             for _ in range(7)
         ]
+        # Its records are read anew each search: no composite factors kept for them.
+        assert not searcher._kept.factors
         conn = searcher.store.conn  # type: ignore[attr-defined]
         generic = conn.execute(
             "SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0) "
@@ -446,3 +448,36 @@ def test_windows_follow_their_file_and_the_migration_builds_the_same(
         conn.execute("UPDATE vault_stats SET window_tokens = 0")
         fill(conn)  # what index migration 3 runs on rows written before it
     assert window_columns(pg_url, "alice") == (rows, total)
+
+
+def test_a_kept_searcher_answers_as_a_fresh_one_after_another_writers_rewrite(
+    tmp_path: Path, pg_url: str, indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Searcher kept open (fresh=False: memctl serve, an MCP server) while another
+    machine rewrites a file it showed: its next search answers as a fresh Searcher's (the
+    reranker's windows read anew, never the old chunks' vectors beside the new text)."""
+    cache = indexed_fixture.state_dir / "state.db"
+    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    shutil.copy(cache, vault.state_dir / "state.db")
+    sync(vault, embed=True, now=NOW)
+    elsewhere = tmp_path / "elsewhere"  # another machine's checkout of the same vault
+    shutil.copytree(FIXTURE / "memory", elsewhere / "memory")
+    other = use_postgres(elsewhere, "alice", pg_url, monkeypatch)
+    shutil.copy(cache, other.state_dir / "state.db")
+    query, daily = "deploy checklist", "memory/daily/2026-11-18.md"
+    with Searcher(vault, fresh=False) as kept:
+        before = kept.search(query, log=False, now=NOW, explain=True).to_dict()
+        assert any(
+            r["path"] == daily and r["explain"]["rerank"] is not None for r in before["results"]
+        )
+        # The same words in another order: the same lines, counts and statistics (a fresh
+        # Searcher's BM25 figures are the kept one's), a new text and a new vector.
+        note = elsewhere / daily
+        old = "migrations run automatically in CI, then a rolling restart of the API pods."
+        new = "a rolling restart of the API pods in CI, then migrations run automatically."
+        note.write_text(note.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+        assert sync(other, embed=True, now=NOW).embedded == 1
+        after = kept.search(query, log=False, now=NOW, explain=True).to_dict()
+    with Searcher(vault, fresh=False) as fresh:
+        assert fresh.search(query, log=False, now=NOW, explain=True).to_dict() == after
+    assert after != before

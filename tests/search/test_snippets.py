@@ -153,3 +153,31 @@ def test_has_words_is_whether_text_words_finds_any() -> None:
     texts = ["", "   ", "---", "- **A:**", "a", "_", "שלום", "ΟΔΟΣ.", "12", "…!?"]
     assert [has_words(t) for t in texts] == [bool(text_words(t).words) for t in texts]
     assert not has_words("--- * ") and has_words("x")
+
+
+def test_laid_out_puts_each_row_at_its_lines_with_blanks_between() -> None:
+    from memctl.search.present import _slotted, laid_out
+
+    rows = [(3, 4, "a\nb"), (7, 7, "c"), (8, 9, "d\ne")]
+    assert laid_out(rows, 3) == ["a", "b", "", "", "c", "d", "e"]
+    # A text with fewer lines than its range leaves the rest blank, as line by line.
+    short = [(1, 3, "x"), (5, 5, "y")]
+    assert laid_out(short, 1) == _slotted(short, 1, 5) == ["x", "", "", "", "y"]
+    # Rows out of order or overlapping: a later row's lines over an earlier's.
+    for odd in ([(5, 5, "y"), (1, 2, "a\nb")], [(1, 3, "a\nb\nc"), (2, 2, "B")]):
+        first = min(r[0] for r in odd)
+        size = max(r[1] for r in odd) - first + 1
+        assert laid_out(odd, first) == _slotted(odd, first, size)
+    assert laid_out([(1, 3, "a\nb\nc"), (2, 2, "B")], 1) == ["a", "B", "c"]
+
+
+def test_a_line_too_long_for_the_room_is_not_priced() -> None:
+    from memctl.search.snippets import _Costs
+
+    long = "wordy " * 40  # 80 tokens and its newline; 200 non-space characters
+    known: dict[str, int] = {}
+    costs = _Costs(["short", long], known)
+    assert costs.fits(0, 3) and known["short"] == 3
+    assert not costs.fits(1, 50) and long not in known  # at least 1 + 200 / 4 > 50
+    assert not costs.fits(1, 60) and known[long] == 81  # the bound does not decide: priced
+    assert costs.fits(1, 81)
