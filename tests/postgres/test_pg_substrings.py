@@ -10,9 +10,11 @@ import pytest
 
 from memctl.index.backend import open_store
 from memctl.index.postgres.store import PgStore
-from memctl.index.postgres.substrings import through_words, unheld
+from memctl.index.postgres.substrings import statement, through_words, unheld
 from memctl.index.sync import sync
+from memctl.search.candidates import Filters, LexicalPlan
 from memctl.search.hybrid import Searcher
+from memctl.search.query import parse_query
 from memctl.search.vocab import fold
 from tests.postgres.conftest import use_postgres
 from tests.search.conftest import FIXTURE, NOW
@@ -125,3 +127,33 @@ def test_only_words_of_two_trigrams_or_more_go_through_the_words_index() -> None
     assert through_words("wxvq", 0.02, True) and through_words("Deploy", 0.5, True)
     assert through_words("שלום", 0.0, False) and not through_words("wxvq", 0.02, False)
     assert not through_words("kubernetes_x", 0.0, True) and not through_words("über", 0.0, True)
+
+
+def test_the_words_that_find_the_rows_are_tested_last() -> None:
+    """ILIKE ALL stops at a row's first missing pattern: in a lookup through a rare word's
+    holders the common word's pattern goes first, the arrays kept parallel."""
+    query = parse_query("ggdrx zxqkloqihm")
+    shares = {"ggdrx": 0.05, "zxqkloqihm": 0.0001}
+    sql, args = statement(
+        query,
+        LexicalPlan(),
+        ["ggdrx", "zxqkloqihm"],
+        (Filters(), ["v"]),
+        "true",
+        [],
+        30,
+        lambda w: shares[w],
+    )
+    assert "memctl_substrings_held" in sql
+    assert args[:3] == [["%ggdrx%", "%zxqkloqihm%"], ["%ggdrx%", "%zxqkloqihm%"], [False, True]]
+    sql, args = statement(
+        query,
+        LexicalPlan(),
+        ["zxqkloqihm", "ggdrx"],
+        (Filters(), ["v"]),
+        "true",
+        [],
+        30,
+        lambda w: shares[w],
+    )
+    assert args[:3] == [["%ggdrx%", "%zxqkloqihm%"], ["%ggdrx%", "%zxqkloqihm%"], [False, True]]

@@ -1,5 +1,5 @@
-"""A BM25 term's rows through memctl_term_rows / memctl_window_term_rows (migration 6): the
-rows a plain lookup with the same filters finds."""
+"""A BM25 term's rows through memctl_term_rows / memctl_window_term_rows (migrations 6 and
+9): the rows a plain lookup with the same filters finds, the windows' by index or scan alike."""
 
 from __future__ import annotations
 
@@ -65,10 +65,20 @@ def test_a_terms_rows_are_those_of_a_plain_lookup_with_the_filters(
                     expected = {
                         r[0] for r in conn.execute(f"{plain} AND {where}", [tsq, *where_args])
                     }
-                    call = f"SELECT id FROM {function}(%s::tsquery, %s, %s, %s, %s, %s, %s)"
-                    whole = [r[0] for r in conn.execute(call, [tsq, None, *args])]
-                    assert sorted(whole) == sorted(expected), (function, word, args)
-                    first = [r[0] for r in conn.execute(call, [tsq, 2, *args])]
-                    assert len(first) == min(2, len(expected)) and set(first) <= expected
+                    # The windows' function reads through the index or (migration 9) by
+                    # a scan: the same rows in the same order.
+                    ways: list[list[bool]] = [[]]
+                    if function == "memctl_window_term_rows":
+                        ways = [[False], [True]]
+                    got: list[tuple[list[int], list[int]]] = []
+                    for way in ways:
+                        marks = ", ".join(["%s"] * (len(way) + 7))
+                        call = f"SELECT id FROM {function}({marks})"
+                        whole = [r[0] for r in conn.execute(call, [tsq, None, *way, *args])]
+                        assert sorted(whole) == sorted(expected), (function, word, args)
+                        first = [r[0] for r in conn.execute(call, [tsq, 2, *way, *args])]
+                        assert len(first) == min(2, len(expected)) and set(first) <= expected
+                        got.append((whole, first))
+                    assert all(g == got[0] for g in got), (function, word, args)
                     compared += bool(expected)
         assert compared > 100

@@ -22,7 +22,7 @@ from memctl.index.postgres.substring_functions import (
     substring_lookup,
     tested_substrings,
 )
-from memctl.index.postgres.term_functions import term_rows
+from memctl.index.postgres.term_functions import scanned_window_terms, term_rows
 from memctl.index.postgres.word_counts import word_counts
 
 _Row = TypeVar("_Row")
@@ -213,6 +213,7 @@ MIGRATIONS: dict[int, Migration] = {
     6: term_rows,
     7: word_counts,
     8: tested_substrings,
+    9: scanned_window_terms,
 }
 LATEST = max(MIGRATIONS)
 

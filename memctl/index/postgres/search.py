@@ -38,6 +38,10 @@ K1 = 1.2
 B = 0.75
 RANK_PER_TERM = 150
 PREFIX_WORDS = 64  # the most words a query's prefixes are expanded into (_prefix_kept)
+# A capped window term expected to fill its rows within this many rows of the table is read
+# by a scan (migration 9). At 1M, a term's 150 rows: 44-52k windows (4-5%) 5.1-5.6 ms by
+# scan against 7.9-9.1 by the index, 30-37k (3-4%) even, 12-14k 15-20 ms against 4.6-4.7.
+SCAN_WINDOWS = 4000
 # The window list's rows: a window's own vault column serves the vault filter; the other
 # filters (tier, source, dates) are the chunk's, joined only when one is asked for.
 WINDOWS = "chunk_windows AS w"
@@ -155,6 +159,7 @@ def candidate_lists(
                 kept=("w", vaults) if vault_only else None,
             )
             phrase_words = [w for p in plan.phrases for w in words.tokens(p)]
+            table_rows = store.table_rows()  # on this connection, before the job starts
 
             def window_list(conn: psycopg.Connection[Any]) -> Statement | None:
                 # Its counts on the connection that runs it, so neither waits for the
@@ -163,7 +168,15 @@ def candidate_lists(
                 # Every count its BM25 needs in one round trip, not one per prefix.
                 windows.prefetch([*plan.forms, *phrase_words], list(plan.prefixes))
                 sql, sql_args = _fts_sql(
-                    plan, windows, count, length, wwhere, wparams, function_filters, limit, True
+                    plan,
+                    windows,
+                    count,
+                    length,
+                    wwhere,
+                    wparams,
+                    function_filters,
+                    limit,
+                    table_rows,
                 )
                 return _records(store, sql, sql_args) if sql else None
 
@@ -220,13 +233,15 @@ def _fts_sql(
     params: list[Any],
     function_filters: list[Any],
     limit: int,
-    window: bool = False,
+    window: int | None = None,
 ) -> tuple[str, list[Any]]:
     """BM25 as FTS5 computes it (k1 1.2, b 0.75, one IDF per query term), in SQL: over
-    the chunks' words, or with `window` over their windows' (the window list; `counter`,
-    `rows` and `mean_length` then of the windows)."""
+    the chunks' words, or with `window` (the rows of every vault's windows) over their
+    windows' (the window list; `counter`, `rows` and `mean_length` then of the windows)."""
     kind, column, length = (
-        ("window", "window_words", "window_ntokens") if window else ("fts", "words", "ntokens")
+        ("window", "window_words", "window_ntokens")
+        if window is not None
+        else ("fts", "words", "ntokens")
     )
     table, a = counter.table, counter.alias  # `chunks AS c`, or the windows (`w`)
     tsq = words.tsquery(plan.forms, plan.prefixes, plan.phrases)
@@ -268,19 +283,29 @@ def _fts_sql(
         # Each term's rows bring their words as they are read (a row of two terms once),
         # rather than being fetched again by id (~5 us a row), through a function that
         # keeps a common word's bitmap small (term_functions.py, migration 6).
-        function = "memctl_window_term_rows" if window else "memctl_term_rows"
-        matched = (
-            "SELECT DISTINCT ON (x.id) x.id, x.words, x.ntokens "
-            "FROM unnest(%s::text[], %s::text[]) AS q(tsq, cap) CROSS JOIN LATERAL "
-            f"{function}(q.tsq::tsquery, q.cap::integer, %s::text[], %s::text, %s::text, "
-            "%s::text, %s::text) AS x"
-        )
+        capped = [n > RANK_PER_TERM for _, n in term_queries]
         match_args = [
             [q for q, _ in term_queries],
             # NULL (no limit) for a term ranked whole.
-            [None if n <= RANK_PER_TERM else str(RANK_PER_TERM) for _, n in term_queries],
-            *function_filters,
+            [str(RANK_PER_TERM) if c else None for c in capped],
         ]
+        function, scan = "memctl_term_rows(", ""
+        if window is not None:
+            # A capped term in enough of the windows: its rows by a scan (migration 9).
+            function, scan = "memctl_window_term_rows(", "q.scan, "
+            match_args.append(
+                [
+                    c and n * SCAN_WINDOWS >= RANK_PER_TERM * window
+                    for c, (_, n) in zip(capped, term_queries, strict=True)
+                ]
+            )
+        matched = (
+            "SELECT DISTINCT ON (x.id) x.id, x.words, x.ntokens FROM unnest(%s::text[], "
+            f"%s::text[]{', %s::boolean[]' if scan else ''}) AS q(tsq, cap{', scan' if scan else ''}) "
+            f"CROSS JOIN LATERAL {function}q.tsq::tsquery, q.cap::integer, {scan}%s::text[], "
+            "%s::text, %s::text, %s::text, %s::text) AS x"
+        )
+        match_args += function_filters
     # Only the query's lexemes of each row, positions kept: weighted 'A' (memctl's own
     # tsvectors carry no weights) and filtered on that weight, in C, rather than every
     # lexeme of the row unnested and joined (~5x the time).

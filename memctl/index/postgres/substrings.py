@@ -153,13 +153,17 @@ def statement(
                 [*gate_args, *(_like(w) for w in words), *params, per_word],
             )
         # A word that does not narrow the rows through the words' index is tested on
-        # each row's words before its text (migration 8).
+        # each row's words before its text (migration 8). ILIKE ALL stops at the first
+        # pattern a row lacks, and nearly every row found through a word's holders holds
+        # it: the other words go first (~7 µs a row saved at 1M; the same rows).
+        narrows = {w: through_words(w, share(w), len(words) == 1) for w in words}
+        words = sorted(words, key=lambda w: narrows[w])
         return (
             f"{indexed.format(kind)}{' WHERE ' + gate if gate else ''}",
             [
                 [_like(w) for w in words],
                 [_like(fold(w)) if len(w) >= 4 and _answerable(w) else None for w in words],
-                [through_words(w, share(w), len(words) == 1) for w in words],
+                [narrows[w] for w in words],
                 *function_filters,
                 per_word,
                 *gate_args,

@@ -65,3 +65,54 @@ BEGIN
 END
 $fn$"""
     )
+
+
+# Settings a scan of the windows needs, restored when the function returns: the table is
+# read from its first page (a synchronized scan may start in the middle), by one process.
+_SCAN = "SET synchronize_seqscans = off SET max_parallel_workers_per_gather = 0"
+
+
+def scanned_window_terms(conn: psycopg.Connection[Any], dim: int) -> None:
+    """`memctl_window_term_rows` with `scan`: a term's first rows read by a scan of the
+    windows in the table's order, not through the GIN index (migration 9).
+
+    A term capped at `lim` rows is read through its whole posting list first, lossy bitmap
+    or not (~8 ms for a word in 44k of 1M windows); a scan that tests each window's words
+    (a binary search of its tsvector) stops at the `lim`-th, after ~lim / share rows: the
+    cheaper for a word in more than ~4% of the rows (search.py: SCAN_WINDOWS). The same
+    rows in the same order: the bitmap's pages are read in the table's order, each page's
+    rows in their order, as the scan reads them. A row updated within its page (HOT: no
+    indexed column changed) would be met elsewhere in it; a window's row is rewritten
+    when its words change (windows.write), an indexed column, so in practice never. Not
+    for the chunks, whose rows are updated so (their usage and embedding columns)."""
+    conn.execute(
+        "DROP FUNCTION memctl_window_term_rows(tsquery, integer, text[], text, text, text, text)"
+    )
+    args = (
+        "tsq tsquery, lim integer, scan boolean, vaults text[], tier text, source text, "
+        "since text, until text"
+    )
+    rows = (
+        "SELECT w.id, w.window_words, w.window_ntokens FROM chunk_windows AS w "
+        "WHERE w.window_words @@ tsq AND (vaults IS NULL OR w.vault = ANY(vaults)) "
+        f"AND (NOT ({_FILTERED}) OR EXISTS (SELECT 1 FROM chunks AS c WHERE c.id = w.id "
+        f"AND {FILTERS})) LIMIT lim"
+    )
+    conn.execute(
+        f"""
+CREATE OR REPLACE FUNCTION memctl_window_term_rows({args})
+RETURNS TABLE(id bigint, words tsvector, ntokens integer) LANGUAGE plpgsql STABLE
+SET work_mem = '{BITMAP_MEMORY}' SET enable_seqscan = off SET enable_bitmapscan = on
+SET plan_cache_mode = force_generic_plan {_SCAN}
+AS $fn$
+#variable_conflict use_variable
+BEGIN
+  IF scan THEN
+    PERFORM set_config('enable_seqscan', 'on', true), set_config('enable_bitmapscan', 'off', true);
+    RETURN QUERY {rows};
+  ELSE
+    RETURN QUERY {rows};
+  END IF;
+END
+$fn$"""
+    )
