@@ -80,3 +80,65 @@ def test_the_counts_follow_inserts_updates_deletes_moves_and_other_writers(
         final = recount(conn)
         assert final[("c", "zyxraw", "frank")] == 3 and final[("w", "zyxraw", "frank")] == 2
         assert kept(conn) == final
+
+
+def test_a_prefix_count_from_the_table_equals_the_rows_counted(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stem that one word of the vocabulary starts with is answered from word_counts,
+    one that several start with is counted: both equal the rows that match it, for one
+    vault and for the team, over the chunks and over their windows."""
+    from memctl.index.backend import open_store
+    from memctl.index.postgres.counts import WordCounter
+    from memctl.index.postgres.search import WINDOWS, _where
+    from memctl.search.candidates import Filters
+
+    vaults = {}
+    for name in ("gina", "hank"):
+        root = tmp_path / name
+        shutil.copytree(FIXTURE / "memory", root / "memory")
+        vaults[name] = use_postgres(root, name, pg_url, monkeypatch)
+        sync(vaults[name], embed=False, now=NOW)
+    # Only gina's vault holds "zyxprefone" (one word of its stem) and "zyxpreftw" starts
+    # two words of the vocabulary, one of them in hank's vault alone.
+    note = tmp_path / "gina" / "memory" / "archive" / "2024-01-01.md"
+    note.write_text("# Zyx\n\nzyxprefone zyxpreftwa\n\nzyxprefone again\n", encoding="utf-8")
+    (tmp_path / "hank" / "memory" / "archive" / "2024-01-01.md").write_text(
+        "# Zyx\n\nzyxpreftwb\n", encoding="utf-8"
+    )
+    for name in vaults:
+        sync(use_postgres(tmp_path / name, name, pg_url, monkeypatch), embed=False, now=NOW)
+    stems = ["zyxprefon", "zyxpreftw", "zyxnothing", "memo", "decid", "сес", "של"]
+    with open_store(vaults["gina"]) as store:
+        for searched in (["gina"], ["hank"], None):
+            for kind, column, table in (
+                ("c", "words", "chunks AS c"),
+                ("w", "window_words", WINDOWS),
+            ):
+                where, params = _where(Filters(), searched, "c" if kind == "c" else "w")
+                counters = [
+                    WordCounter(store, where, params, 10**6, 10**6, column, table, kept=kept)
+                    for kept in ((kind, searched), None)
+                ]
+                for counter in counters:
+                    counter.estimates = {}  # every stem counted or looked up, none estimated
+                from_table, counted = ({s: c.prefix(s) for s in stems} for c in counters)
+                assert from_table == counted, (searched, kind)
+                if kind == "c" and searched == ["gina"]:
+                    assert counted["zyxprefon"] >= 1 and counted["zyxpreftw"] >= 1, counted
+        # In the team's vaults "zyxprefon" starts one word and comes from the table,
+        # "zyxpreftw" two and is counted on the rows: a count in the table that no
+        # longer matches the rows shows which.
+        where, params = _where(Filters(), None, "c")
+
+        def team(stem: str) -> int:
+            counter = WordCounter(store, where, params, 10**6, 10**6, kept=("c", None))
+            counter.estimates = {}
+            return counter.prefix(stem)
+
+        before = {s: team(s) for s in ("zyxprefon", "zyxpreftw")}
+        assert min(before.values()) >= 1
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("UPDATE word_counts SET rows = rows + 40 WHERE word LIKE 'zyxpref%'")
+        assert team("zyxprefon") == before["zyxprefon"] + 40
+        assert team("zyxpreftw") == before["zyxpreftw"]
