@@ -96,13 +96,7 @@ def candidate_lists(
     cap = max(int(rows * common_fraction), cand.COMMON_MIN_ROWS)
     where, params = _where(filters, vaults)
     # The same filters as arguments of the lists' SQL functions (term_functions.py).
-    function_filters: list[Any] = [
-        vaults,
-        filters.tier,
-        filters.source,
-        filters.since.isoformat() if filters.since else None,
-        filters.until.isoformat() if filters.until else None,
-    ]
+    function_filters = substrings.filter_arguments(filters, vaults)
     lists: dict[str, dict[int, float]] = {}
     run = store.list_runner()
     if "vector" in wanted:

@@ -33,6 +33,18 @@ def _like(word: str) -> str:
     return "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
+def filter_arguments(filters: Filters, vaults: list[str] | None) -> list[Any]:
+    """A search's filters as the arguments of the lists' SQL functions (vaults, tier,
+    source, since, until: what substring_functions.FILTERS tests)."""
+    return [
+        vaults,
+        filters.tier,
+        filters.source,
+        filters.since.isoformat() if filters.since else None,
+        filters.until.isoformat() if filters.until else None,
+    ]
+
+
 def unheld(store: PgStore, lookups: list[str]) -> set[str]:
     """The lookups no word of the vocabulary (`lexemes`: every indexed token) holds: their
     substring lookups would find no row, so they are not run (migration 4).
@@ -114,13 +126,7 @@ def statement(
         "%s::boolean[], ", ""
     )
     filters, vaults = searched
-    function_filters: list[Any] = [
-        vaults,
-        filters.tier,
-        filters.source,
-        filters.since.isoformat() if filters.since else None,
-        filters.until.isoformat() if filters.until else None,
-    ]
+    function_filters = filter_arguments(filters, vaults)
 
     def lookup(kind: str, words: list[str], gate: str) -> tuple[str, list[Any]]:
         gate_args: list[Any] = [limit] if gate else []
