@@ -101,9 +101,7 @@ def fill(
     rank, present.Snippets.by_rank; `result_tokens`: the results' snippets remade around
     this budget instead of the one the candidates were compared at)."""
     sized = (
-        snippet.by_rank(
-            verdict.kept, result_tokens, present.RANK_SHARES if by_rank else (1.0,)
-        )
+        snippet.by_rank(verdict.kept, result_tokens, present.RANK_SHARES if by_rank else (1.0,))
         if by_rank or result_tokens
         else {}
     )

@@ -185,7 +185,10 @@ class Snippets:
         return best_snippet(lines, first, self._matcher, tokens, core=core, line_costs=self._costs)
 
     def by_rank(
-        self, ranked: Sequence[int], tokens: int | None = None, shares: Sequence[float] = RANK_SHARES
+        self,
+        ranked: Sequence[int],
+        tokens: int | None = None,
+        shares: Sequence[float] = RANK_SHARES,
     ) -> dict[int, Snippet]:
         """The results' snippets with budgets by rank (`shares` of `tokens`, default the
         search's budget), best first: each is remade at its rank's share of the budget and

@@ -47,7 +47,6 @@ def test_a_long_lived_searcher_learns_words_written_after_it_started(fixture_cop
     assert found[0].explain and found[0].explain["corrections"] == {"zanzibra": "zanzibar"}
 
 
-
 def test_a_remembered_correction_is_forgotten_when_new_words_arrive(fixture_copy: Vault) -> None:
     with Store.open(fixture_copy) as store:
         ensure_vocab(store.conn)
