@@ -157,9 +157,9 @@ class Searcher(CandidateLists):
             context=mode != "bm25",
             explain=explain,
             # An entry stands while its record object is the same: only kept records
-            # (SQLite's, see _records) ever find theirs. Another backend's would only grow
-            # the table, ~5 objects a candidate that the cyclic collector walks.
-            kept=self._kept.factors if self.store.backend == "sqlite" else None,
+            # (SQLite's, see _records) ever find theirs. A shared server's (no `kept`)
+            # would only grow the table, ~5 objects a candidate the cyclic collector walks.
+            kept=kept.factors if kept else None,
         )
         conn = self._conn()
         rerank = finish.reranks(model_id, self.settings.rerank, mode, lists)

@@ -29,7 +29,7 @@ class WordCounter:
         table: str = "chunks AS c",
         kept: tuple[str, list[str] | None] | None = None,
     ) -> None:
-        self.store, self.where, self.params, self.cap = store, where, params, cap
+        self.where, self.params, self.cap = where, params, cap
         # (kind, vaults) when the only filter is the vaults: the words' counts are then
         # word_counts' (word_counts.py), not the rows' counted at search time.
         self.kept = kept
