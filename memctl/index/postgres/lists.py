@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 
@@ -36,6 +36,8 @@ Statement = tuple[str, list[Any]]
 # A list whose statement needs a round trip of its own first (the window list's counts):
 # run on the connection given, it returns the list's statement (None: no list).
 Job = Callable[[psycopg.Connection[Any]], Statement | None]
+Rows = list[tuple[Any, ...]]
+R = TypeVar("R")
 
 
 def record_of(row: Sequence[Any]) -> ChunkRecord:
@@ -85,6 +87,10 @@ class SideConnections:
     def submit(self, job: Job) -> Future[list[tuple[Any, ...]]]:
         return self._pool.submit(self._run, job)
 
+    def submit_read(self, job: Job, read: Callable[[Rows], R]) -> Future[R]:
+        """`job`'s rows read by `read` on the worker thread, as soon as they arrive."""
+        return self._pool.submit(lambda: read(self._run(job)))
+
     def _run(self, job: Job) -> list[tuple[Any, ...]]:
         conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
         if conn is None or conn.closed:
@@ -127,6 +133,26 @@ class Lists:
             self._pending.append((job, self.side.submit(job)))
         elif (statement := job(self.conn)) is not None:
             self._together.append(statement)
+
+    def add_read(self, statement: Statement, read: Callable[[Rows], R]) -> Callable[[], R] | None:
+        """A list whose rows only `read` looks at (the substring hits, scored on their
+        texts): on a side connection `read` runs on their thread as soon as they arrive,
+        while the other lists still run on the server and this thread mostly waits for
+        them; its rows are then not among `rows()`, and the call returned gives `read`'s
+        answer. None: no side connections; the statement runs with the others and its
+        rows are among `rows()`."""
+        if self.side is None:
+            self._together.append(statement)
+            return None
+        future = self.side.submit_read(lambda conn: statement, read)
+
+        def answer() -> R:
+            try:
+                return future.result()
+            except SideUnavailable:
+                return read(self.conn.execute(*statement).fetchall())
+
+        return answer
 
     def run_here(self, statement: Statement) -> None:
         """A list for this connection: the last one known, while the others run beside it."""

@@ -98,6 +98,7 @@ def candidate_lists(
     # The same filters as arguments of the lists' SQL functions (term_functions.py).
     function_filters = substrings.filter_arguments(filters, vaults)
     lists: dict[str, dict[int, float]] = {}
+    scored: Callable[[], dict[int, float]] | None = None
     run = store.list_runner()
     if "vector" in wanted:
         # First: it needs no word counts, so on a side connection it runs beside them.
@@ -137,7 +138,14 @@ def candidate_lists(
         sql, sql_args = substrings.statement(
             query, plan, trigram_words, (filters, vaults), where, params, limit, share, unheld
         )
-        run.add(with_texts((sql, sql_args)))
+        # Scored on a side connection's thread as its rows arrive, while the other lists
+        # run (None: it runs with them, its rows among theirs, scored below).
+        scored = run.add_read(
+            with_texts((sql, sql_args)),
+            lambda found: substrings.score(
+                query, trigram_words, substrings.hits(found), limit, store.chunk_words
+            ),
+        )
     if "fts" in wanted:
         lists["fts"] = {}
     if "window" in wanted:
@@ -181,17 +189,24 @@ def candidate_lists(
         )
         if sql:
             run.run_here(_records(store, sql, sql_args))
-    hits: dict[str, list[tuple[int, str]]] = {}
+    found: list[tuple[Any, ...]] = []
     records: dict[int, ChunkRecord] = {}
-    for name, cid, score, *record in run.rows():
+    for row in run.rows():
+        name, cid, score, *record = row
         if name in ("fts", "vector", "window"):
             records[int(cid)] = record_of([cid, *record])
             lists[name][int(cid)] = float(score)
         else:
-            hits.setdefault(name, []).append((int(cid), record[4]))
+            found.append(row)
     store.prefetched(records)
     if "trigram" in wanted:
-        lists["trigram"] = substrings.score(query, trigram_words, hits, limit, store.chunk_words)
+        lists["trigram"] = (
+            scored()
+            if scored is not None
+            else substrings.score(
+                query, trigram_words, substrings.hits(found), limit, store.chunk_words
+            )
+        )
     return plan, lists
 
 
