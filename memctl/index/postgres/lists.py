@@ -119,9 +119,16 @@ class Lists:
 
     def __init__(self, conn: psycopg.Connection[Any], side: SideConnections | None) -> None:
         self.conn, self.side = conn, side
-        self._pending: list[tuple[Job, Future[list[tuple[Any, ...]]]]] = []
+        self._pending: list[tuple[Job, Future[Rows]]] = []
         self._together: list[Statement] = []
         self._here: list[tuple[Any, ...]] = []
+        # Each row as `rows()` returns it (the chunk records decoded, say), made on the
+        # thread that fetched it: a side connection's while the other lists still run.
+        # Set before the first list is added.
+        self.decode: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None
+
+    def _decoded(self, rows: Rows) -> Rows:
+        return rows if self.decode is None else list(map(self.decode, rows))
 
     def add(self, statement: Statement) -> None:
         self.add_job(lambda conn: statement)
@@ -130,7 +137,7 @@ class Lists:
         """A list whose statement `job` makes on the connection that will run it: a side
         connection's, or this one's now when the lists run together."""
         if self.side is not None:
-            self._pending.append((job, self.side.submit(job)))
+            self._pending.append((job, self.side.submit_read(job, self._decoded)))
         elif (statement := job(self.conn)) is not None:
             self._together.append(statement)
 
@@ -162,16 +169,18 @@ class Lists:
             self._here = self.conn.execute(*statement).fetchall()
 
     def rows(self) -> list[tuple[Any, ...]]:
-        found = list(self._here)
+        """Every list's rows (each `decode`d), this connection's first, then the side
+        connections' in the order their lists were added."""
+        found = self._decoded(self._here)
         if self._together:
             sql = " UNION ALL ".join(f"({s})" for s, _ in self._together)
             args = [a for _, statement_args in self._together for a in statement_args]
-            found += self.conn.execute(sql, args).fetchall()
+            found += self._decoded(self.conn.execute(sql, args).fetchall())
         for job, future in self._pending:
             try:
                 found += future.result()
             except SideUnavailable:
                 # No second connection (the server's max_connections, say): this one will do.
                 if (statement := job(self.conn)) is not None:
-                    found += self.conn.execute(*statement).fetchall()
+                    found += self._decoded(self.conn.execute(*statement).fetchall())
         return found

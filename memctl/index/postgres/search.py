@@ -100,6 +100,7 @@ def candidate_lists(
     lists: dict[str, dict[int, float]] = {}
     scored: Callable[[], dict[int, float]] | None = None
     run = store.list_runner()
+    run.decode = _decoded
     if "vector" in wanted:
         # First: it needs no word counts, so on a side connection it runs beside them.
         if store.has_vectors(vaults):
@@ -192,10 +193,11 @@ def candidate_lists(
     found: list[tuple[Any, ...]] = []
     records: dict[int, ChunkRecord] = {}
     for row in run.rows():
-        name, cid, score, *record = row
-        if name in ("fts", "vector", "window"):
-            records[int(cid)] = record_of([cid, *record])
-            lists[name][int(cid)] = float(score)
+        name = row[0]
+        if name in _RECORDED:
+            _, cid, score, record = row
+            records[cid] = record
+            lists[name][cid] = score
         else:
             found.append(row)
     store.prefetched(records)
@@ -208,6 +210,17 @@ def candidate_lists(
             )
         )
     return plan, lists
+
+
+_RECORDED = ("fts", "vector", "window")  # the lists whose rows bring their chunk records
+
+
+def _decoded(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A list's row as candidate_lists reads it: (kind, id, score, record) for a list in
+    _RECORDED (`lists.with_records`' columns); a substring hit's row as it is."""
+    if row[0] in _RECORDED:
+        return (row[0], int(row[1]), float(row[2]), record_of((row[1], *row[3:])))
+    return row
 
 
 def _records(store: PgStore, sql: str, args: list[Any]) -> Statement:
