@@ -22,7 +22,13 @@ from rapidfuzz import fuzz, process
 from memctl.errors import UsageError
 from memctl.index.postgres import substrings, words
 from memctl.index.postgres.counts import WordCounter
-from memctl.index.postgres.lists import Statement, record_of, with_records, with_texts
+from memctl.index.postgres.lists import (
+    Statement,
+    record_of,
+    records_by_ids,
+    with_records,
+    with_texts,
+)
 from memctl.search import candidates as cand
 from memctl.search import substring_list
 from memctl.search.candidates import Filters, LexicalPlan
@@ -98,7 +104,7 @@ def candidate_lists(
     # The same filters as arguments of the lists' SQL functions (term_functions.py).
     function_filters = substrings.filter_arguments(filters, vaults)
     lists: dict[str, dict[int, float]] = {}
-    scored: Callable[[], dict[int, float]] | None = None
+    scored: Callable[[], tuple[dict[int, float], dict[int, ChunkRecord]]] | None = None
     run = store.list_runner()
     run.decode = _decoded
     if "vector" in wanted:
@@ -139,14 +145,20 @@ def candidate_lists(
         sql, sql_args = substrings.statement(
             query, plan, trigram_words, (filters, vaults), where, params, limit, share, unheld
         )
+
+        def scored_hits(
+            conn: psycopg.Connection[Any], found: list[tuple[Any, ...]]
+        ) -> tuple[dict[int, float], dict[int, ChunkRecord]]:
+            # The records of the ids kept too (the list brings only texts): read here, no
+            # round trip of their own after the lists (~0.7 ms at 1M).
+            scores = substrings.score(
+                query, trigram_words, substrings.hits(found), limit, store.chunk_words
+            )
+            return scores, records_by_ids(conn, store.vault_name, list(scores))
+
         # Scored on a side connection's thread as its rows arrive, while the other lists
         # run (None: it runs with them, its rows among theirs, scored below).
-        scored = run.add_read(
-            with_texts((sql, sql_args)),
-            lambda found: substrings.score(
-                query, trigram_words, substrings.hits(found), limit, store.chunk_words
-            ),
-        )
+        scored = run.add_read(with_texts((sql, sql_args)), scored_hits)
     if "fts" in wanted:
         lists["fts"] = {}
     if "window" in wanted:
@@ -200,15 +212,15 @@ def candidate_lists(
             lists[name][cid] = score
         else:
             found.append(row)
-    store.prefetched(records)
-    if "trigram" in wanted:
-        lists["trigram"] = (
-            scored()
-            if scored is not None
-            else substrings.score(
-                query, trigram_words, substrings.hits(found), limit, store.chunk_words
-            )
+    if scored is not None:
+        lists["trigram"], hit_records = scored()
+        # A chunk in another list keeps the record that list brought.
+        records = hit_records | records
+    elif "trigram" in wanted:
+        lists["trigram"] = substrings.score(
+            query, trigram_words, substrings.hits(found), limit, store.chunk_words
         )
+    store.prefetched(records)
     return plan, lists
 
 
