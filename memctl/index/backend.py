@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
@@ -93,16 +93,6 @@ class IndexBackend(Protocol):
         matrix: Any = None,
         spans: dict[str, list[tuple[int, int, int]]] | None = None,
     ) -> list[dict[int, np.ndarray]]: ...
-    def window_vectors_started(
-        self,
-        windows: Sequence[ContextWindow],
-        matrix: Any = None,
-        spans: dict[str, list[tuple[int, int, int]]] | None = None,
-    ) -> Callable[[], list[dict[int, np.ndarray]]]:
-        """window_vectors, answered when called: a server's read begins now and runs
-        while the caller works on (in-process, read when called)."""
-        ...
-
     def has_vectors(self) -> bool: ...
     def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]: ...
     def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:

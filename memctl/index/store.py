@@ -9,8 +9,7 @@ table in step with `chunks`, so no code path can leave a stale FTS or vector row
 from __future__ import annotations
 
 import contextlib
-import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -355,15 +354,6 @@ class Store:
         if len(self._span_index) > 50_000:
             self._span_index.clear()
         return window_spans.window_vectors(self.conn, self._span_index, windows, matrix, spans)
-
-    def window_vectors_started(
-        self,
-        windows: Sequence[tuple[str, str, int, int]],
-        matrix: Any = None,
-        spans: dict[str, list[tuple[int, int, int]]] | None = None,
-    ) -> Callable[[], list[dict[int, np.ndarray]]]:
-        """window_vectors, read when called (in-process: nothing to run beside the caller)."""
-        return functools.partial(self.window_vectors, windows, matrix, spans)
 
     def near_pairs(
         self, min_cosine: float, k: int, blocks: neighbours.BlockSource | None = None

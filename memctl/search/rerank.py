@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memctl.search.floor import WeightedTerm
-from memctl.search.rerank_lines import LineWords, Terms, TextViews, WindowView, share
+from memctl.search.rerank_lines import LineWords, Terms, TextViews, share
 from memctl.search.scoring import LISTS
 
 FEATURES = (
@@ -122,8 +122,6 @@ def features(
     needles: AbstractSet[str] | None = None,
     prefixes: Sequence[str] | None = None,
     views: TextViews | None = None,
-    *,
-    prepared: tuple[Terms, list[WindowView]] | None = None,
 ) -> dict[int, list[float]]:
     """Each candidate's feature row (FEATURES order); `order`: the candidates by composite
     score, best first; `query_words`: the query's words, lowercased; `may_match`: None
@@ -133,14 +131,9 @@ def features(
     and stems); `prefixes`: the matcher's stems, when `needles` are exactly its forms and
     stems (a word is then tested only if its lowercase is a needle or starts with a stem
     or a Hebrew prefix letter, as the matcher's own tests need); `views`: lines' and
-    windows' views kept from earlier searches; `prepared`: the Terms of these arguments
-    and its windows of the candidates' snippets and chunks, made already."""
+    windows' views kept from earlier searches."""
     total = sum(t.weight for t in terms)
-    known = (
-        Terms(terms, may_match, line_words, needles, prefixes, views)
-        if prepared is None
-        else prepared[0]
-    )
+    known = Terms(terms, may_match, line_words, needles, prefixes, views)
     best_score = max((candidates[c].composite for c in order), default=0.0) or 1.0
     cosines = [c for c in (shown[cid].chunk_cosine for cid in order) if c is not None]
     top_cos = max(cosines, default=0.0)
@@ -153,11 +146,7 @@ def features(
         if other in shown:
             same_file.setdefault(shown[other].path, []).append(other)
     shows = [shown[cid] for cid in order]
-    windows = (
-        known.windows([v.text for v in shows], [v.chunk_text for v in shows])
-        if prepared is None
-        else prepared[1]
-    )
+    windows = known.windows([v.text for v in shows], [v.chunk_text for v in shows])
     hit_lines = known.hit_lines
     for rank, (cid, view, window) in enumerate(zip(order, shows, windows, strict=True)):
         cand = candidates[cid]

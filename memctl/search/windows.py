@@ -32,7 +32,7 @@ from memctl.search.rerank import (
     features,
     rerank,
 )
-from memctl.search.rerank_lines import LineWords, Terms, TextViews
+from memctl.search.rerank_lines import LineWords, TextViews
 from memctl.search.scoring import Weights
 from memctl.search.snippets import Snippet
 
@@ -102,66 +102,25 @@ def shown(
     """Each candidate's window: its snippet, and the cosines of the chunks it shows
     (without a query vector, only the vector list's cosines are known); `kept`: windows'
     vectors from earlier searches of this index (filled here)."""
-    _, pending = shown_started(
-        store, order, records, snippet, query_vector, list_cosines, matrix, spans, kept
-    )
-    return pending()
-
-
-def shown_started(
-    store: IndexBackend,
-    order: Sequence[int],
-    records: Mapping[int, ChunkRecord],
-    snippet: Callable[[int], Snippet],
-    query_vector: Any,
-    list_cosines: Mapping[int, float],
-    matrix: Any = None,
-    spans: dict[str, list[tuple[int, int, int]]] | None = None,
-    kept: KeptWindows | None = None,
-) -> tuple[dict[int, Snippet], Callable[[], dict[int, Shown]]]:
-    """`shown` in two steps: the snippets now, with the read of their windows' vectors
-    begun (a server's runs while the caller works: store.window_vectors_started), and
-    the windows when the call returned is made."""
     snips = {cid: snippet(cid) for cid in order}
     qvec = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
-    table = KeptWindows() if kept is None else kept
-    windows, chunks = table.windows, table.vectors
-    keys: list[tuple[str, str, int, int]] = []
-    missing: list[tuple[str, str, int, int]] = []
-    pending: Callable[[], list[dict[int, np.ndarray]]] | None = None
+    held: list[WindowVectors] = [_NONE] * len(order)
     if qvec is not None:
+        table = KeptWindows() if kept is None else kept
+        windows, chunks = table.windows, table.vectors
         keys = [
             (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
             for cid in order
         ]
         missing = [key for key in dict.fromkeys(keys) if key not in windows]
         if missing:
-            pending = store.window_vectors_started(missing, matrix, spans)
-
-    def made() -> dict[int, Shown]:
-        held: list[WindowVectors] = [_NONE] * len(order)
-        if qvec is not None:
-            if pending is not None:
-                for key, vectors in zip(missing, pending(), strict=True):
-                    windows[key] = WindowVectors(vectors)
-                    for cid, vec in vectors.items():
-                        if cid not in chunks:
-                            chunks[cid] = vec.copy()
-            held = [windows[key] for key in keys]
-        return _shown(order, records, snips, qvec, list_cosines, held, chunks)
-
-    return snips, made
-
-
-def _shown(
-    order: Sequence[int],
-    records: Mapping[int, ChunkRecord],
-    snips: Mapping[int, Snippet],
-    qvec: np.ndarray | None,
-    list_cosines: Mapping[int, float],
-    held: Sequence[WindowVectors],
-    chunks: Mapping[int, np.ndarray],
-) -> dict[int, Shown]:
+            read = store.window_vectors(missing, matrix, spans)
+            for key, vectors in zip(missing, read, strict=True):
+                windows[key] = WindowVectors(vectors)
+                for cid, vec in vectors.items():
+                    if cid not in chunks:
+                        chunks[cid] = vec.copy()
+        held = [windows[key] for key in keys]
     cosine: dict[int, float] = dict(list_cosines)
     if qvec is not None:
         # `.dot`, not `@`: the same BLAS dot of two vectors (equal floats, checked on every
@@ -236,7 +195,7 @@ def rerank_scores(
     order = reranked(scored.composite)
     if not order:
         return {}
-    snips, pending = shown_started(
+    views = shown(
         store,
         order,
         records,
@@ -247,9 +206,6 @@ def rerank_scores(
         spans,
         kept_windows,
     )
-    # The windows' words and the candidates while their vectors are read (a server's read).
-    known = Terms(terms, may_match, line_words, needles, prefixes, text_views)
-    texts = known.windows([snips[c].text for c in order], [records[c].text for c in order])
     trigram = lists.get("trigram", {})
     weight = {name: weights.of(name) for cid in order for name in fused[cid]}
     candidates = {
@@ -270,7 +226,6 @@ def rerank_scores(
         )
         for cid in order
     }
-    views = pending()
     rows = features(
         order,
         candidates,
@@ -282,7 +237,6 @@ def rerank_scores(
         needles,
         prefixes,
         text_views,
-        prepared=(known, texts),
     )
     if sink is not None:
         sink(rows, views)

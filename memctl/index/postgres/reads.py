@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -15,7 +15,7 @@ import psycopg
 from memctl import clock
 from memctl.index.backend import ContextWindow, Window
 from memctl.index.postgres import schema, search, window_reads
-from memctl.index.postgres.lists import SideConnections, records_by_ids
+from memctl.index.postgres.lists import records_by_ids
 from memctl.index.usage import (
     REFERENCE_KINDS,
     ChunkRecord,
@@ -80,7 +80,6 @@ class PgReads:
     _table_rows: tuple[float, int] | None
     _estimates: dict[str, tuple[tuple[float, int, int], dict[str, int]]]
     _shares: tuple[float, dict[str, float]] | None
-    _side: SideConnections | None
 
     if TYPE_CHECKING:
 
@@ -168,16 +167,6 @@ class PgReads:
         one round trip (chunks without a vector left out; `matrix` and `spans` are
         SQLite's)."""
         return window_reads.window_vectors(self.conn, self._keyed(windows))
-
-    def window_vectors_started(
-        self,
-        windows: Sequence[tuple[str, str, int, int]],
-        matrix: Any = None,
-        spans: dict[str, list[tuple[int, int, int]]] | None = None,
-    ) -> Callable[[], list[dict[int, np.ndarray]]]:
-        """window_vectors on a side connection (when the lists run on them), begun now:
-        the caller's work (the reranker's window words) runs while the server reads."""
-        return window_reads.vectors_started(self.conn, self._side, self._keyed(windows))
 
     def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:
         for row in self.conn.execute(

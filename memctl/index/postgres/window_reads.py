@@ -5,16 +5,13 @@ trip for all of a search's windows (see reads.PgReads)."""
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import psycopg
 
 from memctl.index.backend import ContextWindow
-from memctl.index.postgres.lists import SideConnections, SideUnavailable
 from memctl.index.usage import ContextRow
 
 if TYPE_CHECKING:
@@ -135,33 +132,3 @@ def window_vectors(
     for i, cid, vector in rows:
         found[i - 1][int(cid)] = np.asarray(vector.to_numpy(), dtype=np.float32)
     return found
-
-
-def vectors_started(
-    conn: psycopg.Connection[Any], side: SideConnections | None, windows: Sequence[ContextWindow]
-) -> Callable[[], list[dict[int, np.ndarray]]]:
-    """window_vectors on a side connection when there are some (the lists ran on them),
-    begun now and answered when called: the caller's work (the reranker's window words)
-    runs while the server reads; else on `conn` when called."""
-    if side is None or not windows:
-        return functools.partial(window_vectors, conn, windows)
-    sent = threading.Event()
-
-    def read(side_conn: psycopg.Connection[Any]) -> list[dict[int, np.ndarray]]:
-        sent.set()
-        return window_vectors(side_conn, windows)
-
-    future = side.call(read)
-    future.add_done_callback(lambda _: sent.set())
-    # The worker needs the GIL until it has sent the statement, and this thread's work
-    # would hold it for up to the switch interval (5 ms): wait, the GIL released, until
-    # the worker runs; it keeps the GIL until psycopg waits on the server.
-    sent.wait()
-
-    def answer() -> list[dict[int, np.ndarray]]:
-        try:
-            return future.result()
-        except SideUnavailable:
-            return window_vectors(conn, windows)
-
-    return answer
