@@ -48,6 +48,20 @@ def estimate_tokens(text: str) -> int:
     return classes.count(b".") + runs.count(b" a") + runs.replace(b" a", b" b").count(b"aaaa")
 
 
+# ASCII word characters kept, every other character a space: `words`' table.
+_WORDS_ONLY = bytes(b if re.fullmatch(r"\w", chr(b)) else ord(" ") for b in range(128)) + b" " * 128
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """The runs of word characters (`\\w+`'s matches, in order): for ASCII text (nearly
+    every line of a vault in English) by a translation and a split in C, ~3 times as fast
+    as the regex on a ~400-character line."""
+    if text.isascii():
+        return text.encode("ascii").translate(_WORDS_ONLY).decode("ascii").split()
+    return _WORD.findall(text)
+
+
 def truncate_to_tokens(text: str, budget: int) -> tuple[str, bool]:
     """The longest prefix of whole lines (then words) within `budget`; and whether it was cut."""
     if estimate_tokens(text) <= budget:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from memctl.tokens import estimate_tokens
+from memctl.tokens import estimate_tokens, words
 
 
 def _by_the_method(text: str) -> int:
@@ -51,3 +51,13 @@ def test_ascii_text_costs_what_the_token_pattern_counts() -> None:
     texts += ["".join(rng.choices("ab _.\n\x1f", k=rng.randint(0, 40))) for _ in range(5000)]
     for text in texts:
         assert estimate_tokens(text) == len(piece.findall(text)), repr(text)
+
+
+def test_words_are_the_runs_of_word_characters() -> None:
+    # ASCII text is split by a translation, not the pattern: the same runs in order.
+    texts = ["", "a", "snake_case x1 2.5e-3 (foo)", "שלום עולם", "привет, мир", "ǅ ß ﬁ ٣٤٥"]
+    rng = random.Random(7)
+    alphabet = [chr(b) for b in range(128)] + ["é", "ж"]
+    texts += ["".join(rng.choices(alphabet, k=rng.randint(0, 40))) for _ in range(5000)]
+    for text in texts:
+        assert words(text) == re.findall(r"\w+", text), repr(text)
