@@ -62,6 +62,20 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
+# ASCII whitespace (str.split's, as the token pattern's \\s): what `least_tokens` drops.
+_SPACES = bytes(b for b in range(128) if chr(b).isspace())
+
+
+def least_tokens(text: str) -> int:
+    """A bound estimate_tokens never falls below: a token holds at most 4 of the text's
+    non-space characters, so it costs at least a quarter of them (rounded up)."""
+    if text.isascii():
+        shown = len(text.encode("ascii").translate(None, _SPACES))
+    else:
+        shown = sum(map(len, text.split()))
+    return (shown + 3) // 4
+
+
 def truncate_to_tokens(text: str, budget: int) -> tuple[str, bool]:
     """The longest prefix of whole lines (then words) within `budget`; and whether it was cut."""
     if estimate_tokens(text) <= budget:

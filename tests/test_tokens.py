@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from memctl.tokens import estimate_tokens, words
+from memctl.tokens import estimate_tokens, least_tokens, words
 
 
 def _by_the_method(text: str) -> int:
@@ -61,3 +61,15 @@ def test_words_are_the_runs_of_word_characters() -> None:
     texts += ["".join(rng.choices(alphabet, k=rng.randint(0, 40))) for _ in range(5000)]
     for text in texts:
         assert words(text) == re.findall(r"\w+", text), repr(text)
+
+
+def test_least_tokens_is_a_quarter_of_the_non_space_characters() -> None:
+    # The snippets' cheap test of a line too long for the room left: never above the
+    # estimate, and a quarter of the characters str.split keeps, rounded up.
+    rng = random.Random(5)
+    alphabet = [chr(b) for b in range(128)] + ["é", "ж", "\u00a0", "\u2003"]
+    texts = ["", " \t", "abcd efgh!", "a" * 17]
+    texts += ["".join(rng.choices(alphabet, k=rng.randint(0, 60))) for _ in range(5000)]
+    for text in texts:
+        assert least_tokens(text) == (sum(map(len, text.split())) + 3) // 4, repr(text)
+        assert least_tokens(text) <= estimate_tokens(text)
