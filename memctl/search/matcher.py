@@ -89,7 +89,8 @@ class TextWords:
         if self._hebrew is None:
             self._hebrew = (
                 tuple(w for w in self.distinct if w[:1] in _HEBREW_PREFIX_SET)
-                if _HEBREW_LETTER.search(self.lower)
+                # (ASCII text holds no Hebrew letter: isascii is one flag, not a scan.)
+                if not self.lower.isascii() and _HEBREW_LETTER.search(self.lower)
                 else ()
             )
         return self._hebrew
