@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
-from memctl.frozen import field_names, filled
 from memctl.index.usage import ChunkRecord
 from memctl.search import supersession
 from memctl.search.scoring import (
@@ -63,10 +62,6 @@ class Scored:
     items: dict[int, supersession.Item] = field(default_factory=dict)  # what settle reads
 
 
-_SIGNALS = field_names(Signals)
-_ITEM = field_names(supersession.Item)
-
-
 def score(
     fused: Mapping[int, Mapping[str, float]],
     lists: Mapping[str, Mapping[int, float]],
@@ -105,22 +100,16 @@ def score(
         relevance = boosted[cid]
         known = memo.get(cid)
         if known is None or known[0] is not record or known[1] != today or known[2] is not policy:
-            # Made in place (memctl.frozen): ~95 candidates a search, each new on PostgreSQL.
-            day = day_of(record.date)
-            plain = filled(
-                Signals,
-                _SIGNALS,
-                (
-                    record.source,
-                    day,
-                    record.text,
-                    record.importance,
-                    record.access_count,
-                    tuple(record.tags),
-                    False,
-                ),
+            plain = Signals(
+                source=record.source,
+                day=day_of(record.date),
+                text=record.text,
+                importance=record.importance,
+                access_count=record.access_count,
+                tags=tuple(record.tags),
+                returned_recently=False,
             )
-            item = filled(supersession.Item, _ITEM, (record.tier, record.source, day, record.text))
+            item = supersession.Item(record.tier, record.source, plain.day, record.text)
             fixed = record_factors(plain, now, policy)
             known = memo[cid] = (record, today, policy, plain, fixed, item)
         items[cid] = known[5]
