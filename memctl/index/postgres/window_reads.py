@@ -117,7 +117,6 @@ def window_vectors(
     conn: psycopg.Connection[Any], windows: Sequence[ContextWindow]
 ) -> list[dict[int, np.ndarray]]:
     """Per window, the vectors of the chunks overlapping it (chunks without one left out)."""
-
     if not windows:
         return []
     found: list[dict[int, np.ndarray]] = [{} for _ in windows]
