@@ -20,12 +20,11 @@ from memctl.search.floor_words import Sentences, TermHits, best_sentence, senten
 from memctl.search.matcher import Matcher
 from memctl.search.query import HEBREW_PREFIXES, Query, Term, quote
 from memctl.search.snippets import Snippet
-from memctl.tokens import estimate_tokens
+from memctl.tokens import estimate_tokens, words
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
 
-_WORD = re.compile(r"\w+", re.UNICODE)
 TABLE_FILE = "floor_calibration.json"
 
 
@@ -137,7 +136,7 @@ def prefixed_rows(conn: Connection, word: str, limit: int = 200) -> int:
 
 def _distinct_words(text: str) -> Iterable[str]:
     # Coverage asks only whether each word occurs: each distinct word once.
-    return dict.fromkeys(_WORD.findall(text))
+    return dict.fromkeys(words(text))
 
 
 class Judge:

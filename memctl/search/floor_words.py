@@ -8,6 +8,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from memctl.tokens import words as word_runs
+
 # Words that ask rather than say what about ("when", "how many", "which"): no answer
 # contains them, so they would count as missing from every vault and dilute coverage.
 # English ones are stopwords already; Hebrew ones also come with a prefix (באיזו).
@@ -59,7 +61,6 @@ class WeightedTerm:
 
 
 _SENTENCE_END = re.compile(r"[.!?;\n]+")
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 # A text's distinct words, and each of its sentences' (those with words), as
@@ -68,7 +69,7 @@ Sentences = tuple[frozenset[str], tuple[frozenset[str], ...]]
 
 
 def sentences(text: str) -> Sentences:
-    parts = tuple(p for p in (frozenset(_WORD.findall(s)) for s in _SENTENCE_END.split(text)) if p)
+    parts = tuple(p for p in (frozenset(word_runs(s)) for s in _SENTENCE_END.split(text)) if p)
     return frozenset().union(*parts), parts
 
 

@@ -11,6 +11,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from memctl.search.query import HEBREW_PREFIXES
+from memctl.tokens import words
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _HEBREW_PREFIX_SET = frozenset(HEBREW_PREFIXES)
@@ -27,7 +28,7 @@ class TextWords:
     __slots__ = ("_folded", "_hebrew", "_sorted", "distinct", "lower", "words")
 
     def __init__(self, text: str) -> None:
-        self.words = tuple(_WORD.findall(text))
+        self.words = tuple(words(text))
         self.distinct = frozenset(self.words)
         self.lower = text.lower()
         # A text that is its own lowercase has no word that is not (one comparison).
@@ -88,7 +89,8 @@ class TextWords:
         if self._hebrew is None:
             self._hebrew = (
                 tuple(w for w in self.distinct if w[:1] in _HEBREW_PREFIX_SET)
-                if _HEBREW_LETTER.search(self.lower)
+                # (ASCII text holds no Hebrew letter: isascii is one flag, not a scan.)
+                if not self.lower.isascii() and _HEBREW_LETTER.search(self.lower)
                 else ()
             )
         return self._hebrew

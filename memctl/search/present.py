@@ -92,7 +92,7 @@ def snippet_lines(
             context[window] = rows
     if not rows:
         return record.text.split("\n"), record.line_start, (0, record.line_end - record.line_start)
-    first = min(r[0] for r in rows)
+    first = min(rows)[0]  # the least first line (tuples compare it first; C, no generator)
     return laid_out(rows, first), first, (record.line_start - first, record.line_end - first)
 
 

@@ -34,7 +34,8 @@ class LineView:
     def __init__(self, text: str, kept: TextWords | None) -> None:
         self.lower = text.lower() if kept is None else kept.lower
         self.words = bool(kept.words) if kept is not None else has_words(text)
-        m = _SPEAKER.match(text)
+        # Most lines name no speaker: the pattern only when its `**` is there.
+        m = _SPEAKER.match(text) if "**" in text else None
         self.speaker = m.group(1).split()[0].lower() if m else None
 
 

@@ -18,6 +18,7 @@ from datetime import date, datetime
 from typing import Protocol
 
 from memctl.index.embed.registry import english_only
+from memctl.tokens import words
 
 LISTS = ("fts", "trigram", "vector")
 
@@ -360,11 +361,8 @@ def mmr(
     return picked
 
 
-_TOKENS = re.compile(r"\w+", re.UNICODE)
-
-
 def word_set(text: str) -> frozenset[str]:
-    return frozenset(_TOKENS.findall(text.lower()))
+    return frozenset(words(text.lower()))
 
 
 def jaccard(sa: frozenset[str], sb: frozenset[str]) -> float:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from memctl.search.matcher import Matcher, TextWords, text_words
-from memctl.tokens import estimate_tokens
+from memctl.tokens import estimate_tokens, least_tokens
 
 __all__ = ["Matcher", "Snippet", "TextWords", "best_snippet", "fitted_snippet", "text_words"]
 
@@ -78,7 +78,7 @@ class _Costs:
         line = self._lines[index]
         cost = self._known.get(line)
         if cost is None:
-            if len(line) > 4 * room and 1 + (sum(map(len, line.split())) + 3) // 4 > room:
+            if len(line) > 4 * room and 1 + least_tokens(line) > room:
                 return False
             cost = self[index]
         return cost <= room

@@ -233,3 +233,47 @@ def test_candidate_lists_run_beside_or_fall_back_to_the_main_connection(pg_url: 
         assert sorted(together.rows()) == [(1,), (2,), (3,), (5,)]
     finally:
         main.close()
+
+
+def test_a_list_read_where_its_rows_arrive_and_rows_decoded_where_fetched(pg_url: str) -> None:
+    """A list added with a reader (the substring hits, scored) is read on the side
+    connection that fetched it, with that connection, and its rows are not among the
+    others'; one that cannot be opened leaves it to the search's own connection. Every
+    other list's rows are decoded, in the order the lists were added (this connection's
+    first). Without side connections the read list runs with the others, its rows
+    among theirs."""
+    from memctl.index.postgres import schema
+    from memctl.index.postgres.lists import Lists, SideConnections
+
+    main = schema.connect(pg_url)
+    schema.migrate(main)
+    main_pid = main.info.backend_pid
+
+    def read(conn: psycopg.Connection[Any], rows: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+        return rows, conn.info.backend_pid != main_pid
+
+    try:
+        for url, beside in (
+            (pg_url, True),
+            (pg_url.replace("/memctl_test_", "/no_such_database_"), False),
+        ):
+            side = SideConnections(url)
+            try:
+                lists = Lists(main, side)
+                lists.decode = lambda row: (row[0] * 10,)
+                answer = lists.add_read(("SELECT %s::int", [7]), read)
+                lists.add(("SELECT %s::int", [1]))
+                lists.add(("SELECT %s::int", [2]))
+                lists.run_here(("SELECT 3", []))
+                assert lists.rows() == [(30,), (10,), (20,)]
+                assert answer is not None and answer() == ([(7,)], beside)
+            finally:
+                side.close()
+        together = Lists(main, None)
+        together.decode = lambda row: (row[0] * 10,)
+        assert together.add_read(("SELECT %s::int", [7]), read) is None
+        together.add(("SELECT %s::int", [1]))
+        together.run_here(("SELECT 3", []))
+        assert sorted(together.rows()) == [(10,), (30,), (70,)]
+    finally:
+        main.close()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 
@@ -36,11 +36,29 @@ Statement = tuple[str, list[Any]]
 # A list whose statement needs a round trip of its own first (the window list's counts):
 # run on the connection given, it returns the list's statement (None: no list).
 Job = Callable[[psycopg.Connection[Any]], Statement | None]
+Rows = list[tuple[Any, ...]]
+R = TypeVar("R")
+# What a list's rows are read into on the connection that fetched them (it may read more).
+Read = Callable[[psycopg.Connection[Any], Rows], R]
 
 
 def record_of(row: Sequence[Any]) -> ChunkRecord:
     """A chunk record from its id and RECORD_COLUMNS."""
     return _record(row, row[16])
+
+
+def records_by_ids(
+    conn: psycopg.Connection[Any], vault: str, ids: Sequence[int]
+) -> dict[int, ChunkRecord]:
+    """The chunk records of these ids (usage as `vault`'s), by id."""
+    if not ids:
+        return {}
+    rows = conn.execute(
+        f"SELECT c.id, {RECORD_COLUMNS} FROM chunks AS c "
+        "LEFT JOIN usage AS u ON u.vault = %s AND u.hash = c.hash WHERE c.id = ANY(%s)",
+        (vault, list(ids)),
+    ).fetchall()
+    return {row[0]: record_of(row) for row in rows}
 
 
 def with_records(statement: Statement, vault: str) -> Statement:
@@ -85,7 +103,20 @@ class SideConnections:
     def submit(self, job: Job) -> Future[list[tuple[Any, ...]]]:
         return self._pool.submit(self._run, job)
 
-    def _run(self, job: Job) -> list[tuple[Any, ...]]:
+    def call(self, work: Callable[[psycopg.Connection[Any]], R]) -> Future[R]:
+        """`work` on a worker's connection (SideUnavailable when none opens)."""
+        return self._pool.submit(lambda: work(self._connection()))
+
+    def submit_read(self, job: Job, read: Read[R]) -> Future[R]:
+        """`job`'s rows read by `read` on the worker thread, as soon as they arrive."""
+
+        def work(conn: psycopg.Connection[Any]) -> R:
+            statement = job(conn)
+            return read(conn, conn.execute(*statement).fetchall() if statement else [])
+
+        return self.call(work)
+
+    def _connection(self) -> psycopg.Connection[Any]:
         conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
         if conn is None or conn.closed:
             try:
@@ -96,6 +127,10 @@ class SideConnections:
             with self._lock:
                 self._opened.append(conn)
             self._local.conn = conn
+        return conn
+
+    def _run(self, job: Job) -> list[tuple[Any, ...]]:
+        conn = self._connection()
         statement = job(conn)
         return conn.execute(*statement).fetchall() if statement else []
 
@@ -113,9 +148,16 @@ class Lists:
 
     def __init__(self, conn: psycopg.Connection[Any], side: SideConnections | None) -> None:
         self.conn, self.side = conn, side
-        self._pending: list[tuple[Job, Future[list[tuple[Any, ...]]]]] = []
+        self._pending: list[tuple[Job, Future[Rows]]] = []
         self._together: list[Statement] = []
         self._here: list[tuple[Any, ...]] = []
+        # Each row as `rows()` returns it (the chunk records decoded, say), made on the
+        # thread that fetched it: a side connection's while the other lists still run.
+        # Set before the first list is added.
+        self.decode: Callable[[tuple[Any, ...]], tuple[Any, ...]] | None = None
+
+    def _decoded(self, conn: psycopg.Connection[Any] | None, rows: Rows) -> Rows:
+        return rows if self.decode is None else list(map(self.decode, rows))
 
     def add(self, statement: Statement) -> None:
         self.add_job(lambda conn: statement)
@@ -124,9 +166,29 @@ class Lists:
         """A list whose statement `job` makes on the connection that will run it: a side
         connection's, or this one's now when the lists run together."""
         if self.side is not None:
-            self._pending.append((job, self.side.submit(job)))
+            self._pending.append((job, self.side.submit_read(job, self._decoded)))
         elif (statement := job(self.conn)) is not None:
             self._together.append(statement)
+
+    def add_read(self, statement: Statement, read: Read[R]) -> Callable[[], R] | None:
+        """A list whose rows only `read` looks at (the substring hits, scored on their
+        texts): on a side connection `read` runs on their thread with their connection as
+        soon as they arrive, while the other lists still run on the server and this thread
+        mostly waits for them; its rows are then not among `rows()`, and the call returned
+        gives `read`'s answer. None: no side connections; the statement runs with the
+        others and its rows are among `rows()`."""
+        if self.side is None:
+            self._together.append(statement)
+            return None
+        future = self.side.submit_read(lambda conn: statement, read)
+
+        def answer() -> R:
+            try:
+                return future.result()
+            except SideUnavailable:
+                return read(self.conn, self.conn.execute(*statement).fetchall())
+
+        return answer
 
     def run_here(self, statement: Statement) -> None:
         """A list for this connection: the last one known, while the others run beside it."""
@@ -136,16 +198,18 @@ class Lists:
             self._here = self.conn.execute(*statement).fetchall()
 
     def rows(self) -> list[tuple[Any, ...]]:
-        found = list(self._here)
+        """Every list's rows (each `decode`d), this connection's first, then the side
+        connections' in the order their lists were added."""
+        found = self._decoded(None, self._here)
         if self._together:
             sql = " UNION ALL ".join(f"({s})" for s, _ in self._together)
             args = [a for _, statement_args in self._together for a in statement_args]
-            found += self.conn.execute(sql, args).fetchall()
+            found += self._decoded(None, self.conn.execute(sql, args).fetchall())
         for job, future in self._pending:
             try:
                 found += future.result()
             except SideUnavailable:
                 # No second connection (the server's max_connections, say): this one will do.
                 if (statement := job(self.conn)) is not None:
-                    found += self.conn.execute(*statement).fetchall()
+                    found += self._decoded(None, self.conn.execute(*statement).fetchall())
         return found

@@ -15,7 +15,7 @@ import psycopg
 from memctl import clock
 from memctl.index.backend import ContextWindow, Window
 from memctl.index.postgres import schema, search, window_reads
-from memctl.index.postgres.lists import RECORD_COLUMNS, record_of
+from memctl.index.postgres.lists import records_by_ids
 from memctl.index.usage import (
     REFERENCE_KINDS,
     ChunkRecord,
@@ -30,11 +30,6 @@ if TYPE_CHECKING:
 
     from memctl.index.neighbours import BlockSource, NeighbourPair
     from memctl.index.postgres.store import PgStore
-
-_RECORD = (
-    f"SELECT c.id, {RECORD_COLUMNS} "
-    "FROM chunks AS c LEFT JOIN usage AS u ON u.vault = %s AND u.hash = c.hash "
-)
 
 
 class _Lexemes:
@@ -127,12 +122,7 @@ class PgReads:
         found, self._prefetched = self._prefetched, {}
         missing = [i for i in unique if i not in found]
         if missing:
-            found = found | {
-                row[0]: record_of(row)
-                for row in self.conn.execute(
-                    _RECORD + "WHERE c.id = ANY(%s)", (self.vault_name, missing)
-                ).fetchall()
-            }
+            found = found | records_by_ids(self.conn, self.vault_name, missing)
         return [found[i] for i in unique if i in found]
 
     def chunk_ids(self) -> list[int]:

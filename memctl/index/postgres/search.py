@@ -22,7 +22,13 @@ from rapidfuzz import fuzz, process
 from memctl.errors import UsageError
 from memctl.index.postgres import substrings, words
 from memctl.index.postgres.counts import WordCounter
-from memctl.index.postgres.lists import Statement, record_of, with_records, with_texts
+from memctl.index.postgres.lists import (
+    Statement,
+    record_of,
+    records_by_ids,
+    with_records,
+    with_texts,
+)
 from memctl.search import candidates as cand
 from memctl.search import substring_list
 from memctl.search.candidates import Filters, LexicalPlan
@@ -98,7 +104,9 @@ def candidate_lists(
     # The same filters as arguments of the lists' SQL functions (term_functions.py).
     function_filters = substrings.filter_arguments(filters, vaults)
     lists: dict[str, dict[int, float]] = {}
+    scored: Callable[[], tuple[dict[int, float], dict[int, ChunkRecord]]] | None = None
     run = store.list_runner()
+    run.decode = _decoded
     if "vector" in wanted:
         # First: it needs no word counts, so on a side connection it runs beside them.
         if store.has_vectors(vaults):
@@ -137,7 +145,20 @@ def candidate_lists(
         sql, sql_args = substrings.statement(
             query, plan, trigram_words, (filters, vaults), where, params, limit, share, unheld
         )
-        run.add(with_texts((sql, sql_args)))
+
+        def scored_hits(
+            conn: psycopg.Connection[Any], found: list[tuple[Any, ...]]
+        ) -> tuple[dict[int, float], dict[int, ChunkRecord]]:
+            # The records of the ids kept too (the list brings only texts): read here, no
+            # round trip of their own after the lists (~0.7 ms at 1M).
+            scores = substrings.score(
+                query, trigram_words, substrings.hits(found), limit, store.chunk_words
+            )
+            return scores, records_by_ids(conn, store.vault_name, list(scores))
+
+        # Scored on a side connection's thread as its rows arrive, while the other lists
+        # run (None: it runs with them, its rows among theirs, scored below).
+        scored = run.add_read(with_texts((sql, sql_args)), scored_hits)
     if "fts" in wanted:
         lists["fts"] = {}
     if "window" in wanted:
@@ -181,18 +202,37 @@ def candidate_lists(
         )
         if sql:
             run.run_here(_records(store, sql, sql_args))
-    hits: dict[str, list[tuple[int, str]]] = {}
+    found: list[tuple[Any, ...]] = []
     records: dict[int, ChunkRecord] = {}
-    for name, cid, score, *record in run.rows():
-        if name in ("fts", "vector", "window"):
-            records[int(cid)] = record_of([cid, *record])
-            lists[name][int(cid)] = float(score)
+    for row in run.rows():
+        name = row[0]
+        if name in _RECORDED:
+            _, cid, score, record = row
+            records[cid] = record
+            lists[name][cid] = score
         else:
-            hits.setdefault(name, []).append((int(cid), record[4]))
+            found.append(row)
+    if scored is not None:
+        lists["trigram"], hit_records = scored()
+        # A chunk in another list keeps the record that list brought.
+        records = hit_records | records
+    elif "trigram" in wanted:
+        lists["trigram"] = substrings.score(
+            query, trigram_words, substrings.hits(found), limit, store.chunk_words
+        )
     store.prefetched(records)
-    if "trigram" in wanted:
-        lists["trigram"] = substrings.score(query, trigram_words, hits, limit, store.chunk_words)
     return plan, lists
+
+
+_RECORDED = ("fts", "vector", "window")  # the lists whose rows bring their chunk records
+
+
+def _decoded(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A list's row as candidate_lists reads it: (kind, id, score, record) for a list in
+    _RECORDED (`lists.with_records`' columns); a substring hit's row as it is."""
+    if row[0] in _RECORDED:
+        return (row[0], int(row[1]), float(row[2]), record_of((row[1], *row[3:])))
+    return row
 
 
 def _records(store: PgStore, sql: str, args: list[Any]) -> Statement:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
@@ -246,6 +246,15 @@ def shares(store: PgStore, plan: LexicalPlan, rows: int) -> Callable[[str], floa
         return max(own, store.substring_share(folded) * searched)
 
     return share
+
+
+def hits(rows: Sequence[Sequence[Any]]) -> dict[str, list[tuple[int, str]]]:
+    """The substring list's rows (kind, id, score, then `lists.with_texts`' record columns,
+    the text fifth) as `score` takes them: each lookup's (id, text) pairs, in order."""
+    found: dict[str, list[tuple[int, str]]] = {}
+    for row in rows:
+        found.setdefault(row[0], []).append((int(row[1]), row[7]))
+    return found
 
 
 def score(
