@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from memctl.cli import app
 from memctl.index.backend import open_store
-from memctl.index.postgres import window_reads
 from memctl.index.postgres.schema import LATEST
 from memctl.index.sync import sync
 from memctl.lifecycle.evidence import load_chunk_uses
@@ -291,38 +290,6 @@ def test_snippet_context_of_many_windows_in_one_statement(
     assert batched[0] and batched[1] and batched[0] != batched[1]
     assert batched[2] and not batched[3] and not batched[4]
     assert any("Bob's own day" in text for _, _, text in batched[1])
-
-
-def test_window_vectors_from_the_context_rows_statement_equal_their_own_read(
-    tmp_path: Path, pg_url: str, indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The vectors the context rows' statement brings along (HeldVectors) answer the
-    windows inside a stretch it read as window_vectors' own statement does, to the byte;
-    the other windows are read."""
-    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
-    shutil.copy(indexed_fixture.state_dir / "state.db", vault.state_dir / "state.db")
-    sync(vault, embed=True, now=NOW)
-    notes = "memory/decisions.md"
-    context = [("alice", notes, 1, 8), ("alice", notes, 6, 14), ("alice", notes, 900, 990)]
-    inner = [
-        ("alice", notes, 2, 5),
-        ("alice", notes, 1, 14),  # the two first windows' stretch whole
-        ("alice", notes, 7, 12),
-        ("alice", notes, 10, 40),  # past the stretch: read
-        ("alice", "memory/daily/nothing.md", 1, 5),  # another file: read
-        ("alice", notes, 900, 950),  # inside a stretch of no chunk
-    ]
-    with open_store(vault) as store:
-        held = window_reads.HeldVectors()
-        rows = window_reads.context_windows(store.conn, context, held)
-        assert rows == window_reads.context_windows(store.conn, context)
-        assert [held.rows(w) is None for w in inner] == [False, False, False, True, True, False]
-        fast = window_reads.window_vectors(store.conn, inner, held)
-        alone = window_reads.window_vectors(store.conn, inner)
-    assert [list(w) for w in fast] == [list(w) for w in alone]
-    assert fast[0] and fast[1] and fast[3] and not fast[5]
-    for mine, theirs in zip(fast, alone, strict=True):
-        assert all(mine[cid].tobytes() == theirs[cid].tobytes() for cid in mine)
 
 
 def test_resync_edit_and_remove_keep_every_chunk_exactly_once(

@@ -77,9 +77,6 @@ class PgReads:
     _common: dict[str, tuple[float, dict[str, float]]]  # per tsvector column
     _stats: dict[tuple[str, ...] | None, tuple[float, int, float, int, float]]
     _prefetched: dict[int, ChunkRecord]
-    # The vectors the search's context rows brought along (window_reads.HeldVectors), for
-    # its window_vectors; None: the search wants no vector list (none read).
-    _held: window_reads.HeldVectors | None = None
     _table_rows: tuple[float, int] | None
     _estimates: dict[str, tuple[tuple[float, int, int], dict[str, int]]]
     _shares: tuple[float, dict[str, float]] | None
@@ -158,7 +155,7 @@ class PgReads:
         self, windows: Sequence[tuple[str, str, int, int]]
     ) -> list[list[ContextRow]]:
         """`context_rows` of every (vault, path, lo, hi) window in one round trip."""
-        return window_reads.context_windows(self.conn, self._keyed(windows), self._held)
+        return window_reads.context_windows(self.conn, self._keyed(windows))
 
     def window_vectors(
         self,
@@ -169,7 +166,7 @@ class PgReads:
         """Per (vault, path, lo, hi) window, the vectors of the chunks overlapping it, in
         one round trip (chunks without a vector left out; `matrix` and `spans` are
         SQLite's)."""
-        return window_reads.window_vectors(self.conn, self._keyed(windows), self._held)
+        return window_reads.window_vectors(self.conn, self._keyed(windows))
 
     def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:
         for row in self.conn.execute(
@@ -321,9 +318,6 @@ class PgReads:
         return [r[0] for r in self.conn.execute("SELECT vault FROM vault_stats ORDER BY vault")]
 
     def candidate_lists(self, *args: Any) -> tuple[Any, dict[str, dict[int, float]]]:
-        # A new search: the vectors of its context rows are read with them when it wants the
-        # vector list (the reranker then needs its windows' vectors), the last search's dropped.
-        self._held = window_reads.HeldVectors() if "vector" in args[3] else None
         # The mixin is only ever part of PgStore.
         return search.candidate_lists(cast("PgStore", self), *args)
 

@@ -81,42 +81,10 @@ def line_bounds(rows: Sequence[ContextRow]) -> tuple[list[int], list[int]] | Non
     return None
 
 
-# A chunk of a stretch read with its vector as sent: (line_start, line_end, id, bytes or None).
-VectorRow = tuple[int, int, int, bytes | None]
-
-
-class HeldVectors:
-    """The vectors of the chunks `context_windows` read, by stretch, for the same
-    search's `window_vectors`: a window inside a stretch read is answered from it (the
-    chunks overlapping it all overlap the stretch), saving that statement's round trip."""
-
-    def __init__(self) -> None:
-        # (vault, path) -> [(lo, hi, [(line_start, line_end, id, vector)] in line order)]
-        self._stretches: dict[tuple[str, str], list[tuple[int, int, list[VectorRow]]]] = {}
-
-    def add(self, stretch: ContextWindow, rows: list[VectorRow]) -> None:
-        self._stretches.setdefault(stretch[:2], []).append((stretch[2], stretch[3], rows))
-
-    def rows(self, window: ContextWindow) -> list[tuple[int, bytes]] | None:
-        """The (id, vector as sent) of the chunks overlapping `window` that have one, in
-        line order (None: not inside a stretch read)."""
-        vault, path, lo, hi = window
-        for start, end, rows in self._stretches.get((vault, path), ()):
-            if start <= lo and hi <= end:
-                return [
-                    (r[2], r[3]) for r in rows if r[1] >= lo and r[0] <= hi and r[3] is not None
-                ]
-        return None
-
-
 def context_windows(
-    conn: psycopg.Connection[Any],
-    windows: Sequence[ContextWindow],
-    held: HeldVectors | None = None,
+    conn: psycopg.Connection[Any], windows: Sequence[ContextWindow]
 ) -> list[list[ContextRow]]:
-    """The chunks (line_start, line_end, text) overlapping each window, in line order;
-    `held`: filled with their vectors too, in the same statement (one round trip fewer a
-    search than `window_vectors` after it: ~1.5 ms at 1M).
+    """The chunks (line_start, line_end, text) overlapping each window, in line order.
 
     The windows of a search's candidates overlap (a quarter of their rows at 1M, ~150 of
     ~590 texts): those of a file that meet are read as one stretch, and each window's
@@ -125,32 +93,14 @@ def context_windows(
         return []
     merged, stretch_of = stretches(windows)
     read: list[list[ContextRow]] = [[] for _ in merged]
+    rows = conn.execute(
+        f"SELECT w.i, c.line_start, c.line_end, c.text {_WINDOW_CHUNKS} ORDER BY w.i, c.line_start",
+        _arrays(merged),
+    ).fetchall()
     # tuple.__new__, not the NamedTuple's own __new__ (a Python function).
     new = tuple.__new__
-    if held is None:
-        rows = conn.execute(
-            f"SELECT w.i, c.line_start, c.line_end, c.text {_WINDOW_CHUNKS} "
-            "ORDER BY w.i, c.line_start",
-            _arrays(merged),
-        ).fetchall()
-        for i, start, end, text in rows:
-            read[i - 1].append(new(ContextRow, (start, end, text)))
-    else:
-        cursor = conn.cursor(binary=True)
-        cursor.adapters.register_loader("vector", ByteaBinaryLoader)
-        rows = cursor.execute(
-            f"SELECT w.i, c.line_start, c.line_end, c.text, c.id, c.embedding {_WINDOW_CHUNKS} "
-            "ORDER BY w.i, c.line_start",
-            _arrays(merged),
-        ).fetchall()
-        # Kept as sent: about half are in no window the reranker asks for, and decoding
-        # those a search's ~440 rows at once cost ~0.5 ms more than its ~200.
-        vector_rows: list[list[VectorRow]] = [[] for _ in merged]
-        for i, start, end, text, cid, vector in rows:
-            read[i - 1].append(new(ContextRow, (start, end, text)))
-            vector_rows[i - 1].append((start, end, int(cid), vector))
-        for stretch, kept in zip(merged, vector_rows, strict=True):
-            held.add(stretch, kept)
+    for i, start, end, text in rows:
+        read[i - 1].append(new(ContextRow, (start, end, text)))
     found: list[list[ContextRow]] = []
     bounds: dict[int, tuple[list[int], list[int]] | None] = {}
     for (_, _, lo, hi), k in zip(windows, stretch_of, strict=True):
@@ -164,22 +114,12 @@ def context_windows(
 
 
 def window_vectors(
-    conn: psycopg.Connection[Any],
-    windows: Sequence[ContextWindow],
-    held: HeldVectors | None = None,
+    conn: psycopg.Connection[Any], windows: Sequence[ContextWindow]
 ) -> list[dict[int, np.ndarray]]:
-    """Per window, the vectors of the chunks overlapping it (chunks without one left out);
-    `held`: those `context_windows` read already, the rest read here."""
+    """Per window, the vectors of the chunks overlapping it (chunks without one left out)."""
     if not windows:
         return []
-    known = [None if held is None else held.rows(w) for w in windows]
-    missing = [w for w, k in zip(windows, known, strict=True) if k is None]
-    sent = {cid: vector for k in known if k is not None for cid, vector in k}
-    decoded = dict(zip(sent, _vectors(list(sent.values())), strict=True))
-    answered = [None if k is None else {cid: decoded[cid] for cid, _ in k} for k in known]
-    if not missing:
-        return [k for k in answered if k is not None]
-    found: list[dict[int, np.ndarray]] = [{} for _ in missing]
+    found: list[dict[int, np.ndarray]] = [{} for _ in windows]
     # Binary: parsing ~30 vectors' text took ~5 ms a search at 1M, reading them 0.4. Each
     # vector comes as its bytes (bytea's loader, in C), all decoded at once below rather
     # than a pgvector object and two arrays a row (~0.5 ms a new search at 1M).
@@ -189,12 +129,11 @@ def window_vectors(
         # In line order: a window's vectors are summed in this order.
         f"SELECT w.i, c.id, c.embedding {_WINDOW_CHUNKS} WHERE c.embedding IS NOT NULL "
         "ORDER BY w.i, c.line_start",
-        _arrays(missing),
+        _arrays(windows),
     ).fetchall()
     for (i, cid, _), vector in zip(rows, _vectors([r[2] for r in rows]), strict=True):
         found[i - 1][int(cid)] = vector
-    read = iter(found)
-    return [next(read) if k is None else k for k in answered]
+    return found
 
 
 def _vectors(sent: Sequence[bytes]) -> Sequence[np.ndarray]:
