@@ -15,6 +15,14 @@ from pathlib import Path
 MEMCTL = str(Path(sys.executable).with_name("memctl"))
 
 
+# How long a stopped watcher or resident process may take to exit: it lets the embedding
+# batch in progress (or the model's load) finish, since a thread killed inside onnxruntime
+# aborts the process: up to 120 s in `watch` (memctl/index/watch.py), 150 s for `serve`'s
+# watcher (memctl/resident/server.py). On a loaded 2-core machine the load alone has
+# passed 30 s, and these tests failed by the clock, not by a hang.
+STOP_TIMEOUT = 240.0
+
+
 def until(check: Callable[[], bool], timeout: float = 60.0) -> bool:
     """Poll `check` until it holds (never a fixed sleep); False on timeout."""
     deadline = time.monotonic() + timeout
@@ -25,7 +33,7 @@ def until(check: Callable[[], bool], timeout: float = 60.0) -> bool:
     return False
 
 
-def stop(proc: subprocess.Popen[str], timeout: float = 60.0) -> None:
+def stop(proc: subprocess.Popen[str], timeout: float = STOP_TIMEOUT) -> None:
     """SIGTERM, as a service manager stops a server; killed if it is not gone in `timeout`."""
     proc.send_signal(signal.SIGTERM)
     try:
@@ -62,7 +70,7 @@ def watch_process(args: list[str], env: dict[str, str]) -> Iterator[Watcher]:
         assert until(lambda: watcher.syncs() > 0), "the watcher never synced"
         yield watcher
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=30)
+        proc.wait(timeout=STOP_TIMEOUT)
         watcher.stderr = proc.stderr.read() if proc.stderr else ""
     finally:
         if proc.poll() is None:

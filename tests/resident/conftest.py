@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memctl.resident import address
-from tests.processes import MEMCTL, stop, until
+from tests.processes import MEMCTL, STOP_TIMEOUT, stop, until
 from tests.search.conftest import NOW, fixture_copy, indexed_fixture  # noqa: F401  (shared fixtures)
 
 _TERMINAL_ENV = ("FORCE_COLOR", "NO_COLOR", "COLUMNS", "LINES", "TTY_COMPATIBLE")
@@ -51,7 +51,7 @@ class Served:
 
     def stop(self, sig: int = signal.SIGTERM) -> tuple[str, str]:
         self.proc.send_signal(sig)
-        out, err = self.proc.communicate(timeout=60)
+        out, err = self.proc.communicate(timeout=STOP_TIMEOUT)
         return out, err
 
 
