@@ -139,6 +139,7 @@ def candidate_lists(
         exact_df=lambda forms: counter.words(forms, exact=True),
     )
     trigram_words = substring_list.trigram_words(query, plan)
+    groups = _word_groups(query, plan)
     if "trigram" in wanted:
         share = substrings.shares(store, plan, rows)
         unheld = substrings.unheld(store, trigram_words)
@@ -184,6 +185,7 @@ def candidate_lists(
                 windows.prefetch([*plan.forms, *phrase_words], list(plan.prefixes))
                 sql, sql_args = _fts_sql(
                     plan,
+                    groups,
                     windows,
                     count,
                     length,
@@ -198,7 +200,7 @@ def candidate_lists(
             run.add_job(window_list)
     if "fts" in wanted:
         sql, sql_args = _fts_sql(
-            plan, counter, rows, mean_length, where, params, function_filters, limit
+            plan, groups, counter, rows, mean_length, where, params, function_filters, limit
         )
         if sql:
             run.run_here(_records(store, sql, sql_args))
@@ -260,6 +262,7 @@ def _idf(rows: int, df: int) -> float:
 
 def _fts_sql(
     plan: LexicalPlan,
+    groups: list[list[str]],
     counter: WordCounter,
     rows: int,
     mean_length: float,
@@ -271,7 +274,8 @@ def _fts_sql(
 ) -> tuple[str, list[Any]]:
     """BM25 as FTS5 computes it (k1 1.2, b 0.75, one IDF per query term), in SQL: over
     the chunks' words, or with `window` (the rows of every vault's windows) over their
-    windows' (the window list; `counter`, `rows` and `mean_length` then of the windows)."""
+    windows' (the window list; `counter`, `rows` and `mean_length` then of the windows).
+    `groups` (_word_groups): the query's words, for the rows that hold them all (_conjunction)."""
     kind, column, length = (
         ("window", "window_words", "window_ntokens")
         if window is not None
@@ -314,6 +318,9 @@ def _fts_sql(
         # a term's tsquery either way in a lateral subquery, so a term's rows come
         # through the GIN index, in the table's order, as each subquery's did.
         term_queries = _term_queries(plan, counter)
+        conjunction = _conjunction(groups, term_queries)
+        if conjunction:
+            term_queries.append((conjunction, RANK_PER_TERM + 1))
         # Each term's rows bring their words as they are read (a row of two terms once),
         # rather than being fetched again by id (~5 us a row), through a function that
         # keeps a common word's bitmap small (term_functions.py, migration 6).
@@ -384,6 +391,38 @@ def _prefix_kept(exact: list[str], prefixes: list[str]) -> tuple[str, list[Any]]
     own = "ARRAY(SELECT x FROM unnest(tsvector_to_array(m.words)) AS x WHERE x ^@ ANY(%s::text[]))"
     sql = f"%s::text[] || CASE WHEN {vocabulary} IS NULL THEN {own} ELSE {vocabulary} END"
     return sql, [exact, prefixes, prefixes, prefixes]
+
+
+def _word_groups(query: Query, plan: LexicalPlan) -> list[list[str]]:
+    """Per query word the plan ranks, its tsqueries as _term_queries writes them (its forms,
+    its correction, its prefix); one group a word, duplicates once."""
+    forms, prefixes = set(plan.forms), set(plan.prefixes)
+    groups: list[list[str]] = []
+    for term in query.content_terms:
+        known = [f for f in (*term.forms(), plan.corrections.get(term.text)) if f and f in forms]
+        group = [words.tsquery([f]) for f in dict.fromkeys(known)]
+        if term.stem and term.stem in prefixes:
+            group.append(words.tsquery([], [term.stem]))
+        group = [q for q in group if q]
+        if group and group not in groups:
+            groups.append(group)
+    return groups
+
+
+def _conjunction(groups: list[list[str]], term_queries: list[tuple[str, int]]) -> str:
+    """A tsquery of the rows that hold every query word through capped terms alone ('' when
+    there are none to find).
+
+    A capped term's rows are its first in the table's order, not its best, so a row that
+    holds every query word is missed when each of its words is capped: in a large index
+    (3.4M rows) many words are, and such a row is the one FTS5 ranks first. A row holding
+    an uncapped term is ranked already: only the capped terms of each word are intersected,
+    and only when every word has one. GIN intersects their posting lists itself."""
+    rows = dict(term_queries)
+    capped = [[q for q in g if rows.get(q, 0) > RANK_PER_TERM] for g in groups]
+    if len(capped) < 2 or not all(capped):
+        return ""
+    return " & ".join(f"({' | '.join(g)})" for g in capped)
 
 
 def _term_queries(plan: LexicalPlan, counter: WordCounter) -> list[tuple[str, int]]:
