@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rapidfuzz import fuzz, process
 
 from memctl.index.backend import select_in
-from memctl.search.query import Query, fts_expression, quote
+from memctl.search.query import Query, Term, fts_expression, quote
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
@@ -89,6 +89,11 @@ class LexicalPlan:
     # Rows holding each form looked at, counted up to `cap` (the relevance floor's IDF).
     doc_freqs: dict[str, int] = field(default_factory=dict)
     cap: int = 0
+
+    def term_forms(self, term: Term) -> list[str]:
+        """The forms a query word may take in the index: its own and its typo correction."""
+        fixed = self.corrections.get(term.text)
+        return [*term.forms(), *([fixed] if fixed else [])]
 
     def expression(self) -> str:
         parts = [fts_expression(self.forms, self.prefixes)]

@@ -76,10 +76,7 @@ def weighted_terms(
         # its plan counted, and no word is judged missing (the gate is not calibrated there).
         rows = max(max(plan.doc_freqs.values(), default=0) * 10, 1000)
     terms = floor_terms(query)
-    forms = {
-        t.text: [*t.forms(), *([plan.corrections[t.text]] if t.text in plan.corrections else [])]
-        for t in terms
-    }
+    forms = {t.text: plan.term_forms(t) for t in terms}
     missing = [f for fs in forms.values() for f in fs if f not in plan.doc_freqs]
     known = dict(plan.doc_freqs)
     if missing and conn is not None:

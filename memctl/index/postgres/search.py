@@ -399,7 +399,7 @@ def _word_groups(query: Query, plan: LexicalPlan) -> list[list[str]]:
     forms, prefixes = set(plan.forms), set(plan.prefixes)
     groups: list[list[str]] = []
     for term in query.content_terms:
-        known = [f for f in (*term.forms(), plan.corrections.get(term.text)) if f and f in forms]
+        known = [f for f in plan.term_forms(term) if f in forms]
         group = [words.tsquery([f]) for f in dict.fromkeys(known)]
         if term.stem and term.stem in prefixes:
             group.append(words.tsquery([], [term.stem]))
