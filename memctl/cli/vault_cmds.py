@@ -205,11 +205,21 @@ def status(
             f"{index.pending_embeddings} pending embeddings, model {index.model}"
         )
     resident = report.resident
-    if resident["running"]:
+    if resident.get("answering") is False:
+        console.print(
+            "resident process: one holds this vault but does not answer (starting, or "
+            "stopped); commands run in-process"
+        )
+    elif resident["running"]:
         console.print(
             f"resident process: pid {resident['pid']} (memctl {resident['memctl']}) "
             f"serves this vault on {resident['address']}"
         )
+        if resident.get("differs"):
+            console.print(
+                f"  not for this shell: {', '.join(resident['differs'])} set otherwise than "
+                "in its environment, so commands run in-process"
+            )
     else:
         stale = " (a stale socket was removed)" if resident.get("stale_removed") else ""
         console.print(f"resident process: none (`memctl serve` starts one){stale}")

@@ -4,8 +4,12 @@ A unix socket `.memctl/serve.sock` (mode 0600, peers of another uid refused), or
 unix sockets do not exist, loopback TCP with a random token; `.memctl/serve.json`
 (mode 0600) names the pid, version, transport and (for TCP) port and token.
 
+A cloned repository can commit anything under `.memctl/`, so a client trusts a resident
+process only when it is provably this user's (`connect`; docs/security.md, section 14).
+
 Wire format, one exchange per connection: the request is one JSON line; the answer is
-one JSON header line, then `out` bytes of stdout and `err` bytes of stderr.
+zero or more bare newlines (the server's pulse while it works), one JSON header line,
+then `out` bytes of stdout and `err` bytes of stderr.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
 
 # Every served command imports this module before its socket opens: typing and contextlib
 # cost more to import than the rest of the client together (~3 ms), so they are kept out.
@@ -21,10 +26,30 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Any
 
-PROTOCOL = 1
-# Environment a served command reads: a client whose value differs runs in-process.
+PROTOCOL = 2
+# Environment a served command's output depends on: a client whose value differs runs
+# in-process. Compared as digests keyed per request: the values never leave the client.
+# Not compared: what the client resolves itself (the vault, whether and how to connect)
+# and MEMCTL_MCP_TOKEN, which guards the MCP HTTP listener and no served command reads.
 ENV_PREFIXES = ("MEMCTL_", "ANTHROPIC_")
-ENV_IGNORED = ("MEMCTL_VAULT", "MEMCTL_RESIDENT")
+ENV_IGNORED = ("MEMCTL_VAULT", "MEMCTL_RESIDENT", "MEMCTL_RESIDENT_TRANSPORT", "MEMCTL_MCP_TOKEN")
+# What rich reads to render for the client's terminal: the only variables sent as they are.
+TERMINAL_ENV = (
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "COLUMNS",
+    "LINES",
+    "JUPYTER_COLUMNS",
+    "JUPYTER_LINES",
+)
+# A server sends a newline every PULSE seconds while it works on an answer; a client that
+# hears nothing for ANSWER_TIMEOUT seconds takes it for stopped (kill -STOP, a debugger).
+PULSE = 1.0
+ANSWER_TIMEOUT = 5.0
 STATE_DIR = ".memctl"
 SOCKET_NAME = "serve.sock"
 INFO_NAME = "serve.json"
@@ -95,53 +120,157 @@ def transport(env: Any = None) -> str:
 
 def listening(root: str) -> bool:
     """Whether a resident process may serve `root` (one stat; a stale one still counts)."""
-    return os.path.exists(socket_path(root)) or os.path.exists(info_path(root))
+    return os.path.lexists(socket_path(root)) or os.path.lexists(info_path(root))
 
 
-def connect(root: str, timeout: float = 2.0) -> tuple[socket.socket, str | None]:
-    """A connected socket to the vault's resident process and the token to send (TCP).
+def env_digests(env: Any, key: bytes) -> dict[str, str]:
+    """{name: keyed digest of its value} for the compared variables (ENV_PREFIXES)."""
+    try:  # hashlib would load OpenSSL first: ~3-8 ms of a served command's start
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - an interpreter built without it
+        from hashlib import blake2b
+    return {
+        name: blake2b(
+            str(value).encode("utf-8", "surrogateescape"), key=key, digest_size=16
+        ).hexdigest()
+        for name, value in env.items()
+        if name.startswith(ENV_PREFIXES) and name not in ENV_IGNORED
+    }
 
-    Raises OSError when nothing listens (no socket file, connection refused: stale).
+
+def env_differences(mine: dict[str, str], theirs: Any) -> list[str]:
+    """The compared variables set differently (or on one side only), by name."""
+    if not isinstance(theirs, dict):
+        return ["(the environment)"]
+    return sorted(n for n in set(mine) | set(theirs) if mine.get(n) != theirs.get(n))
+
+
+class Untrusted(OSError):
+    """What sits in `.memctl/` is not provably this user's resident process: not used."""
+
+
+def _uid() -> int | None:
+    getuid = getattr(os, "getuid", None)
+    return None if getuid is None else int(getuid())
+
+
+def _private(path: str, kind: int, *, mode_mask: int = 0) -> os.stat_result:
+    """lstat of `path`: of file type `kind`, not a link, owned by this uid, no `mode_mask` bits."""
+    st = os.lstat(path)
+    name = os.path.basename(path)
+    if st.st_mode & 0o170000 != kind:
+        raise Untrusted(f".memctl/{name} is not what memctl makes there (a link or another kind)")
+    uid = _uid()
+    if uid is not None and st.st_uid != uid:
+        raise Untrusted(f".memctl/{name} belongs to uid {st.st_uid}, not to this user")
+    if st.st_mode & mode_mask:
+        raise Untrusted(f".memctl/{name} is readable or writable by others")
+    return st
+
+
+def connect(root: str, timeout: float = 2.0) -> tuple[socket.socket, str | None, int | None]:
+    """A connected socket to the vault's resident process, the token to send (TCP) and its pid.
+
+    Only a process provably this user's: `.memctl` a real folder owned by this uid; the
+    socket a real socket owned by this uid, and (Linux) the process listening on it this
+    uid's (SO_PEERCRED). TCP only where this client would itself listen on TCP, with
+    serve.json a private file of this uid's, naming a pid of this uid's and (Linux) a port
+    this uid listens on. Raises Untrusted otherwise, OSError when nothing listens.
     """
+    _private(state_dir(root), 0o040000)
     path = socket_path(root)
-    if HAS_UNIX and os.path.exists(path):
+    if transport() == "unix" and os.path.lexists(path):
+        _private(path, 0o140000)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.settimeout(timeout)
         try:
             with in_folder(path) as name:
                 sock.connect(name)
+            peer = peer_credentials(sock)
+            if peer is not None and peer[1] != _uid():
+                raise Untrusted(f".memctl/{SOCKET_NAME} is served by uid {peer[1]}")
         except OSError:
             sock.close()
             raise
-        return sock, None
+        return sock, None, None if peer is None else peer[0]
+    if transport() != "tcp":
+        raise FileNotFoundError(path)
+    _private(info_path(root), 0o100000, mode_mask=0o077)
     info = read_info(root)
     if not info or info.get("transport") != "tcp":
         raise FileNotFoundError(info_path(root))
-    if not _alive(int(info.get("pid", 0))):
-        raise ConnectionRefusedError(f"process {info.get('pid')} is gone")
-    sock = socket.create_connection(("127.0.0.1", int(info["port"])), timeout=timeout)
-    return sock, str(info.get("token", ""))
+    try:
+        pid, port = int(info.get("pid", 0)), int(info.get("port", 0))
+    except (TypeError, ValueError):
+        raise Untrusted(f".memctl/{INFO_NAME} is malformed") from None
+    if not 0 < port < 65536:
+        raise Untrusted(f".memctl/{INFO_NAME} is malformed")
+    if not _ours(pid):
+        raise ConnectionRefusedError(f"process {pid} is gone or not this user's")
+    owners = _tcp_listeners(port)
+    if owners is not None and (not owners or owners != {_uid()}):
+        raise Untrusted(f"port {port} is not listened on by this user only")
+    sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    return sock, str(info.get("token", "")), pid
 
 
-def _alive(pid: int) -> bool:
-    """Whether the process exists (a dead server's TCP port may belong to another one)."""
+def peer_credentials(sock: socket.socket) -> tuple[int, int] | None:
+    """(pid, uid) of the process at the other end of a unix socket (Linux SO_PEERCRED)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None or sock.family != getattr(socket, "AF_UNIX", None):
+        return None
+    raw = sock.getsockopt(socket.SOL_SOCKET, option, 12)  # struct ucred: pid, uid, gid
+    return int.from_bytes(raw[0:4], sys.byteorder), int.from_bytes(raw[4:8], sys.byteorder)
+
+
+def _ours(pid: int) -> bool:
+    """Whether `pid` is a live process of this user's (a dead server's TCP port may be
+    anyone's now; a forged serve.json names any pid)."""
     if pid <= 0:
         return False
     if os.name == "nt":
         return True  # os.kill(pid, 0) sends Ctrl-C there; the token check still holds
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
+        return os.stat(f"/proc/{pid}").st_uid == _uid()
+    except FileNotFoundError:
+        if os.path.isdir("/proc/self"):
+            return False  # /proc is there and the process is not
     except OSError:
-        return True  # it exists, under another user
+        pass
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False  # gone, or (EPERM) another user's
     return True
+
+
+def _tcp_listeners(port: int) -> set[int] | None:
+    """The uids listening on TCP `port` (Linux /proc/net/tcp and tcp6); None elsewhere."""
+    owners: set[int] = set()
+    suffix = f":{port:04X}"
+    found = False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table, encoding="ascii") as handle:
+                lines = handle.readlines()[1:]
+        except OSError:
+            continue
+        found = True
+        for line in lines:
+            fields = line.split()
+            # local_address, state 0A = LISTEN, uid
+            if len(fields) > 7 and fields[3] == "0A" and fields[1].endswith(suffix):
+                owners.add(int(fields[7]))
+    return owners if found else None
 
 
 def write_private(path: str, text: str) -> None:
     """Write `text` to `path` readable by its owner only, atomically (temp + rename)."""
     temp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if os.path.lexists(temp):
+        os.unlink(temp)  # a crashed process's, or a planted link: never written through
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(temp, flags, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -159,7 +288,10 @@ def send_json(sock: socket.socket, data: dict[str, Any]) -> None:
 
 
 def read_line(stream: Any) -> dict[str, Any]:
+    """The next JSON line; the server's pulses (bare newlines) before it are skipped."""
     line = stream.readline(MAX_LINE)
+    while line == b"\n":
+        line = stream.readline(MAX_LINE)
     if not line.endswith(b"\n"):
         raise ConnectionError("the resident process closed the connection")
     data = json.loads(line)
@@ -175,15 +307,23 @@ def read_exact(stream: Any, size: int) -> bytes:
     return data
 
 
-def ping(root: str, timeout: float = 2.0) -> dict[str, Any] | None:
-    """The resident process's pid, version and address, or None when none answers."""
+def ping(root: str, timeout: float = 2.0, env: Any = None) -> dict[str, Any] | None:
+    """The resident process's pid, version and address, or None when none answers.
+
+    With `env`, the answer also names the compared variables it has set otherwise
+    (`differs`), from digests keyed for this ping alone.
+    """
     try:
-        sock, token = connect(root, timeout)
+        sock, token, _ = connect(root, timeout)
     except OSError:
         return None
+    request: dict[str, Any] = {"protocol": PROTOCOL, "ping": True, "token": token}
+    if env is not None:
+        key = os.urandom(16)
+        request["facts"] = {"key": key.hex(), "digests": env_digests(env, key)}
     try:
         with sock, sock.makefile("rb") as stream:
-            send_json(sock, {"protocol": PROTOCOL, "ping": True, "token": token})
+            send_json(sock, request)
             answer = read_line(stream)
     except (OSError, ValueError, ConnectionError):
         return None

@@ -95,6 +95,8 @@ def run_served(argv: Sequence[str]) -> int | None:
     env = os.environ
     if env.get(OFF_SWITCH, "").lower() in ("0", "off", "no", "false"):
         return None
+    if "_MEMCTL_COMPLETE" in env:
+        return None  # shell completion reads this process's environment
     command = served_command(argv)
     if command is None:
         return None
@@ -108,44 +110,86 @@ def run_served(argv: Sequence[str]) -> int | None:
     if not address.listening(root):
         return None  # the common case without a resident process: one stat
     try:
-        sock, token = address.connect(root)
+        sock, token, pid = address.connect(root)
+    except address.Untrusted as exc:
+        _say(f"{exc}: no resident process is used, the command runs in-process")
+        return None
     except OSError:
         return None  # nothing listens (a stale socket): `memctl status` or serve clears it
+    key = os.urandom(16)
     request = {
         "protocol": address.PROTOCOL,
         "memctl": __version__,
         "token": token,
         "argv": ["--vault", root, *args],
-        "env": dict(env),
+        # Only what rendering needs as is; the compared variables as keyed digests.
+        "env": {name: env[name] for name in address.TERMINAL_ENV if name in env},
+        "facts": {"key": key.hex(), "digests": address.env_digests(env, key)},
         "stdout": _stream_facts(sys.stdout),
         "stderr": _stream_facts(sys.stderr),
         "size": terminal_size(),
     }
     try:
         with sock, sock.makefile("rb") as stream:
-            sock.settimeout(None)  # a first search may load the model: wait for it
             address.send_json(sock, request)
+            # Bounded: a working server pulses every PULSE seconds; silence means stopped.
+            sock.settimeout(address.ANSWER_TIMEOUT)
             header = address.read_line(stream)
             if header.get("status") != "ok":
-                _notice(header)
+                _notice(header, args[0])
                 return None
             out = address.read_exact(stream, int(header["out"]))
             err = address.read_exact(stream, int(header["err"]))
+    except TimeoutError:
+        who = "" if pid is None else f" (pid {pid})"
+        _say(
+            f"the resident process{who} did not answer for {address.ANSWER_TIMEOUT:g} s "
+            "(stopped?); the command runs in-process"
+        )
+        return None
     except (OSError, ValueError, ConnectionError, KeyError):
         return None  # it died mid-answer: the command runs here instead
     sys.stdout.flush()
-    sys.stdout.buffer.write(out)
+    sys.stdout.buffer.write(_safe_for(sys.stdout, out))
     sys.stdout.buffer.flush()
-    sys.stderr.buffer.write(err)
+    sys.stderr.buffer.write(_safe_for(sys.stderr, err))
     sys.stderr.buffer.flush()
     return int(header.get("exit", 0))
 
 
-def _notice(header: Mapping[str, object]) -> None:
+def _safe_for(stream: object, data: bytes) -> bytes:
+    """What reaches a terminal passes the filter a local command's output passes: control
+    characters inert, colour sequences kept (a no-op on what memctl itself renders)."""
+    isatty = getattr(stream, "isatty", None)
+    if not (isatty and isatty()) or not data:
+        return data
+    from memctl.terminal import styled_safe
+
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        return styled_safe(data.decode(encoding, "surrogateescape")).encode(
+            encoding, "surrogateescape"
+        )
+    except (UnicodeError, LookupError):
+        return styled_safe(data.decode("utf-8", "replace")).encode("utf-8", "replace")
+
+
+def _say(message: str) -> None:
+    sys.stderr.write(f"memctl: notice: {message}\n")
+
+
+def _notice(header: Mapping[str, object], command: str) -> None:
     if header.get("status") == "version":
-        sys.stderr.write(
-            f"memctl: notice: the resident process serving this vault runs memctl "
-            f"{header.get('memctl')} (this is {__version__}); it is ignored\n"
+        _say(
+            f"the resident process serving this vault runs memctl "
+            f"{header.get('memctl')} (this is {__version__}); it is ignored"
+        )
+    elif header.get("reason") == "another environment" and command != "status":
+        differs = header.get("differs")
+        names = ", ".join(str(n) for n in differs) if isinstance(differs, list) else "?"
+        _say(
+            f"the resident process runs with another {names} than this shell; "
+            "the command runs in-process (`memctl status` shows it)"
         )
 
 

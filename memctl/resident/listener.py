@@ -11,23 +11,12 @@ import contextlib
 import json
 import os
 import socket
-import struct
 import threading
 import time
 from collections.abc import Callable
 
 from memctl import __version__
 from memctl.resident import address
-
-
-def peer_uid(conn: socket.socket) -> int | None:
-    """The connecting process's uid (Linux SO_PEERCRED); None where it cannot be known."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None or conn.family != getattr(socket, "AF_UNIX", None):
-        return None
-    raw = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", raw)
-    return int(uid)
 
 
 def listen(root: str, token: str) -> socket.socket:
@@ -104,9 +93,9 @@ def accept_loop(
                 return
             time.sleep(0.05)
             continue
-        uid = peer_uid(conn)
-        if uid is not None and uid != os.getuid():
-            log(f"refused a connection from uid {uid}")
+        peer = address.peer_credentials(conn)
+        if peer is not None and peer[1] != os.getuid():
+            log(f"refused a connection from uid {peer[1]}")
             conn.close()
             continue
         thread = threading.Thread(target=serve_one, args=(conn,), daemon=True)

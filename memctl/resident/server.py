@@ -23,7 +23,7 @@ import secrets
 import signal
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from memctl import __version__
@@ -31,17 +31,65 @@ from memctl.errors import LockBusy, MemctlError
 from memctl.index.sync import SyncReport
 from memctl.resident import address, listener
 from memctl.resident.capture import Terminal, captured, route_standard_streams
-from memctl.resident.listener import peer_uid as peer_uid  # re-exported for its tests
 from memctl.resident.warm_state import Log, WarmSearch
 from memctl.vault import Vault
 
 
-def _env_facts(env: dict[str, str]) -> dict[str, str]:
-    return {
-        key: value
-        for key, value in env.items()
-        if key.startswith(address.ENV_PREFIXES) and key not in address.ENV_IGNORED
-    }
+def env_differences(request: dict[str, Any]) -> list[str]:
+    """The compared variables (address.ENV_PREFIXES) the client has set otherwise than this
+    process, by name: the client sent only their digests, keyed by its own random key."""
+    facts = request.get("facts")
+    if not isinstance(facts, dict) or not isinstance(facts.get("key"), str):
+        return ["(the environment)"]
+    try:
+        key = bytes.fromhex(facts["key"])
+    except ValueError:
+        return ["(the environment)"]
+    return address.env_differences(address.env_digests(os.environ, key), facts.get("digests"))
+
+
+class Pulses:
+    """A newline every address.PULSE seconds to each client waiting for its answer, so a
+    client that hears nothing for address.ANSWER_TIMEOUT seconds knows this process is
+    stopped, not busy (a search can wait for another's lock, or a cold cache)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: dict[socket.socket, threading.Lock] = {}
+
+    @contextlib.contextmanager
+    def waiting(self, conn: socket.socket) -> Iterator[threading.Lock]:
+        """Within: `conn` gets pulses; hold the lock it yields to write the answer."""
+        sending = threading.Lock()
+        with self._lock:
+            self._waiting[conn] = sending
+        try:
+            yield sending
+        finally:
+            with self._lock:
+                self._waiting.pop(conn, None)
+
+    def done(self, conn: socket.socket) -> None:
+        with self._lock:
+            self._waiting.pop(conn, None)
+
+    def run(self, stop: threading.Event) -> None:
+        flags = getattr(socket, "MSG_DONTWAIT", 0)
+        while not stop.wait(address.PULSE):
+            with self._lock:
+                waiting = list(self._waiting.items())
+            for conn, sending in waiting:
+                if not sending.acquire(blocking=False):
+                    continue  # its answer is being written
+                try:
+                    with self._lock:
+                        still = conn in self._waiting
+                    if still:
+                        conn.send(b"\n", flags)
+                except OSError:
+                    pass  # the client is gone or not reading: its answer will fail too
+                finally:
+                    sending.release()
 
 
 # Young-generation threshold for a warm process (CPython's default is 700): a search
@@ -97,6 +145,7 @@ class Resident:
         self._listener: socket.socket | None = None
         self._threads: list[threading.Thread] = []
         self.served = 0  # commands answered here (ping shows it)
+        self.pulses = Pulses()
         self.mcp = mcp
         self.mcp_url: str | None = None
 
@@ -145,6 +194,9 @@ class Resident:
                 daemon=True,
             )
             accept.start()
+            threading.Thread(
+                target=self.pulses.run, args=(self.stop,), name="memctl-pulse", daemon=True
+            ).start()
             while not self.stop.wait(0.5):
                 pass
         finally:
@@ -203,8 +255,11 @@ class Resident:
             try:
                 request = address.read_line(stream)
                 conn.settimeout(None)
-                header, out, err = self.answer(request)
-                conn.sendall(json.dumps(header).encode("utf-8") + b"\n" + out + err)
+                with self.pulses.waiting(conn) as sending:
+                    header, out, err = self.answer(request)
+                    with sending:
+                        self.pulses.done(conn)
+                        conn.sendall(json.dumps(header).encode("utf-8") + b"\n" + out + err)
             except Exception as exc:  # one bad request must not take the server down
                 self.log(f"a request failed: {type(exc).__name__}: {exc}")
 
@@ -216,17 +271,22 @@ class Resident:
         if request.get("protocol") != address.PROTOCOL:
             return {"status": "version", "memctl": __version__}, b"", b""
         if request.get("ping"):
-            return self._pong(), b"", b""
+            pong = self._pong()
+            if "facts" in request:
+                pong["differs"] = env_differences(request)
+            return pong, b"", b""
         if request.get("memctl") != __version__:
             return {"status": "version", "memctl": __version__}, b"", b""
         env = request.get("env")
         argv = request.get("argv")
         if not isinstance(env, dict) or not isinstance(argv, list):
             return {"status": "fallback", "reason": "malformed request"}, b"", b""
-        if _env_facts(env) != _env_facts(dict(os.environ)):
-            return {"status": "fallback", "reason": "another environment"}, b"", b""
+        differs = env_differences(request)
+        if differs:
+            reason = {"status": "fallback", "reason": "another environment", "differs": differs}
+            return reason, b"", b""
         terminal = Terminal(
-            env={str(k): str(v) for k, v in env.items()},
+            env={str(k): str(v) for k, v in env.items() if k in address.TERMINAL_ENV},
             stdout=request.get("stdout") or {},
             stderr=request.get("stderr") or {},
             size=request.get("size"),

@@ -16,7 +16,7 @@ import pytest
 
 from memctl import __version__
 from memctl.resident import address, client
-from memctl.resident.server import peer_uid
+from memctl.resident.address import peer_credentials
 from memctl.vault import Vault
 from tests.processes import MEMCTL
 from tests.resident.conftest import env_for, fresh_copy, serving
@@ -88,9 +88,13 @@ def test_an_edit_is_found_by_the_next_search(tmp_path: Path, indexed_fixture: Va
     assert "Quokkafest" in results[0]["snippet"]
 
 
-def test_tcp_with_a_token(tmp_path: Path, indexed_fixture: Vault) -> None:
+def test_tcp_with_a_token(
+    tmp_path: Path, indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
     env = env_for(MEMCTL_RESIDENT_TRANSPORT="tcp")
+    # A client uses TCP only where it would listen on TCP itself: this test's pings too.
+    monkeypatch.setenv("MEMCTL_RESIDENT_TRANSPORT", "tcp")
     with serving(root, env) as server:
         assert not Path(address.socket_path(str(root))).exists()
         info = address.read_info(str(root))
@@ -159,7 +163,7 @@ def test_peer_uid_of_a_unix_peer() -> None:
         pytest.skip("no SO_PEERCRED here")
     left, right = socket.socketpair(socket.AF_UNIX)
     with left, right:
-        assert peer_uid(left) == os.getuid()
+        assert peer_credentials(left) == (os.getpid(), os.getuid())
 
 
 BUDGET_PROBE = """
