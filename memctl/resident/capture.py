@@ -20,7 +20,7 @@ from typing import Any
 from memctl.cli._common import CONSOLE_OPTIONS, request_consoles
 from memctl.cli.safe_console import SafeConsole
 
-_streams: ContextVar[tuple[ClientStream, ClientStream] | None] = ContextVar(
+_streams: ContextVar[tuple[ClientStream, ClientStream, io.TextIOWrapper] | None] = ContextVar(
     "memctl_request_streams", default=None
 )
 
@@ -58,6 +58,9 @@ class _Routed:
     def write(self, text: str) -> int:
         return int(self._target().write(text))
 
+    def read(self, size: int = -1) -> str:
+        return str(self._target().read(size))
+
     def flush(self) -> None:
         self._target().flush()
 
@@ -66,11 +69,15 @@ class _Routed:
 
 
 def route_standard_streams() -> None:
-    """Once, at the resident process's start: make sys.stdout/sys.stderr per request."""
+    """Once, at the resident process's start: make sys.stdout/sys.stderr per request, and
+    sys.stdin empty for a request (the client resolves `-`; this process's own standard
+    input is never a client's, and reading it could wait forever)."""
     if not isinstance(sys.stdout, _Routed):
         sys.stdout = _Routed(sys.stdout, 0)
     if not isinstance(sys.stderr, _Routed):
         sys.stderr = _Routed(sys.stderr, 1)
+    if not isinstance(sys.stdin, _Routed):
+        sys.stdin = _Routed(sys.stdin, 2)
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,8 @@ def captured(terminal: Terminal) -> Iterator[tuple[ClientStream, ClientStream]]:
         client_console(out, terminal, stderr=False),
         client_console(err, terminal, stderr=True),
     )
-    streams_token = _streams.set((out, err))
+    nothing = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
+    streams_token = _streams.set((out, err, nothing))
     consoles_token = request_consoles.set(consoles)
     try:
         yield out, err

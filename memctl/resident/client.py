@@ -34,7 +34,9 @@ def served_command(argv: Sequence[str]) -> tuple[str | None, list[str]] | None:
     if not args or args[0] not in SERVED:
         return None
     rest = args[1:]
-    for arg in rest:
+    for n, arg in enumerate(rest):
+        if arg == "-" and args[0] == "tools" and n and rest[n - 1] == "--args":
+            continue  # the client reads standard input for it (stdin_resolved)
         if arg == "-" or arg.startswith(("--help", "--batch", "--version")):
             return None  # stdin, help text and batch files stay with this process
     if args[0] == "tools":
@@ -52,6 +54,31 @@ def _option_value(args: Sequence[str], name: str) -> str | None:
         if arg.startswith(name + "="):
             return arg[len(name) + 1 :]
     return None
+
+
+def stdin_resolved(args: list[str]) -> list[str] | None:
+    """`args` with `tools --args -` given standard input's text, read here: the resident
+    process must never read its own. None when that text is not UTF-8 (the CLI says so).
+    Whatever happens next, this process's standard input still holds the same bytes."""
+    found = [n for n, arg in enumerate(args) if arg in ("-", "--args=-")]
+    if args[0] != "tools" or not found:
+        return args
+    import io
+
+    data = sys.stdin.buffer.read()
+    # If the command runs here after all, it reads what it would have read.
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    resolved = list(args)
+    for n in reversed(found):
+        if resolved[n] == "-":
+            resolved[n - 1 : n + 1] = [f"--args={text}"]
+        else:
+            resolved[n] = f"--args={text}"
+    return resolved
 
 
 def vault_root(option: str | None, env: Mapping[str, str], cwd: str) -> str | None:
@@ -109,6 +136,10 @@ def run_served(argv: Sequence[str]) -> int | None:
         return None
     if not address.listening(root):
         return None  # the common case without a resident process: one stat
+    resolved = stdin_resolved(args)
+    if resolved is None:
+        return None
+    args = resolved
     try:
         sock, token, pid = address.connect(root)
     except address.Untrusted as exc:

@@ -56,9 +56,13 @@ class Served:
 
 
 @contextmanager
-def serving(root: Path, env: dict[str, str], *extra: str) -> Iterator[Served]:
+def serving(
+    root: Path, env: dict[str, str], *extra: str, stdin: int | None = None
+) -> Iterator[Served]:
+    """`memctl serve` on `root`; `stdin=subprocess.PIPE` keeps a pipe open to it, unread."""
     proc = subprocess.Popen(
         [MEMCTL, "--vault", str(root), "serve", "--debounce", "0.2", *extra],
+        stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -272,3 +272,46 @@ def test_a_stopped_resident_process_hangs_nobody(tmp_path: Path, indexed_fixture
     assert found.stderr.count("did not answer") == 1, found.stderr
     assert status.returncode == 0, status.stderr
     assert "does not answer" in status.stdout
+
+
+def test_tools_args_from_stdin_is_read_by_the_client(
+    tmp_path: Path, indexed_fixture: Vault
+) -> None:
+    """The server's own standard input is an open pipe nobody writes: reading it would hang."""
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    env = env_for()
+    notes = ["Quokka budget approved by Мария", "מחיר הקווקה אושר"]
+    with serving(root, env, "--no-embed", stdin=subprocess.PIPE) as server:
+        before = int(server.pong()["served"])  # type: ignore[call-overload]
+        for note, args in zip(notes, (["--args=-"], ["--args", "-"]), strict=True):
+            done = subprocess.run(
+                [MEMCTL, "--vault", str(root), "tools", "--call", "remember", *args],
+                input=json.dumps({"text": note}, ensure_ascii=False),
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=60,
+            )
+            assert done.returncode == 0, done.stderr
+            assert json.loads(done.stdout)["ok"]
+        bad = subprocess.run(
+            [MEMCTL, "--vault", str(root), "tools", "--call", "remember", "--args=-"],
+            input=b"\xff\xfe not utf-8",
+            capture_output=True,
+            env=env,
+            timeout=60,
+        )
+        found = subprocess.run(
+            [MEMCTL, "--vault", str(root), "search", "quokka", "--no-log", "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        served = int(server.pong()["served"]) - before  # type: ignore[call-overload]
+    assert bad.returncode == 2 and b"standard input is not valid UTF-8" in bad.stderr
+    assert served == 3  # both remembers and the search; the bad input ran in-process
+    text = "".join(p.read_text(encoding="utf-8") for p in (root / "memory").rglob("*.md"))
+    for note in notes:
+        assert note in text
+    assert "Quokka budget" in found.stdout
