@@ -5,7 +5,8 @@ unix sockets do not exist, loopback TCP with a random token; `.memctl/serve.json
 (mode 0600) names the pid, version, transport and (for TCP) port and token.
 
 A cloned repository can commit anything under `.memctl/`, so a client trusts a resident
-process only when it is provably this user's (`connect`; docs/security.md, section 14).
+process only when it is provably this user's (`connect`; docs/security.md, "A cloned
+vault and the resident process").
 
 Wire format, one exchange per connection: the request is one JSON line; the answer is
 zero or more bare newlines (the server's pulse while it works), one JSON header line,

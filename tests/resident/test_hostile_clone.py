@@ -315,3 +315,31 @@ def test_tools_args_from_stdin_is_read_by_the_client(
     for note in notes:
         assert note in text
     assert "Quokka budget" in found.stdout
+
+
+def test_what_must_match_and_why_it_does_not(tmp_path: Path, indexed_fixture: Vault) -> None:
+    """MEMCTL_MCP_TOKEN guards only the MCP listener: it no longer sends every search
+    in-process. A variable that does change output (the pinned clock) still does, and
+    the client and status both name it."""
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    env = env_for()
+    search = [MEMCTL, "--vault", str(root), "search", "sqlite", "--no-log"]
+    with serving(root, {**env, "MEMCTL_MCP_TOKEN": "server-only"}) as server:
+        before = int(server.pong()["served"])  # type: ignore[call-overload]
+        same = subprocess.run(search, capture_output=True, text=True, env=env, timeout=120)
+        assert int(server.pong()["served"]) == before + 1  # type: ignore[call-overload]
+        other = {**env, "MEMCTL_NOW": "2026-11-25T09:00:00"}
+        moved = subprocess.run(search, capture_output=True, text=True, env=other, timeout=240)
+        status = subprocess.run(
+            [MEMCTL, "--vault", str(root), "status"],
+            capture_output=True,
+            text=True,
+            env=other,
+            timeout=240,
+        )
+        assert int(server.pong()["served"]) == before + 1  # type: ignore[call-overload]
+    assert "decisions.md" in same.stdout and "notice" not in same.stderr
+    assert moved.returncode == 0 and "decisions.md" in moved.stdout
+    assert moved.stderr.count("runs with another MEMCTL_NOW") == 1, moved.stderr
+    assert "not for this shell: MEMCTL_NOW" in status.stdout
+    assert "runs with another" not in status.stderr  # status says it once, in its report
