@@ -82,6 +82,9 @@ class Vault:
     # What readers skipped or repaired on the way (a link leaving the vault, bad UTF-8):
     # the CLI prints them on stderr, context and tools return them as notices.
     notices: list[str] = field(default_factory=list, compare=False, repr=False)
+    # An as-of snapshot shares the live vault's state.db (its embedding cache) by this
+    # path, not by a link in its own .memctl/ (memctl follows no link there).
+    shared_state_db: Path | None = field(default=None, compare=False, repr=False)
 
     def notice(self, message: str) -> None:
         if message not in self.notices:
@@ -209,11 +212,11 @@ class Vault:
     def state_entry(self, *parts: str) -> Path:
         """`.memctl/PARTS`, checked before memctl reads, creates, replaces or removes it.
 
-        `.memctl/` holds only what memctl made, and memctl makes no links there (but the
-        one its as-of snapshots hold to the live state.db), so a link on the way below
-        `.memctl/` came with a cloned repository: a lock would truncate its target, a
-        snapshot be written and pruned, a token be stored, through it. Refused with one
-        line naming the link (exit 2); nothing is touched.
+        `.memctl/` holds only what memctl made, and memctl makes no links there, so a
+        link on the way below `.memctl/` came with a cloned repository: a lock would
+        truncate its target, a database be written, a snapshot be written and pruned, a
+        token be stored, through it. Refused with one line naming the link (exit 2);
+        nothing is touched.
         """
         at = self.state_dir
         for part in parts:

@@ -1,8 +1,8 @@
 """Search the vault as committed at a past moment (`memctl search --as-of`).
 
 The vault's memory/ at that commit is extracted once into `.memctl/as-of/<commit>/`,
-indexed there (vectors come from the live embedding cache: the snapshot's state.db is
-a link to the live one, so unchanged texts are not embedded again) and reused by every
+indexed there (vectors come from the live embedding cache: the snapshot attaches the
+live state.db, so unchanged texts are not embedded again) and reused by every
 later search of the same commit. At most `KEEP_SNAPSHOTS` snapshots and `MAX_BYTES` on
 disk are kept; the least recently used go first. Searches of a snapshot leave no trace
 in the usage log: the past is read, not used.
@@ -116,6 +116,7 @@ def read_file_at(vault: Vault, revision: Revision, rel: str) -> str:
 
 def snapshot(vault: Vault, revision: Revision) -> Vault:
     """The indexed snapshot of `revision`, built once (see the module docstring)."""
+    from memctl.index.store import state_db_path
     from memctl.index.sync import sync
 
     # Every path below .memctl/ is checked for links (a cloned repository can commit
@@ -124,27 +125,22 @@ def snapshot(vault: Vault, revision: Revision) -> Vault:
     base = vault.state_entry(SNAPSHOTS)
     base.mkdir(exist_ok=True)
     final = vault.state_entry(SNAPSHOTS, name)
+    # The snapshot shares the live state.db (its embedding cache) by path.
+    snap = Vault(final, _settings=vault.settings, shared_state_db=state_db_path(vault))
     if _ready(vault, name):
         os.utime(final / _READY)
-        return Vault(final, _settings=vault.settings)
+        return snap
     with vault.lock(f"as-of-{name}", timeout=120):
         if _ready(vault, name):
-            return Vault(final, _settings=vault.settings)
+            return snap
         shutil.rmtree(final, ignore_errors=True)
         final.mkdir()
         _extract(vault, revision, final)
-        state = final / ".memctl"
-        state.mkdir()
-        live_state = vault.state_entry("state.db")
-        if live_state.exists():
-            # SQLite follows the link, so its -wal sits beside the live file.
-            with contextlib.suppress(OSError):
-                os.symlink(live_state, state / "state.db")
-        snap = Vault(final, _settings=vault.settings)
+        (final / ".memctl").mkdir()
         sync(snap, full=False)
         (final / _READY).write_text(revision.commit, encoding="utf-8")
     _prune(base, keep=final)
-    return Vault(final, _settings=vault.settings)
+    return snap
 
 
 def _ready(vault: Vault, name: str) -> bool:

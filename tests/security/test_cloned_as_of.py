@@ -166,3 +166,39 @@ def test_an_unknown_revision_says_so(tmp_path: Path, runner: CliRunner, when: st
     assert shown.exit_code == 2 and "unknown revision" in shown.stderr
     result = call_tool(Vault(vault), "search_memory", {"query": "hello", "as_of": when})
     assert not result["ok"] and "unknown revision" in result["error"]["message"]
+
+
+@pytest.mark.parametrize("name", ["index.db", "state.db", "index.db-wal", "state.db-journal"])
+def test_a_committed_database_link_is_never_written_through(
+    tmp_path: Path, runner: CliRunner, name: str
+) -> None:
+    """SQLite opens its files (and their journals) through a link: a committed
+    `.memctl/index.db -> elsewhere` would have written the index into another file."""
+    outside = tmp_path / "outside.db"
+    outside.write_bytes(b"someone else's file\n")
+
+    def prepare(root: Path) -> None:
+        (root / ".memctl").mkdir()
+        os.symlink(outside, root / ".memctl" / name)
+
+    vault = clone(plant(tmp_path / "origin", prepare), tmp_path / "shared")
+    for args in (["index", "--no-embed"], ["search", "hello"], ["status"]):
+        out = runner.invoke(app, ["--vault", str(vault), *args], env=ENV)
+        assert "Traceback" not in out.output and out.exit_code != 70, out.output
+        if args[0] != "status":  # status without an index reads no database
+            assert out.exit_code == 2 and f"{name} is a symbolic link" in out.stderr, args
+        assert outside.read_bytes() == b"someone else's file\n"
+
+
+def test_a_snapshot_shares_the_live_cache_without_a_link(tmp_path: Path) -> None:
+    vault = clone(plant(tmp_path / "origin", lambda root: None), tmp_path / "shared")
+    from memctl.index.sync import sync
+
+    sync(Vault(vault), embed=False)
+    result = call_tool(Vault(vault), "search_memory", {"query": "zebra rollout", "as_of": "HEAD"})
+    assert result["ok"] and result["results"], result
+    snaps = list((vault / ".memctl" / "as-of").iterdir())
+    assert len(snaps) == 1
+    links = [p for p in snaps[0].rglob("*") if p.is_symlink()]
+    assert links == []
+    assert not (snaps[0] / ".memctl" / "state.db").exists()

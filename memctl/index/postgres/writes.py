@@ -19,8 +19,6 @@ from memctl.vault import Vault
 if TYPE_CHECKING:
     import numpy as np
 
-STATE_FILE = "state.db"
-
 
 class PgWrites:
     """A file's chunks swapped under a (vault, path) lock; vectors from the local cache."""
@@ -240,9 +238,10 @@ class PgWrites:
 
     def _local_cache(self) -> Any:
         if self._cache is None:
+            from memctl.index.store import state_db_path
             from memctl.sqlite import connect
 
-            self._cache = connect(self.vault.state_dir / STATE_FILE, load_vec=False)
+            self._cache = connect(state_db_path(self.vault), load_vec=False)
             self._cache.execute(
                 "CREATE TABLE IF NOT EXISTS embed_cache("
                 "model TEXT, hash TEXT, vector BLOB, PRIMARY KEY (model, hash))"
