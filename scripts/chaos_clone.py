@@ -139,10 +139,14 @@ class Attacker:
         time.sleep(0.2)
         self.port = int((folder / "port").read_text() or 0)
         self.socket = folder / "attacker.sock"
+        self.seen = 0  # bytes of received.log already counted
 
     def received(self) -> list[bytes]:
+        """What the listeners got since the last call (the log is the sink's open file:
+        never removed, read on from where the last call stopped)."""
         path = self.folder / "received.log"
         data = path.read_bytes() if path.exists() else b""
+        data, self.seen = data[self.seen :], len(data)
         out = []
         while len(data) >= 8:
             n = int.from_bytes(data[:8], "big")
@@ -481,7 +485,6 @@ def one_round(
             counts.env_sent += len(message)
     if received:
         notes.append(f"{name}: the attacker's listener got {len(received)} connection(s)")
-    (lab.attacker.folder / "received.log").unlink(missing_ok=True)
     counts.rounds += 1
     print(f"  clone round {name!r}: {time.monotonic() - started:.0f} s", file=sys.stderr)
 
