@@ -82,6 +82,9 @@ class Vault:
     # What readers skipped or repaired on the way (a link leaving the vault, bad UTF-8):
     # the CLI prints them on stderr, context and tools return them as notices.
     notices: list[str] = field(default_factory=list, compare=False, repr=False)
+    # An as-of snapshot shares the live vault's state.db (its embedding cache) by this
+    # path, not by a link in its own .memctl/ (memctl follows no link there).
+    shared_state_db: Path | None = field(default=None, compare=False, repr=False)
 
     def notice(self, message: str) -> None:
         if message not in self.notices:
@@ -206,6 +209,26 @@ class Vault:
             self._state_checked.append(True)
         return path
 
+    def state_entry(self, *parts: str) -> Path:
+        """`.memctl/PARTS`, checked before memctl reads, creates, replaces or removes it.
+
+        `.memctl/` holds only what memctl made, and memctl makes no links there, so a
+        link on the way below `.memctl/` came with a cloned repository: a lock would
+        truncate its target, a database be written, a snapshot be written and pruned, a
+        token be stored, through it. Refused with one line naming the link (exit 2);
+        nothing is touched.
+        """
+        at = self.state_dir
+        for part in parts:
+            at = at / part
+            if at.is_symlink():
+                raise UnsafeStatePath(
+                    f"{self._label(at)} is a symbolic link: memctl never follows a link in "
+                    f"{STATE_DIR}/ (a cloned repository can commit one); it touched nothing. "
+                    "Remove the link: memctl recreates what it needs"
+                )
+        return at
+
     def daily_path(self, day: date) -> Path:
         return self.daily_dir / f"{day.isoformat()}.md"
 
@@ -288,7 +311,8 @@ class Vault:
     @contextlib.contextmanager
     def lock(self, name: str = "vault", timeout: float = 30.0) -> Iterator[None]:
         """An inter-process lock. `timeout=0` fails at once with LockBusy if it is held."""
-        lock = FileLock(str(self.state_dir / f"{name}.lock"))
+        # filelock opens with O_TRUNC: through a committed link it would empty the target.
+        lock = FileLock(str(self.state_entry(f"{name}.lock")))
         try:
             lock.acquire(timeout=timeout)
         except Timeout:

@@ -57,7 +57,7 @@ def serve(
     if mcp_port is not None:
         from memctl.cli.agent_cmds import http_token
 
-        mcp = (mcp_host, mcp_port, http_token(vault, mcp_host))
+        mcp = (mcp_host, mcp_port, http_token(vault))
     resident = Resident(
         vault, debounce=debounce, embed=not no_embed, log=log, on_sync=synced, mcp=mcp
     )

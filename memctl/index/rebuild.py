@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memctl.index.damage import file_damage, is_damage, set_state_aside
-from memctl.index.store import INDEX_FILE, STATE_FILE, Store, index_path
+from memctl.index.store import INDEX_FILE, Store, index_path, state_db_path
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def rebuild_beside(vault: Vault, build: Callable[[Store], None], report: SyncRep
     fresh = live.with_name(INDEX_FILE + REBUILD_SUFFIX)
     remove_db(fresh)
     # --full is the repair: read every page of state.db (set aside if damaged) first.
-    set_state_aside(vault, vault.state_dir / STATE_FILE, thorough=True)
+    set_state_aside(vault, state_db_path(vault), thorough=True)
     model_id, dim = model_identity(vault.settings)
     try:
         with Store.open(vault, path=fresh, model_id=model_id, dim=dim or 384) as store:

@@ -44,7 +44,22 @@ DEFAULT_DIM = 384
 
 
 def index_path(vault: Vault) -> Path:
-    return vault.state_dir / INDEX_FILE
+    return database_path(vault, INDEX_FILE)
+
+
+def state_db_path(vault: Vault) -> Path:
+    """state.db: the vault's own, or for an as-of snapshot the live vault's it shares."""
+    if vault.shared_state_db is not None:
+        return vault.shared_state_db
+    return database_path(vault, STATE_FILE)
+
+
+def database_path(vault: Vault, name: str) -> Path:
+    """`.memctl/NAME`, a database SQLite opens with its journal files beside it: neither
+    it nor they may be a link (SQLite would write through a committed one)."""
+    for suffix in ("-wal", "-shm", "-journal"):
+        vault.state_entry(name + suffix)
+    return vault.state_entry(name)
 
 
 class Store:
@@ -69,7 +84,7 @@ class Store:
     ) -> Store:
         """Open (creating if needed) the index. `model_id`/`dim` seed a brand-new index."""
         path = path or index_path(vault)
-        state = vault.state_dir / STATE_FILE
+        state = state_db_path(vault)
         # A damaged state.db is set aside and started afresh; a damaged index.db is an
         # error that names its repair (docs/index.md, "Damaged databases").
         if file_damage(state):

@@ -121,7 +121,7 @@ class Resident:
         embed: bool = True,
         log: Log = lambda message: None,
         on_sync: Callable[[SyncReport], None] = lambda report: None,
-        mcp: tuple[str, int, str | None] | None = None,
+        mcp: tuple[str, int, str] | None = None,
     ) -> None:
         """`mcp`: (host, port, bearer token) to also serve the MCP tools over HTTP."""
         self.vault = vault

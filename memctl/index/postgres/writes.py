@@ -12,14 +12,12 @@ import psycopg
 from memctl import clock
 from memctl.index.backend import iter_batches
 from memctl.index.chunker import Chunk
-from memctl.index.postgres import schema, words
+from memctl.index.postgres import claims, schema, words
 from memctl.index.postgres import windows as window_rows
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
     import numpy as np
-
-STATE_FILE = "state.db"
 
 
 class PgWrites:
@@ -33,6 +31,7 @@ class PgWrites:
     _delta: list[int]
     _new_words: set[str]
     _new_hashes: dict[str, str]
+    _claimed: bool
 
     if TYPE_CHECKING:
 
@@ -45,7 +44,15 @@ class PgWrites:
 
     # -- files and chunks ----------------------------------------------------------------
 
+    def claim(self) -> None:
+        """Make sure this vault owns its namespace before it writes there (claims.py)."""
+        if not self._claimed:
+            claims.check_claim(self.conn, self.vault, self.vault_name)
+            self._claimed = True
+
     def file_states(self) -> dict[str, tuple[int, int, str]]:
+        # Every sync starts here: the namespace's rows are this vault's to replace.
+        self.claim()
         rows = self.conn.execute(
             "SELECT path, size, mtime_ns, hash FROM files WHERE vault = %s", (self.vault_name,)
         )
@@ -53,6 +60,7 @@ class PgWrites:
 
     def forget_file_stats(self) -> None:
         """Make the next sync re-read and re-chunk every file (a full rebuild in place)."""
+        self.claim()
         self.conn.execute(
             "UPDATE files SET size = -1, hash = '' WHERE vault = %s", (self.vault_name,)
         )
@@ -230,9 +238,10 @@ class PgWrites:
 
     def _local_cache(self) -> Any:
         if self._cache is None:
+            from memctl.index.store import state_db_path
             from memctl.sqlite import connect
 
-            self._cache = connect(self.vault.state_dir / STATE_FILE, load_vec=False)
+            self._cache = connect(state_db_path(self.vault), load_vec=False)
             self._cache.execute(
                 "CREATE TABLE IF NOT EXISTS embed_cache("
                 "model TEXT, hash TEXT, vector BLOB, PRIMARY KEY (model, hash))"
