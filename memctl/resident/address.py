@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 PROTOCOL = 1
 # Environment a served command reads: a client whose value differs runs in-process.
-ENV_PREFIXES = ("MEMCTL_", "ANTHROPIC_")
+ENV_PREFIXES = ("MEMCTL_", "ANTHROPIC_", "OPENAI_")
 ENV_IGNORED = ("MEMCTL_VAULT", "MEMCTL_RESIDENT")
 STATE_DIR = ".memctl"
 SOCKET_NAME = "serve.sock"
