@@ -83,11 +83,11 @@ def _write(vault: Vault, path: Path, change: Callable[[str], str], create: str |
     with vault.lock():
         writable(vault, path)
         written = update_file(path, _capped(vault, rel, change), create=create)
-    _index(vault)
+    catch_up_index(vault)
     return written
 
 
-def _index(vault: Vault) -> None:
+def catch_up_index(vault: Vault) -> None:
     """Bring the index's words up to date with the write (vectors follow on the next
     search or `memctl index`); a busy or broken index is a notice, not a lost write."""
     from memctl.index.sync import ensure_fresh
@@ -206,7 +206,7 @@ def delete(vault: Vault, path: str) -> str:
             move_file(vault, rel, destination)
         except MoveConflict:
             merge_file(vault, rel, destination)  # the archived note of the same day
-    _index(vault)
+    catch_up_index(vault)
     return f"Successfully deleted {path} (moved to {tool_path(destination)}: nothing is lost)"
 
 
@@ -225,7 +225,7 @@ def rename(vault: Vault, old_path: str, new_path: str) -> str:
         writable(vault, source)
         writable(vault, destination)
         move_file(vault, old_rel, new_rel)
-    _index(vault)
+    catch_up_index(vault)
     return f"Successfully renamed {old_path} to {new_path}"
 
 
