@@ -47,15 +47,21 @@ from memctl.vault import (
 # -- writes -----------------------------------------------------------------------------
 
 
-def _screen(vault: Vault, text: object, what: str) -> str:
+def _text(text: object, what: str) -> str:
     if not isinstance(text, str):
         raise MemoryToolError(f"{what}: must be text")
     if "\x00" in text:
         raise MemoryToolError(f"{what}: holds a NUL byte")
+    return text
+
+
+def _screen(vault: Vault, text: object, what: str) -> str:
+    """New text, screened for secrets as `remember` screens it (text being replaced is not:
+    removing a secret must stay possible)."""
     from memctl.memory import screen_secrets
 
-    screen_secrets(vault, text)
-    return text
+    screen_secrets(vault, _text(text, what))
+    return str(text)
 
 
 def _capped(vault: Vault, rel: str, change: Callable[[str], str]) -> Callable[[str], str]:
@@ -107,8 +113,8 @@ def create(vault: Vault, path: str, file_text: object) -> str:
     body = text if text.endswith("\n") or not text else text + "\n"
 
     def unchanged(before: str) -> str:
-        # Called only when the file appeared between the check and the write (an editor
-        # saved it): keep theirs, and say so below.
+        # `before` is `body` for the new file; a file saved meanwhile by someone else is
+        # kept as it is, and the call refused below.
         return before
 
     if _write(vault, target, unchanged, body) != body:
@@ -125,7 +131,7 @@ def _lines_of(text: str, needle: str) -> list[int]:
 
 
 def str_replace(vault: Vault, path: str, old_str: object, new_str: object) -> str:
-    old = _screen(vault, old_str, "old_str")
+    old = _text(old_str, "old_str")
     new = _screen(vault, new_str, "new_str")
     if not old:
         raise MemoryToolError("old_str: must not be empty")

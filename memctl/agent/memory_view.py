@@ -138,8 +138,13 @@ def _listing(vault: Vault, rel: str, shown_as: str) -> str:
 
 def view(vault: Vault, path: str, view_range: object = None) -> str:
     rel = vault_rel(path)
-    if tier_of(rel) is None and folder(vault, rel) is not None:
-        return _listing(vault, rel, path)
+    if tier_of(rel) is None:
+        if folder(vault, rel) is not None:
+            return _listing(vault, rel, path)
+        if rel in (MEMORY_DIR, DAILY_DIR, ARCHIVE_DIR) or rel.startswith(
+            (DAILY_DIR + "/", ARCHIVE_DIR + "/")
+        ):
+            raise MemoryToolError(f"The path {path} does not exist. Please provide a valid path.")
     text = vault.read_memory(existing_file(vault, rel))
     if text is None:  # a link leaving the vault: the notice says so
         raise MemoryToolError("; ".join(vault.take_notices()))

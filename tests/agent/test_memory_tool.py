@@ -300,6 +300,21 @@ def test_a_secret_is_refused_when_the_vault_says_so(vault: Vault) -> None:
     )
     assert "not saved" in message and key not in message
     assert not (vault.root / "memory/archive/k.md").exists()
+    # A secret already written (by hand) can still be removed: old_str is not screened.
+    (vault.root / "memory/archive/k.md").write_text(f"- key {key}\n", encoding="utf-8")
+    run(
+        vault,
+        command="str_replace",
+        path="/memories/archive/k.md",
+        old_str=key,
+        new_str="(in the vault)",
+    )
+    assert key not in read_text(vault.root / "memory/archive/k.md")
+
+
+def test_a_missing_folder_does_not_exist(vault: Vault) -> None:
+    assert "does not exist" in refused(vault, command="view", path="/memories/daily/sub")
+    assert "does not exist" in refused(vault, command="view", path="/memories/archive/x")
 
 
 # --- the SDK's class and its tool runner ------------------------------------------------
