@@ -35,6 +35,9 @@ class Piece:
     text: str
     day: date | None
     destination: str | None = None  # a new file's vault-relative path; None: the day's note
+    # A transcript is a record: kept whole (deduplicated as a file, by its conversation id),
+    # never thinned line by line.
+    by_line: bool = True
 
 
 def detect(source: Path) -> Kind:
@@ -197,7 +200,8 @@ def chatgpt(path: Path) -> list[Piece]:
             body += [f"### {role}", "", text, ""]
         origin = f"{path} ({title})"
         name = f"{day.isoformat()}-{slug(title, 50)}-{slug(ident, 12)}.md"
-        pieces.append(Piece(origin, dated("\n".join(body), day, origin), day, f"{CHATGPT}/{name}"))
+        text = dated("\n".join(body), day, origin)
+        pieces.append(Piece(origin, text, day, f"{CHATGPT}/{name}", by_line=False))
     return pieces
 
 

@@ -127,7 +127,7 @@ def _write_file(vault: Vault, piece: Piece, known: Known, dry_run: bool) -> Impo
         return Imported(piece.origin, piece.destination, "exists")
     lines = piece.text.splitlines()
     body_start = parse_front_matter(lines).end_line
-    kept, dropped = _new_lines(lines, body_start, known)
+    kept, dropped = _new_lines(lines, body_start, known) if piece.by_line else (lines, 0)
     if dropped and not _has_content(kept, body_start):
         return Imported(piece.origin, piece.destination, "duplicate", 0, dropped)
     text = "\n".join(kept) + "\n"
