@@ -5,14 +5,17 @@ Dated lines join the daily note of their day (in the archive once the day is pas
 `[lifecycle] demote_after_days`, where demote would have moved it); whole notes and
 conversations become new archive files dated by front matter. Memories already in the
 vault are recognised as capture recognises them (memctl.agent.capture_neighbours: the
-same items and the same normalisation) with lint's near-duplicate ratio, so a fact
-imported twice, or already written by hand, is not written again; an archive file that
+same items and the same normalisation) with lint's near-duplicate ratio, and lines
+repeated within the import by their normalised text, so a fact imported twice, or
+already written by hand, is not written again; an archive file that
 exists is left alone. Running the same import twice therefore writes nothing the second
 time. Every write goes through the vault lock and `update_file`.
 """
 
 from __future__ import annotations
 
+import math
+from bisect import bisect_left, bisect_right
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -66,28 +69,36 @@ class ImportReport:
 
 
 class Known:
-    """The vault's memories as capture compares them; lines this run writes join them."""
+    """The vault's memories as capture compares them, and what this run has written.
+
+    A unit is known when its normalised text is already there (in the vault or written
+    by this run), or is a near-duplicate of a vault memory at lint's ratio. Only vault
+    memories of a length that ratio allows are compared: two texts can reach ratio r only
+    if the shorter is at least r / (200 - r) of the longer.
+    """
 
     def __init__(self, vault: Vault) -> None:
         self.ratio = vault.settings.lifecycle.duplicate_ratio
-        self.texts = [comparable(item.text) for item in load_memories(vault)]
-        self.exact = set(self.texts)
+        self.pool = sorted({comparable(item.text) for item in load_memories(vault)}, key=len)
+        self.lengths = [len(text) for text in self.pool]
+        self.exact = set(self.pool)
 
     def holds(self, text: str) -> bool:
         plain = comparable(text)
         if plain in self.exact:
             return True
-        if len(plain) < MIN_UNIT_CHARS:  # short lines make meaningless near-duplicates
+        if len(plain) < MIN_UNIT_CHARS or self.ratio <= 0:  # short lines: exact only
             return False
-        return (
-            process.extractOne(plain, self.texts, scorer=fuzz.ratio, score_cutoff=self.ratio)
-            is not None
+        share = self.ratio / (200 - self.ratio)
+        lo = bisect_left(self.lengths, math.ceil(len(plain) * share))
+        hi = bisect_right(self.lengths, math.floor(len(plain) / share))
+        found = process.extractOne(
+            plain, self.pool[lo:hi], scorer=fuzz.ratio, score_cutoff=self.ratio
         )
+        return found is not None
 
     def add(self, text: str) -> None:
-        plain = comparable(text)
-        self.texts.append(plain)
-        self.exact.add(plain)
+        self.exact.add(comparable(text))
 
 
 def _units(lines: list[str], start: int) -> list[tuple[int, int]]:
