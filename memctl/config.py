@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
@@ -95,6 +96,15 @@ class LifecycleSettings:
 
 @dataclass(frozen=True)
 class LLMSettings:
+    # "anthropic" (the Messages API), "openai" (any OpenAI-compatible chat endpoint at
+    # base_url: Ollama, llama.cpp, vLLM, LM Studio) or "command" (argv below, prompt on
+    # stdin, answer on stdout). See memctl/llm.py.
+    provider: str = "anthropic"
+    base_url: str = ""  # empty: the provider's own API
+    # The environment variable holding the API key (the key itself never goes in this
+    # committed file); empty: ANTHROPIC_API_KEY or OPENAI_API_KEY by provider.
+    api_key_env: str = ""
+    command: tuple[str, ...] = ()  # e.g. ["claude", "-p"]; "{model}" is replaced
     review_model: str = "claude-haiku-4-5"
     summary_model: str = "claude-haiku-4-5"
     extract_model: str = "claude-haiku-4-5"
@@ -257,10 +267,44 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
     if result.search.fusion not in ("weighted", "rrf"):
         raise UsageError(f'{CONFIG_FILE}: [search] fusion must be "weighted" or "rrf"')
     _check_index(result.index)
+    _check_llm(result.llm)
     if result.security.secrets not in ("warn", "refuse"):
         raise UsageError(f'{CONFIG_FILE}: [security] secrets must be "warn" or "refuse"')
     _check_ranges(result)
     return result
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_llm(llm: LLMSettings) -> None:
+    where = f"{CONFIG_FILE}: [llm]"
+    if llm.provider not in ("anthropic", "openai", "command"):
+        raise UsageError(f'{where} provider must be "anthropic", "openai" or "command"')
+    if llm.api_key_env and not _ENV_NAME.fullmatch(llm.api_key_env):
+        # Never echo it: it may be the key itself, pasted where its variable's name goes.
+        raise UsageError(
+            f"{where} api_key_env must name an environment variable (letters, digits, _); "
+            "the key itself never goes in this file, which is committed with the vault"
+        )
+    if llm.base_url:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(llm.base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError(f"{where} base_url must be an http:// or https:// address")
+        if parts.username or parts.password:
+            raise UsageError(
+                f"{where} base_url holds a user or password; put the key in the variable "
+                "api_key_env names"
+            )
+    if any(not part.strip() for part in llm.command):
+        raise UsageError(f"{where} command must not hold a blank argument")
+    if llm.provider == "command" and not llm.command:
+        raise UsageError(
+            f'{where} provider "command" needs command, the program and its arguments '
+            '(for example ["claude", "-p"])'
+        )
 
 
 def _check_index(index: IndexSettings) -> None:

@@ -15,6 +15,8 @@ from memctl.vault import Vault
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # No test may reach the real API, even on a developer machine that has a key.
 os.environ.pop("ANTHROPIC_API_KEY", None)
+for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+    os.environ.pop(_name, None)
 
 
 @pytest.fixture

@@ -58,7 +58,7 @@ def add_to_core(vault: Vault, section: str, text: str, *, llm: LLM | None) -> di
     try:
         edit = apply_core_addition(vault, review.section, review.line)
     except HotCapExceeded as exc:
-        raise ToolFailure("refused", f"refused: {exc}; {_ARCHIVE_HINT}") from None
+        raise cap_refusal(exc) from None
     return {
         "path": vault.rel(vault.core_path),
         "section": edit.section,
@@ -68,3 +68,8 @@ def add_to_core(vault: Vault, section: str, text: str, *, llm: LLM | None) -> di
         "cap": edit.cap,
         "review": review.reason,
     }
+
+
+def cap_refusal(exc: HotCapExceeded) -> ToolFailure:
+    """What an agent is told when its write would pass core.md's cap (every core writer)."""
+    return ToolFailure("refused", f"refused: {exc}; {_ARCHIVE_HINT}")

@@ -164,9 +164,9 @@ def compact_history(
             0,
         )
     if llm is None:
-        from memctl.llm import NO_KEY_NOTICE
+        from memctl.llm import no_llm_notice
 
-        raise UsageError(f"compaction needs the LLM: {NO_KEY_NOTICE}")
+        raise UsageError(f"compaction needs the LLM: {no_llm_notice(settings)}")
     transcript = render_transcript(messages[:cut])
     if estimate_tokens(transcript) > _HEAD_TOKENS:
         # Past what a cheap model can read in one call: keep its start (goals, set-up)

@@ -1,13 +1,14 @@
 """`memctl mcp`: the memory tools over stdio or streamable HTTP with the official MCP SDK.
 
 The low-level `Server` is used instead of `MCPServer` decorators so the advertised input
-schemas are exactly `memctl.agent.tools.TOOL_SPECS` (the same ones `memctl tools`
+schemas are exactly `memctl.agent.tools.MCP_TOOL_SPECS` (the same ones `memctl tools`
 prints) and so argument validation and errors go through the same code path as every
 other caller: a bad call comes back as an `is_error` result, never a protocol failure.
 
-Confinement: no tool takes a path. Dates are validated as real dates before they name
-a file, and every write goes through memctl.memory / core_update, which only write
-under `memory/`.
+Confinement: dates are validated as real dates before they name a file; the paths
+load_memory and the memory tool take are confined to memory/'s tier files
+(memctl.excerpt); every write goes through memctl.memory / core_update / memory_tool,
+which only write under `memory/`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from mcp.server.stdio import stdio_server
 
 from memctl import __version__
 from memctl.agent.result_cap import cap_result, dumps
-from memctl.agent.tools import TOOL_SPECS, call_tool, error_result
+from memctl.agent.tools import MCP_TOOL_SPECS, call_tool, error_result
 from memctl.llm import LLM, get_llm
 from memctl.vault import Vault
 
@@ -71,12 +72,13 @@ def build_server(vault: Vault, llm: LLM | None = None) -> Server[Any]:
                     input_schema=spec.input_schema,
                     annotations=types.ToolAnnotations(
                         read_only_hint=spec.read_only,
-                        # Writes only add; UPDATE-style loss never happens through a tool.
-                        destructive_hint=False,
+                        # Writes only add, except the memory tool's edits (a replaced text
+                        # is in git; a deleted file goes to the archive).
+                        destructive_hint=spec.name == "memory",
                         open_world_hint=False,
                     ),
                 )
-                for spec in TOOL_SPECS
+                for spec in MCP_TOOL_SPECS
             ]
         )
 

@@ -192,15 +192,53 @@ UPDATE_CORE = ToolSpec(
     },
 )
 
+_TEXT = {"type": "string"}
+MEMORY = ToolSpec(
+    "memory",
+    "view and edit the memory files under /memories (Anthropic's memory tool)",
+    "Anthropic's memory tool over this vault: /memories is its memory folder "
+    "(/memories/core.md, loaded every turn, has a hard line cap; /memories/decisions.md; "
+    "/memories/daily/YYYY-MM-DD.md; /memories/archive/). command 'view' lists a folder "
+    "or shows a file with line numbers (view_range [first, last], -1: to the end); "
+    "'create' makes a new file (path, file_text); 'str_replace' replaces old_str, which "
+    "must occur exactly once, by new_str; 'insert' puts insert_text after line "
+    "insert_line (0: at the top); 'delete' moves a daily note to the archive; 'rename' "
+    "moves old_path to new_path.",
+    {
+        "type": "object",
+        "properties": {
+            "command": {
+                "type": "string",
+                "enum": ["view", "create", "str_replace", "insert", "delete", "rename"],
+            },
+            "path": {"type": "string", "description": "A path under /memories."},
+            "view_range": {"type": "array", "items": {"type": "integer"}},
+            "file_text": _TEXT,
+            "old_str": _TEXT,
+            "new_str": _TEXT,
+            "insert_line": {"type": "integer", "minimum": 0},
+            "insert_text": _TEXT,
+            "old_path": _TEXT,
+            "new_path": _TEXT,
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+)
+
 TOOL_SPECS: tuple[ToolSpec, ...] = (SEARCH, LOAD, REMEMBER, UPDATE_CORE)
-SPECS_BY_NAME = {spec.name: spec for spec in TOOL_SPECS}
+# MCP clients also get the memory tool. It stays out of the Anthropic-format list: there
+# an agent names Anthropic's own `memory_20250818` tool, whose name it would clash with
+# (memctl.agent.anthropic_memory is that tool's backend).
+MCP_TOOL_SPECS: tuple[ToolSpec, ...] = (*TOOL_SPECS, MEMORY)
+SPECS_BY_NAME = {spec.name: spec for spec in MCP_TOOL_SPECS}
 
 
 def tool_schemas(fmt: str) -> list[dict[str, Any]]:
     if fmt == "anthropic":
         return [spec.anthropic() for spec in TOOL_SPECS]
     if fmt == "mcp":
-        return [spec.mcp() for spec in TOOL_SPECS]
+        return [spec.mcp() for spec in MCP_TOOL_SPECS]
     raise MemctlError(f"unknown tool format {fmt!r}: choose anthropic or mcp", exit_code=2)
 
 

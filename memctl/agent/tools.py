@@ -21,6 +21,7 @@ from memctl.agent.tool_specs import (
     MAX_K,
     MAX_QUERY_CHARS,
     MAX_SEARCH_BUDGET,
+    MCP_TOOL_SPECS,
     REMEMBER_MAX_TOKENS,
     SPECS_BY_NAME,
     TOOL_SPECS,
@@ -39,6 +40,7 @@ __all__ = [
     "MAX_K",
     "MAX_QUERY_CHARS",
     "MAX_SEARCH_BUDGET",
+    "MCP_TOOL_SPECS",
     "NO_MATCH",
     "REMEMBER_MAX_TOKENS",
     "SPECS_BY_NAME",
@@ -210,11 +212,21 @@ def _update_core(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     return add_to_core(ctx.vault, args["section"], args["text"], llm=ctx.llm)
 
 
+def _memory(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from memctl.agent.memory_tool import MemoryToolError, memory_command
+
+    try:
+        return {"command": args["command"], "result": memory_command(ctx.vault, args)}
+    except MemoryToolError as exc:
+        raise ToolFailure("refused", str(exc)) from None
+
+
 HANDLERS: dict[str, Callable[[ToolContext, dict[str, Any]], dict[str, Any]]] = {
     "search_memory": _search,
     "load_memory": _load,
     "remember": _remember,
     "update_core_memory": _update_core,
+    "memory": _memory,
 }
 
 

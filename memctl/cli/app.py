@@ -54,6 +54,7 @@ HELP_PANELS: dict[str, dict[str, str]] = {
         "mcp": "agent_cmds",
         "capture": "agent_cmds",
         "compact-history": "agent_cmds",
+        "import": "import_cmds",
     },
 }
 COMMAND_MODULES: dict[str, str] = {

@@ -9,7 +9,7 @@ from memctl.cli.app import app
 from memctl.lifecycle.compact import compact as compact_vault
 from memctl.lifecycle.proposals import Proposal
 from memctl.lifecycle.workflows import run_demote, run_promote, run_prune
-from memctl.llm import NO_KEY_NOTICE, get_llm
+from memctl.llm import get_llm, no_llm_notice
 from memctl.secrets import redact_text
 
 
@@ -181,7 +181,7 @@ def compact(
     vault = get_vault(ctx)
     llm = get_llm(vault.settings) if summarize else None
     if summarize and llm is None:
-        err(NO_KEY_NOTICE)
+        err(no_llm_notice(vault.settings))
     with vault.lock():
         report = compact_vault(vault, llm=llm, summarize=summarize)
     if json_out:

@@ -9,7 +9,7 @@ from memctl.cli.app import app
 from memctl.errors import MemctlError
 from memctl.lifecycle.maintain import lint_vault
 from memctl.lifecycle.maintain import maintain as run_maintain
-from memctl.llm import NO_KEY_NOTICE, get_llm
+from memctl.llm import get_llm, no_llm_notice
 
 
 @app.command()
@@ -30,7 +30,7 @@ def lint(
         raise MemctlError(f"lint cannot run: {exc}", exit_code=2) from None
     if llm is None:
         report.notes.append(
-            NO_KEY_NOTICE.replace(
+            no_llm_notice(vault.settings).replace(
                 "proposals are listed, not reviewed", "contradictions not LLM-judged"
             )
         )

@@ -142,6 +142,25 @@ def insert_into_section(text: str, section: str, new_lines: list[str]) -> str:
     return "".join([*head, block, *lines[last + 1 :]])
 
 
+def check_cap(
+    before: str, after: str, cap: int, suggest: list[tuple[int, str]] | None = None
+) -> None:
+    """Raise `HotCapExceeded` when the change from `before` to `after` leaves core.md over
+    `cap` lines; its message names lines that could be archived instead (`suggest`, else
+    the oldest content lines). A change that does not grow an over-full file passes."""
+    over = line_count(after) - cap
+    if after == before or over <= 0 or line_count(after) <= line_count(before):
+        return
+    ideas = suggest or [(c.number, c.text) for c in content_lines(before)][:over]
+    named = "; ".join(f"line {n}: {t.strip()}" for n, t in ideas[: max(over, 3)])
+    raise HotCapExceeded(
+        f"core.md would have {line_count(after)} lines, over its cap of "
+        f"{cap} by {over}; archive some first ({named})",
+        over_by=over,
+        suggestions=ideas,
+    )
+
+
 def apply_core_addition(
     vault: Vault,
     section: str,
@@ -169,16 +188,7 @@ def apply_core_addition(
 
     def change(before: str) -> str:
         after = insert_into_section(before, section, wanted)
-        over = line_count(after) - settings.cap_lines
-        if after != before and over > 0:
-            ideas = suggest or [(c.number, c.text) for c in content_lines(before)][:over]
-            named = "; ".join(f"line {n}: {t.strip()}" for n, t in ideas[: max(over, 3)])
-            raise HotCapExceeded(
-                f"core.md would have {line_count(after)} lines, over its cap of "
-                f"{settings.cap_lines} by {over}; archive some first ({named})",
-                over_by=over,
-                suggestions=ideas,
-            )
+        check_cap(before, after, settings.cap_lines, suggest)
         added[:] = [
             line
             for line in wanted

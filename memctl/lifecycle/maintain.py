@@ -35,7 +35,7 @@ from memctl.lifecycle.promote import (
 )
 from memctl.lifecycle.proposals import Kind, Proposal
 from memctl.lifecycle.run import LifecycleRun
-from memctl.llm import LLM, NO_KEY_NOTICE
+from memctl.llm import LLM, no_llm_notice
 from memctl.secrets import redact_text
 from memctl.status import TierMetrics
 from memctl.vault import Vault
@@ -140,7 +140,7 @@ def _maintain(
     vault, now = run.vault, run.now
     report = MaintainReport(now=clock.iso(now))
     if llm is None:
-        report.notices.append(NO_KEY_NOTICE)
+        report.notices.append(no_llm_notice(vault.settings))
     if commit:
         require_git(vault)  # before any move, so a missing repository changes nothing
     # The vault lock is held only while markdown or memctl's state changes: finishing

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from memctl.config import Settings
-from memctl.llm import LLM, NO_KEY_NOTICE, LLMError
+from memctl.llm import LLM, LLMError, no_llm_notice
 
 REVIEW_SYSTEM = """\
 You guard the HOT memory (core.md) of an AI agent: at most 100 lines, loaded into every \
@@ -109,11 +109,11 @@ def review_core_addition(
     """Review an addition an agent proposes for `section` of core.md.
 
     With an LLM: "approved" (with the line to write and its section) or "rejected" (with the
-    reason; also on any LLM failure). Without one: "unreviewed" and the NO_KEY_NOTICE as
+    reason; also on any LLM failure). Without one: "unreviewed" and the no_llm_notice as
     the reason, i.e. propose only; a person decides.
     """
     if llm is None:
-        return Review("unreviewed", NO_KEY_NOTICE, section, text.strip())
+        return Review("unreviewed", no_llm_notice(settings), section, text.strip())
     prompt = (
         f"An agent proposes adding this to the '{section}' section of core.md.\n\n"
         f"<current_core>\n{core_text}\n</current_core>\n\n<proposed>\n{text}\n</proposed>\n\n"

@@ -33,7 +33,7 @@ from memctl.lifecycle.promote import (
     review_open,
 )
 from memctl.lifecycle.proposals import Proposal, ProposalBook
-from memctl.llm import LLM, NO_KEY_NOTICE
+from memctl.llm import LLM, no_llm_notice
 from memctl.secrets import redact_text
 from memctl.vault import Vault
 
@@ -112,7 +112,7 @@ def run_promote(
     verdicts = {}
     if review:
         if llm is None:
-            report.notices.append(NO_KEY_NOTICE)
+            report.notices.append(no_llm_notice(vault.settings))
         else:
             # The LLM is asked outside the vault lock: `add` must not wait on the network.
             verdicts = review_open(vault, book.of_kind("promote", ("proposed",)), llm)

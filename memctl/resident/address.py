@@ -32,7 +32,7 @@ PROTOCOL = 2
 # in-process. Compared as digests keyed per request: the values never leave the client.
 # Not compared: what the client resolves itself (the vault, whether and how to connect)
 # and MEMCTL_MCP_TOKEN, which guards the MCP HTTP listener and no served command reads.
-ENV_PREFIXES = ("MEMCTL_", "ANTHROPIC_")
+ENV_PREFIXES = ("MEMCTL_", "ANTHROPIC_", "OPENAI_")
 ENV_IGNORED = ("MEMCTL_VAULT", "MEMCTL_RESIDENT", "MEMCTL_RESIDENT_TRANSPORT", "MEMCTL_MCP_TOKEN")
 # What rich reads to render for the client's terminal: the only variables sent as they are.
 TERMINAL_ENV = (

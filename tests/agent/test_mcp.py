@@ -83,7 +83,13 @@ def test_mcp_server_with_sdk_client(vault_dir: Path, tmp_path: Path) -> None:
         '[embed]\nmodel = "sentence-transformers/all-MiniLM-L6-v2"\n', encoding="utf-8"
     )
     out = anyio.run(_session_calls, vault_dir)
-    assert set(out["tools"]) == {"search_memory", "load_memory", "remember", "update_core_memory"}
+    assert set(out["tools"]) == {
+        "search_memory",
+        "load_memory",
+        "remember",
+        "update_core_memory",
+        "memory",
+    }
     assert out["tools"]["remember"]["required"] == ["text"]
     assert out["read_only"] == {"search_memory", "load_memory"}
     assert out["remember"] == {
