@@ -239,3 +239,24 @@ def test_bad_input_is_one_line_exit_2_and_touches_nothing(
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in out.output, out.stderr
     assert _vault_bytes(vault_dir) == before
+
+
+def test_with_an_llm_private_text_and_secrets_are_never_sent(vault: Vault, tmp_path: Path) -> None:
+    from tests.agent.test_capture import FakeModel, _mem
+
+    model = FakeModel([_mem("The release branch is cut every Wednesday")])
+    token = "ghp_" + "a1B2" * 9
+    rows = [*TURNS, _row("user", f"the deploy token is {token}")]
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_text(_jsonl(rows), encoding="utf-8")
+    report = capture_transcript(vault, path, llm=model.llm())
+    assert report.method == "llm" and model.stages[0] == "extract"
+    sent = json.dumps(model.api.requests, ensure_ascii=False)
+    for secret in ("1234", "Levi", "הסוד", token):
+        assert secret not in sent, secret
+    assert "Wednesday" in sent and "[private]" in sent
+    assert "The release branch is cut every Wednesday (session 5f0c2a9e)" in _memory_text(
+        vault.root
+    )
+    again = capture_transcript(vault, path, llm=model.llm())
+    assert again.new_turns == 0 and again.llm_calls == 0
