@@ -2,8 +2,8 @@
 
 Each user turn carries the facts a person would keep from it (words each kept memory must
 contain); an empty list means filler to drop. `known` is what the vault already says (for
-the new-value rule). Part "holdout" was written before the rules were tuned on "dev" and
-is not used to tune them: the test reports both parts.
+the new-value rule). Part "holdout" is not used to tune the rules; its last three
+conversations were written after the rules and run once. The test reports both parts.
 """
 
 from __future__ import annotations
@@ -257,6 +257,60 @@ CONVERSATIONS: list[dict[str, Any]] = [
             (A, "Thanks for the correction.", None),
             (U, "Don't forget that invoices must be kept for 7 years.", ["7 years"]),
             (U, "remember, when we tried to delete old invoices the auditors complained", []),
+        ],
+    },
+    # -------------------------------------------- holdout, second round (harder wording)
+    {
+        "part": "holdout",
+        "known": [
+            "Sentry DSN is kept in .env.production",
+            "The nightly backup goes to s3://acme-backups",
+        ],
+        "turns": [
+            (U, "btw I remember you said the tests take 20 minutes, is that still true?", []),
+            (A, "Yes, around 20 minutes on CI.", None),
+            (U, "Nope — with the new runners they take about 7 minutes.", ["7 minutes"]),
+            (U, "Backups now go to s3://acme-backups-eu because of GDPR.", ["acme-backups-eu"]),
+            (A, "Should I update the restore script as well?", None),
+            (U, "yes please, and also the docs", []),
+            (U, "note to self: buy coffee", []),
+            (
+                U,
+                "Please keep in mind: the EU customers' data must never leave eu-west-1.",
+                ["eu-west-1"],
+            ),
+        ],
+    },
+    {
+        "part": "holdout",
+        "known": [],
+        "turns": [
+            (A, "Я бы предложил хранить фичефлаги в Unleash, а не в конфиге.", None),
+            (U, "Согласен, так и сделаем.", ["unleash"]),
+            (A, "Ещё можно перейти на gRPC, но это большая работа.", None),
+            (U, "хм", []),
+            (
+                U,
+                "Кстати, на будущее: демо-стенд поднимается командой make demo-up.",
+                ["make demo-up"],
+            ),
+            (U, "Вчера мы обсуждали, не перейти ли на Kafka, но так ничего и не решили.", []),
+            (U, "Решено: логи храним 30 дней.", ["30 дней"]),
+            (U, "Запомнил, что я тебе говорил про тесты?", []),
+        ],
+    },
+    {
+        "part": "holdout",
+        "known": ["מסד הנתונים הראשי רץ על פורט 5432"],
+        "turns": [
+            (U, "שלום! יש לי שאלה על הפריסה", []),
+            (A, "בטח, מה השאלה?", None),
+            (U, "זכור: הפריסה לפרודקשן רק אחרי אישור של שני מפתחים", ["אישור"]),
+            (U, "ואגב, מסד הנתונים הראשי עבר לפורט 6543", ["6543"]),
+            (A, "כדאי שנעדכן גם את קובץ ה-docker-compose?", None),
+            (U, "כן, בטח", ["docker-compose"]),
+            (U, "אני עכשיו באמצע ישיבה, אחזור אליך", []),
+            (U, "זוכר שדיברנו על זה אתמול?", []),
         ],
     },
 ]
