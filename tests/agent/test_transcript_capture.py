@@ -260,3 +260,14 @@ def test_with_an_llm_private_text_and_secrets_are_never_sent(vault: Vault, tmp_p
     )
     again = capture_transcript(vault, path, llm=model.llm())
     assert again.new_turns == 0 and again.llm_calls == 0
+
+
+def test_a_new_value_is_not_a_duplicate_of_the_old_one(vault: Vault, tmp_path: Path) -> None:
+    from memctl import memory
+
+    memory.add_note(vault, "Staging Postgres listens on port 5432")
+    path = tmp_path / "s.jsonl"
+    path.write_text(_jsonl([_row("user", "Staging Postgres now listens on port 5433.")]))
+    report = capture_transcript(vault, path, dry_run=True)
+    assert [(c.outcome, c.reason) for c in report.candidates] == [("ADD", "rule: value")]
+    assert "5433" not in _memory_text(vault.root)  # a dry run writes nothing
