@@ -200,6 +200,12 @@ def no_llm_notice(settings: Settings) -> str:
     return llm_unavailable(settings) or NO_KEY_NOTICE
 
 
+def no_llm_reason(settings: Settings) -> str:
+    """Why there is no LLM, without the "steps skipped" tail: for a command that needs one."""
+    notice = no_llm_notice(settings)
+    return notice.removesuffix(_SKIPPED).rstrip(": ")
+
+
 def get_llm(settings: Settings, client: anthropic.Anthropic | None = None) -> LLM | None:
     """The configured LLM, or None when its provider cannot run here (no key, no endpoint,
     no command) and no client is injected: then every LLM step is skipped with one notice.
