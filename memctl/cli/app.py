@@ -54,6 +54,8 @@ HELP_PANELS: dict[str, dict[str, str]] = {
         "mcp": "agent_cmds",
         "capture": "agent_cmds",
         "compact-history": "agent_cmds",
+        "hook": "hook_cmds",
+        "install": "hook_cmds",
     },
 }
 COMMAND_MODULES: dict[str, str] = {
