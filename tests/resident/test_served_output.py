@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -136,3 +137,46 @@ def test_a_terminal_gets_the_same_bytes(tmp_path: Path, indexed_fixture: Vault) 
             assert served == here, f"{args}:\n{served[1]!r}\n{here[1]!r}"
             assert b"\x1b[" in served[1]  # a terminal gets colour
     assert b"\xe2\x94\x8f" in served[1]  # status's table, box-drawn for a UTF-8 terminal
+
+
+HOOK_CALLS: list[tuple[list[str], str]] = [
+    (["hook", "prompt"], json.dumps({"session_id": "s", "prompt": "когда отпуск Ивана?"})),
+    (["hook", "prompt", "--agent", "gemini"], '{"prompt": "what is the capital of France?"}'),
+    (["hook", "session-start", "--agent", "cursor"], '{"conversation_id": "c"}'),
+    (["hook", "prompt"], '{"prompt": '),  # bad input: one line, exit 0
+]
+
+
+def test_served_hooks_answer_as_in_process_hooks_do(tmp_path: Path, indexed_fixture: Vault) -> None:
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    env = env_for()
+
+    def run(environment: dict[str, str]) -> list[tuple[int, bytes, bytes]]:
+        return [
+            _done(
+                subprocess.run(
+                    [MEMCTL, "--vault", str(root), *args],
+                    input=stdin.encode(),
+                    capture_output=True,
+                    env=environment,
+                    timeout=120,
+                )
+            )
+            for args, stdin in HOOK_CALLS
+        ]
+
+    here = run({**env, "MEMCTL_RESIDENT": "0"})
+    with serving(root, env) as server:
+        before = int(server.pong()["served"])  # type: ignore[call-overload]
+        served = run(env)
+        answered = int(server.pong()["served"]) - before  # type: ignore[call-overload]
+    assert answered == len(HOOK_CALLS)
+    assert served == here
+    assert b"archive/2025-08-02.md:" in here[0][1]
+    assert here[1] == (0, b"", b"")
+    assert json.loads(here[2][1])["additional_context"].startswith("Memory loaded by memctl")
+    assert here[3][0] == 0 and here[3][1] == b"" and len(here[3][2].splitlines()) == 1
+
+
+def _done(done: subprocess.CompletedProcess[bytes]) -> tuple[int, bytes, bytes]:
+    return done.returncode, done.stdout, done.stderr
