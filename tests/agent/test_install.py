@@ -246,3 +246,16 @@ def test_end_to_end_the_installed_hooks_answer_as_claude_code_expects(
         env=env, cwd=project, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0 and done.stdout == "", done.stderr  # no archive: silence
+
+
+def test_the_claude_code_plugin_folder_registers_the_same_hooks() -> None:
+    repo = Path(__file__).resolve().parents[2]
+    plugin = json.loads((repo / ".claude-plugin" / "plugin.json").read_text())
+    assert plugin["name"] == "memctl" and plugin["version"]
+    hooks = json.loads((repo / "hooks" / "hooks.json").read_text())["hooks"]
+    assert sorted(hooks) == ["SessionStart", "UserPromptSubmit"]
+    commands = [h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]]
+    assert commands == ["memctl hook session-start", "memctl hook prompt"]
+    assert all(is_ours(c) for c in commands)
+    server = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["memctl"]
+    assert server == {"command": "memctl", "args": ["mcp"]}
