@@ -213,38 +213,76 @@ def test_bad_options_are_usage_errors(runner: CliRunner, vault: Vault) -> None:
     assert code == 2 and "--scope 'system'" in err
 
 
-def test_end_to_end_the_installed_hooks_answer_as_claude_code_expects(
-    vault: Vault, places: tuple[Path, Path], runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+# Per target: the hooks file install writes (under the project, or the home for Codex), its
+# session-start and prompt events, and where the context is in the hook's output.
+E2E = {
+    "claude-code": (".claude/settings.json", "SessionStart", "UserPromptSubmit"),
+    "codex": ("HOME/.codex/hooks.json", "SessionStart", "UserPromptSubmit"),
+    "gemini": (".gemini/settings.json", "SessionStart", "BeforeAgent"),
+    "cursor": (".cursor/hooks.json", "sessionStart", None),
+}
+
+
+def _commands(groups: list[dict[str, object]]) -> list[str]:
+    found = []
+    for group in groups:
+        inner = group.get("hooks", [group])
+        assert isinstance(inner, list)
+        found += [str(h["command"]) for h in inner]
+    return found
+
+
+@pytest.mark.parametrize("target", list(E2E))
+def test_end_to_end_the_installed_hooks_answer_as_each_agent_expects(
+    vault: Vault,
+    places: tuple[Path, Path],
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+    target: str,
 ) -> None:
-    """Install, then run the very commands Claude Code would run, in a session's order."""
-    project, _ = places
+    """Install, then run the very commands the agent would run, in a session's order."""
+    project, home = places
     # The memctl on PATH is what install writes into the hooks (this checkout's).
     monkeypatch.setenv("PATH", f"{Path(MEMCTL).parent}{os.pathsep}{os.environ['PATH']}")
     runner.invoke(app, ["--vault", str(vault.root), "add", "Dana prefers SQLite, חד-משמעית"])
-    assert _install(runner, vault, "claude-code")[0] == 0
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
-    start = settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    prompt = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert (
+        runner.invoke(app, ["--vault", str(vault.root), "install", "--target", target]).exit_code
+        == 0
+    )
+    rel, start_event, prompt_event = E2E[target]
+    hooks_file = home / rel[5:] if rel.startswith("HOME/") else project / rel
+    hooks = json.loads(hooks_file.read_text())["hooks"]
     env = {**os.environ, "MEMCTL_RESIDENT": "0"}
     session = {
         "session_id": "e2e",
         "transcript_path": str(project / "t.jsonl"),
         "cwd": str(project),
-        "hook_event_name": "SessionStart",
+        "hook_event_name": start_event,
         "source": "startup",
     }
-    done = subprocess.run(
-        shlex.split(start), input=json.dumps(session), capture_output=True, text=True,
-        env=env, cwd=project, timeout=120,
-    )  # fmt: skip
+
+    def run(command: str, payload: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            shlex.split(command), input=json.dumps(payload, ensure_ascii=False),
+            capture_output=True, text=True, env=env, cwd=project, timeout=120,
+        )  # fmt: skip
+
+    [start] = _commands(hooks[start_event])
+    done = run(start, session)
     assert done.returncode == 0, done.stderr
-    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    answer = json.loads(done.stdout)
+    if target == "cursor":
+        context = answer["additional_context"]
+    else:
+        assert answer["hookSpecificOutput"]["hookEventName"] == start_event
+        context = answer["hookSpecificOutput"]["additionalContext"]
     assert "Dana prefers SQLite, חד-משמעית" in context
-    ask = {**session, "hook_event_name": "UserPromptSubmit", "prompt": "מה עם הפריסה?"}
-    done = subprocess.run(
-        shlex.split(prompt), input=json.dumps(ask), capture_output=True, text=True,
-        env=env, cwd=project, timeout=120,
-    )  # fmt: skip
+    if prompt_event is None:
+        assert set(hooks) == {start_event}  # Cursor's prompt hook cannot add context
+        return
+    [prompt] = _commands(hooks[prompt_event])
+    ask = {**session, "hook_event_name": prompt_event, "prompt": "מה עם הפריסה?"}
+    done = run(prompt, ask)
     assert done.returncode == 0 and done.stdout == "", done.stderr  # no archive: silence
 
 
