@@ -111,6 +111,20 @@ class AgentSettings:
 
 
 @dataclass(frozen=True)
+class CaptureSettings:
+    # How `memctl capture` and the agent hooks find what to keep: "auto" (the LLM when one
+    # is configured, else rules), "rules" (never call an LLM) or "llm" (refuse without one).
+    extract: str = "auto"
+    # At most this many memories are written from one session, over all its captures.
+    max_per_session: int = 12
+    # A transcript larger than this is refused whole (a one-line error, exit 2).
+    max_transcript_bytes: int = 25_000_000
+    # Transcripts never read: glob patterns or folders (`~` allowed), matched against the
+    # transcript's path and against the folder the session ran in.
+    deny_paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class SecuritySettings:
     # What `add`, `remember` and `update_core_memory` do with text that looks like a secret:
     # "warn" (save it, say so) or "refuse" (save nothing). See docs/security.md.
@@ -142,6 +156,7 @@ class Settings:
     llm: LLMSettings = field(default_factory=LLMSettings)
     agent: AgentSettings = field(default_factory=AgentSettings)
     security: SecuritySettings = field(default_factory=SecuritySettings)
+    capture: CaptureSettings = field(default_factory=CaptureSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
 
 
@@ -182,6 +197,8 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("agent", "tool_result_tokens"): (100, BIG),
     ("agent", "history_keep_messages"): (0, 100_000),
     ("agent", "history_soft_budget_tokens"): (100, BIG),
+    ("capture", "max_per_session"): (1, 10_000),
+    ("capture", "max_transcript_bytes"): (1_000, 2_000_000_000),
 }
 # List settings that must hold at least one name (every name non-blank).
 NON_EMPTY_LISTS = {("hot", "sections")}
@@ -201,7 +218,7 @@ def _check_ranges(settings: Settings) -> None:
             raise UsageError(
                 f"{CONFIG_FILE}: [{section}] {name} must list at least one name, none blank"
             )
-    for section, name in (("lifecycle", "hot_pinned_sections"),):
+    for section, name in (("lifecycle", "hot_pinned_sections"), ("capture", "deny_paths")):
         if any(not item.strip() for item in getattr(getattr(settings, section), name)):
             raise UsageError(f"{CONFIG_FILE}: [{section}] {name} must not hold a blank name")
     search = settings.search
@@ -257,6 +274,8 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
     if result.search.fusion not in ("weighted", "rrf"):
         raise UsageError(f'{CONFIG_FILE}: [search] fusion must be "weighted" or "rrf"')
     _check_index(result.index)
+    if result.capture.extract not in ("auto", "rules", "llm"):
+        raise UsageError(f'{CONFIG_FILE}: [capture] extract must be "auto", "rules" or "llm"')
     if result.security.secrets not in ("warn", "refuse"):
         raise UsageError(f'{CONFIG_FILE}: [security] secrets must be "warn" or "refuse"')
     _check_ranges(result)

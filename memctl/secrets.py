@@ -170,3 +170,16 @@ def redact_text(text: str) -> str:
             line = line[:start] + redact(line[start:end]) + "[redacted]" + line[end:]
         out.append(line)
     return "\n".join(out)
+
+
+# `<private>…</private>`: what a user marks as never to be stored, indexed or sent to an
+# LLM. An opening tag without its closing one hides everything after it (the safe side).
+_PRIVATE = re.compile(r"<private\s*>.*?(?:</private\s*>|\Z)", re.IGNORECASE | re.DOTALL)
+PRIVATE_MARK = "[private]"
+
+
+def strip_private(text: str) -> str:
+    """`text` with every `<private>` span replaced by a visible `[private]` mark."""
+    if "<private" not in text.casefold():
+        return text
+    return _PRIVATE.sub(PRIVATE_MARK, text)

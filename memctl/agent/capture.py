@@ -189,8 +189,14 @@ def capture(
     *,
     dry_run: bool = False,
     now: datetime | None = None,
+    mark: str = "",
+    limit: int | None = None,
 ) -> CaptureReport:
-    """Run the pipeline on a conversation (messages JSON or plain text)."""
+    """Run the pipeline on a conversation (messages JSON or plain text).
+
+    `mark` ends every written text (a session mark); past `limit` writes (ADD, UPDATE),
+    a candidate that would be written is `capped` instead.
+    """
     if llm is None:
         raise MemctlError(NO_KEY_FOR_CAPTURE, exit_code=2)
     now = now or clock.now()
@@ -226,8 +232,13 @@ def capture(
         except LLMError as exc:
             cand.outcome, cand.reason = "error", f"LLM step failed, nothing written: {exc}"
             continue
+        if cand.outcome in ("ADD", "UPDATE") and limit is not None:
+            if limit <= 0:
+                cand.outcome, cand.reason = "capped", "the session's capture cap is reached"
+                continue
+            limit -= 1
         if not dry_run:
-            apply(vault, cand, now)
+            apply(vault, cand, now, mark)
         if cand.outcome in ("ADD", "UPDATE"):
             hood.add(cand.final_text or cand.text, (cand.written or {}).get("path", "(planned)"))
     return report

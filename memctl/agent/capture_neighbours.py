@@ -9,7 +9,12 @@ from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from memctl.agent.capture_rules import SUPERSEDED, MemoryItem, memory_items
+from memctl.agent.capture_rules import (
+    SUPERSEDED,
+    MemoryItem,
+    memory_items,
+    without_session_mark,
+)
 from memctl.vault import Vault, source_of
 
 NEIGHBOURS = 5
@@ -20,8 +25,9 @@ _STAMP = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\d{1,2}:\d{2}\s+)?")
 
 
 def bare(text: str) -> str:
-    """A memory's words without its list marker and time stamp (what similarity compares)."""
-    return " ".join(_STAMP.sub("", text).split())
+    """A memory's words without its list marker, time stamp and session mark (what
+    similarity compares)."""
+    return " ".join(without_session_mark(_STAMP.sub("", text)).split())
 
 
 def comparable(text: str) -> str:

@@ -26,6 +26,33 @@ TRANSCRIPT_TOKENS = 24_000  # what the extractor sees; the most recent part wins
 SUPERSEDED = f"{ARCHIVE_DIR}/superseded.md"
 
 
+# Every memory captured from an agent session ends with this mark, so a person sees where
+# it came from and capture counts what a session already wrote (its per-session cap).
+_SESSION_MARK = re.compile(r"\s*\(session ([\w.-]{1,64})\)\s*$")
+_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
+
+
+def short_session(session_id: str) -> str:
+    """A session id as the mark shows it: a UUID's first 8 hex digits, else its safe chars."""
+    if _UUID.match(session_id):
+        return session_id[:8].lower()
+    return re.sub(r"[^\w.-]", "", session_id)[:64] or "unnamed"
+
+
+def session_mark(session_id: str) -> str:
+    return f"(session {short_session(session_id)})"
+
+
+def marked_session(text: str) -> str | None:
+    """The short session id a memory's mark names, if it has one."""
+    found = _SESSION_MARK.search(text)
+    return found.group(1) if found else None
+
+
+def without_session_mark(text: str) -> str:
+    return _SESSION_MARK.sub("", text)
+
+
 def conversation_text(raw: str) -> str:
     """Anthropic messages JSON (a list, or an object with `messages`) as a transcript;
     anything that is not such JSON is taken as a plain-text conversation."""

@@ -13,8 +13,10 @@ from memctl.notes import default_title
 from memctl.vault import Vault, append_block, update_file
 
 
-def write_new(vault: Vault, cand: Candidate, now: datetime) -> dict[str, Any]:
+def write_new(vault: Vault, cand: Candidate, now: datetime, mark: str = "") -> dict[str, Any]:
     text = cand.final_text or cand.text
+    if mark:
+        text = f"{text} {mark}"
     if cand.kind == "decision":
         title = cand.title or default_title(text)
         path = memory.add_decision(vault, title, text, day=now.date())
@@ -53,11 +55,12 @@ def retire(vault: Vault, cand: Candidate, pointer: str, now: datetime) -> dict[s
     return out
 
 
-def apply(vault: Vault, cand: Candidate, now: datetime) -> None:
+def apply(vault: Vault, cand: Candidate, now: datetime, mark: str = "") -> None:
+    """Write what the judge chose; `mark` (a session mark) ends the written text."""
     if cand.outcome == "ADD":
-        cand.written = write_new(vault, cand, now)
+        cand.written = write_new(vault, cand, now, mark)
     elif cand.outcome == "UPDATE":
-        written = write_new(vault, cand, now)
+        written = write_new(vault, cand, now, mark)
         pointer = f"{written['path']} ({now.date().isoformat()}): {cand.final_text or cand.text}"
         cand.written = {**written, **retire(vault, cand, pointer, now)}
     elif cand.outcome == "DELETE":
