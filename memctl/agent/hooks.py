@@ -4,7 +4,8 @@ Claude Code, Codex, Gemini CLI and Cursor run a command at a session's start and
 prompt, with a JSON object on stdin. `session-start` answers HOT + WARM (the context
 `memctl context` assembles); `prompt` answers the COLD snippets that pass the relevance
 floor for the prompt, or nothing at all, so a prompt memory knows nothing about costs
-the agent nothing. Claude Code replaces a hook output over 10,000 characters with a short
+the agent nothing; `pre-compact` and `stop` capture the session's transcript into today's
+note and answer nothing. Claude Code replaces a hook output over 10,000 characters with a short
 preview, so every answer is fitted under that whole (the JSON, not only its text).
 
 Parsing and rendering are pure; `session_start` and `prompt` read the vault.
@@ -21,9 +22,9 @@ from memctl.agent.context import AssembledContext, ContextBlock, assemble, drop_
 from memctl.errors import UsageError
 from memctl.vault import Vault
 
-Event = Literal["session-start", "prompt"]
+Event = Literal["session-start", "prompt", "pre-compact", "stop"]
 Agent = Literal["claude-code", "codex", "cursor", "gemini"]
-EVENTS: tuple[Event, ...] = ("session-start", "prompt")
+EVENTS: tuple[Event, ...] = ("session-start", "prompt", "pre-compact", "stop")
 AGENTS: tuple[Agent, ...] = ("claude-code", "codex", "cursor", "gemini")
 
 MAX_OUTPUT_CHARS = 10_000  # Claude Code shows a preview instead of a larger output
@@ -212,3 +213,21 @@ def prompt(vault: Vault, hook: HookInput, agent: Agent, *, k: int = 5) -> HookAn
         return HookAnswer(None, notices)
     output, _ = fit_output(PROMPT_HEADER, blocks, lambda text: render(agent, "prompt", text))
     return HookAnswer(output, notices)
+
+
+def capture(vault: Vault, hook: HookInput, agent: Agent, event: Event) -> HookAnswer:
+    """The session's transcript captured into today's note; no output (a Stop hook's
+    stdout never reaches the model). By rule, unless `[capture] extract = "llm"`: a hook
+    runs at every turn's end, under the agent's timeout."""
+    from pathlib import Path
+
+    from memctl.agent.transcript_capture import capture_transcript
+
+    if not hook.transcript_path:
+        return HookAnswer(None, [f"{event}: the hook's input has no transcript_path"])
+    extract = "llm" if vault.settings.capture.extract == "llm" else "rules"
+    report = capture_transcript(
+        vault, Path(hook.transcript_path), session_id=hook.session, extract=extract
+    )
+    notices = [*report.notices, *([report.skipped] if report.skipped else [])]
+    return HookAnswer(None, [f"{event}: {n}" for n in notices])

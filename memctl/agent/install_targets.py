@@ -26,8 +26,11 @@ DEFAULT_SCOPE: dict[Target, Scope] = {
 }
 SERVER_NAME = "memctl"
 HOOK_TIMEOUT_S = 10
+CAPTURE_TIMEOUT_S = 60  # a long transcript read and matched at a compaction or a turn's end
 
-_OURS = re.compile(r"(?:^|[\s/'\"])memctl['\"]?\s(?:.*\s)?hook\s+(?:session-start|prompt)\b")
+_OURS = re.compile(
+    r"(?:^|[\s/'\"])memctl['\"]?\s(?:.*\s)?hook\s+(?:session-start|prompt|pre-compact|stop)\b"
+)
 
 
 def is_ours(command: object) -> bool:
@@ -90,6 +93,8 @@ def config_files(
                 _group(command("session-start"), matcher="startup|resume|clear|compact")
             ],
             "UserPromptSubmit": [_group(command("prompt"))],
+            "PreCompact": [_group(command("pre-compact"), timeout=CAPTURE_TIMEOUT_S)],
+            "Stop": [_group(command("stop"), timeout=CAPTURE_TIMEOUT_S)],
         }
         return [
             ConfigFile(mcp, "json", server=server),
@@ -99,6 +104,7 @@ def config_files(
         hooks = {
             "SessionStart": [_group(command("session-start"), matcher="startup|resume|clear")],
             "UserPromptSubmit": [_group(command("prompt"))],
+            "Stop": [_group(command("stop"), timeout=CAPTURE_TIMEOUT_S)],
         }
         return [
             ConfigFile(base / ".codex" / "config.toml", "toml", server=server),

@@ -12,7 +12,10 @@ from memctl.cli._common import JSON_HELP, err, get_vault, print_json, write_text
 from memctl.cli.app import app
 from memctl.errors import MemctlError, UsageError
 
-_EVENT_HELP = "session-start (HOT + WARM) or prompt (COLD snippets past the relevance floor)."
+_EVENT_HELP = (
+    "session-start (HOT + WARM), prompt (COLD snippets past the relevance floor), "
+    "pre-compact or stop (capture the transcript into today's note)."
+)
 _AGENT_HELP = "Whose output format to answer in: claude-code, codex, cursor or gemini."
 
 
@@ -47,8 +50,12 @@ def hook(
         )
         payload = hooks.parse_input(data)
         vault = get_vault(ctx)
-        run = hooks.session_start if event == "session-start" else hooks.prompt
-        answer = run(vault, payload, agent)
+        if event == "session-start":
+            answer = hooks.session_start(vault, payload, agent)
+        elif event == "prompt":
+            answer = hooks.prompt(vault, payload, agent)
+        else:
+            answer = hooks.capture(vault, payload, agent, event)
     except Exception as exc:  # fail open: never a traceback, never a non-zero exit
         message = str(exc) if isinstance(exc, MemctlError) else f"{type(exc).__name__}: {exc}"
         err(f"memctl: hook {event}: {' '.join(message.split())}")

@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from memctl import clock
 from memctl.agent.install_targets import is_ours
 from memctl.cli import app
 from memctl.vault import Vault
+from tests.agent.transcripts import write_codex_session, write_transcript
 from tests.processes import MEMCTL
 
 # What a user already has in each file: other servers, other hooks, their own layout.
@@ -284,6 +286,24 @@ def test_end_to_end_the_installed_hooks_answer_as_each_agent_expects(
     ask = {**session, "hook_event_name": prompt_event, "prompt": "מה עם הפריסה?"}
     done = run(prompt, ask)
     assert done.returncode == 0 and done.stdout == "", done.stderr  # no archive: silence
+    if "Stop" not in hooks:
+        return  # Gemini CLI: capture is not registered (its transcript format is not read)
+    # The turn ends: Stop captures the transcript the agent wrote, once however often it runs.
+    if target == "codex":
+        transcript = write_codex_session(project / "rollout-2026-11-28-e2e.jsonl")
+    else:
+        transcript = write_transcript(project / "e2e.jsonl")
+    [stop] = _commands(hooks["Stop"])
+    for _ in range(2):
+        done = run(stop, {**session, "hook_event_name": "Stop", "transcript_path": str(transcript)})
+        assert done.returncode == 0 and done.stdout == "", done.stderr
+    note = (vault.root / "memory" / "daily" / f"{clock.today().isoformat()}.md").read_text()
+    for needle in ("5433", "S3", "תל אביב"):
+        assert note.count(needle) == 1, (needle, note)
+    done = run(start, {**session, "source": "resume"})
+    context = done.stdout
+    for needle in ("5433", "S3", "תל אביב"):
+        assert needle in context
 
 
 def test_the_claude_code_plugin_folder_registers_the_same_hooks() -> None:
@@ -291,9 +311,11 @@ def test_the_claude_code_plugin_folder_registers_the_same_hooks() -> None:
     plugin = json.loads((repo / ".claude-plugin" / "plugin.json").read_text())
     assert plugin["name"] == "memctl" and plugin["version"]
     hooks = json.loads((repo / "hooks" / "hooks.json").read_text())["hooks"]
-    assert sorted(hooks) == ["SessionStart", "UserPromptSubmit"]
+    assert list(hooks) == ["SessionStart", "UserPromptSubmit", "PreCompact", "Stop"]
     commands = [h["command"] for groups in hooks.values() for g in groups for h in g["hooks"]]
-    assert commands == ["memctl hook session-start", "memctl hook prompt"]
+    assert commands == [
+        f"memctl hook {e}" for e in ("session-start", "prompt", "pre-compact", "stop")
+    ]
     assert all(is_ours(c) for c in commands)
     server = json.loads((repo / ".mcp.json").read_text())["mcpServers"]["memctl"]
     assert server == {"command": "memctl", "args": ["mcp"]}
