@@ -180,7 +180,7 @@ def session_start(vault: Vault, hook: HookInput, agent: Agent) -> HookAnswer:
     notices = list(context.notices)
     if dropped:
         notices.append(
-            f"session-start: {len(dropped)} WARM block(s) left out to stay within "
+            f"{len(dropped)} WARM block(s) left out to stay within "
             f"{MAX_OUTPUT_CHARS:,} characters"
         )
     return HookAnswer(output, notices)
@@ -202,7 +202,7 @@ def prompt(vault: Vault, hook: HookInput, agent: Agent, *, k: int = 5) -> HookAn
     from memctl.agent.tool_specs import MAX_QUERY_CHARS
 
     if hook.prompt is None:
-        return HookAnswer(None, ["prompt: the hook's input has no prompt; nothing added"])
+        return HookAnswer(None, ["the hook's input has no prompt; nothing added"])
     query = prompt_query(hook.prompt, MAX_QUERY_CHARS)
     if not query:
         return HookAnswer(None, [])
@@ -215,7 +215,7 @@ def prompt(vault: Vault, hook: HookInput, agent: Agent, *, k: int = 5) -> HookAn
     return HookAnswer(output, notices)
 
 
-def capture(vault: Vault, hook: HookInput, agent: Agent, event: Event) -> HookAnswer:
+def capture(vault: Vault, hook: HookInput) -> HookAnswer:
     """The session's transcript captured into today's note; no output (a Stop hook's
     stdout never reaches the model). By rule, unless `[capture] extract = "llm"`: a hook
     runs at every turn's end, under the agent's timeout."""
@@ -224,10 +224,10 @@ def capture(vault: Vault, hook: HookInput, agent: Agent, event: Event) -> HookAn
     from memctl.agent.transcript_capture import capture_transcript
 
     if not hook.transcript_path:
-        return HookAnswer(None, [f"{event}: the hook's input has no transcript_path"])
+        return HookAnswer(None, ["the hook's input has no transcript_path"])
     extract = "llm" if vault.settings.capture.extract == "llm" else "rules"
     report = capture_transcript(
         vault, Path(hook.transcript_path), session_id=hook.session, extract=extract
     )
     notices = [*report.notices, *([report.skipped] if report.skipped else [])]
-    return HookAnswer(None, [f"{event}: {n}" for n in notices])
+    return HookAnswer(None, notices)

@@ -55,7 +55,7 @@ def hook(
         elif event == "prompt":
             answer = hooks.prompt(vault, payload, agent)
         else:
-            answer = hooks.capture(vault, payload, agent, event)
+            answer = hooks.capture(vault, payload)
     except Exception as exc:  # fail open: never a traceback, never a non-zero exit
         message = str(exc) if isinstance(exc, MemctlError) else f"{type(exc).__name__}: {exc}"
         err(f"memctl: hook {event}: {' '.join(message.split())}")
