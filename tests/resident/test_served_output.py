@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memctl.vault import Vault
 from tests.processes import MEMCTL
-from tests.resident.conftest import env_for, fresh_copy, serving
+from tests.resident.conftest import NOW, env_for, fresh_copy, serving
 
 COMMANDS: list[list[str]] = [
     ["search", "sqlite decision", "--no-log"],
@@ -180,3 +180,32 @@ def test_served_hooks_answer_as_in_process_hooks_do(tmp_path: Path, indexed_fixt
 
 def _done(done: subprocess.CompletedProcess[bytes]) -> tuple[int, bytes, bytes]:
     return done.returncode, done.stdout, done.stderr
+
+
+def test_a_served_stop_hook_captures_the_transcript_once(
+    tmp_path: Path, indexed_fixture: Vault
+) -> None:
+    from tests.agent.transcripts import write_transcript
+
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    transcript = write_transcript(tmp_path / "session.jsonl")
+    env = env_for()
+    stdin = json.dumps({"session_id": "srv", "transcript_path": str(transcript)}).encode()
+    with serving(root, env) as server:
+        before = int(server.pong()["served"])  # type: ignore[call-overload]
+        runs = [
+            subprocess.run(
+                [MEMCTL, "--vault", str(root), "hook", "stop"],
+                input=stdin,
+                capture_output=True,
+                env=env,
+                timeout=120,
+            )
+            for _ in range(2)
+        ]
+        answered = int(server.pong()["served"]) - before  # type: ignore[call-overload]
+    assert answered == 2
+    assert [(r.returncode, r.stdout) for r in runs] == [(0, b""), (0, b"")]
+    # The client's clock is the pinned one (MEMCTL_NOW), and so is the served capture's.
+    note = (root / "memory" / "daily" / f"{NOW.date().isoformat()}.md").read_text()
+    assert note.count("5433") == 1 and note.count("תל אביב") == 1, note
