@@ -215,7 +215,8 @@ def capture_text(
     start = _already_captured(vault, sid, turns)
     report.new_turns = len(turns) - start
     if report.new_turns == 0:
-        report.notices.append("nothing new since this session was last captured")
+        said = "nothing new since this session was last captured" if turns else "no turns"
+        report.notices.append(said)
         return report
     now = now or clock.now()
     memories = load_memories(vault)

@@ -162,7 +162,7 @@ _VALUE = re.compile(
     r"https?://\S+|`[^`\n]+`|[\w.+-]+@[\w-]+\.[\w.]+|(?<![\w@])@[\w-]{2,}"
     r"|(?:~|\.{1,2})?/[\w.@-]+(?:/[\w.@-]+)*|\b[\w.-]+(?:/[\w.@-]+)+"
     r"|\bv?\d+(?:[.:,_-]\d+)+\b|\b\d{2,}\b"
-    r"|\b[\w-]+\.(?:com|io|dev|net|org|internal|local|lan|corp)\b",
+    r"|\b[\w-]+\.(?:com|io|dev|net|org|internal|local|lan|corp)\b|\b[\w.-]+/(?=\s|$)",
     re.IGNORECASE,
 )
 _OWNER = re.compile(

@@ -214,47 +214,65 @@ def compact_history_cmd(
 def capture(
     ctx: typer.Context,
     source: str = typer.Argument(
-        ..., help="Conversation: messages JSON or plain text; - for stdin."
+        ...,
+        help="Transcript: Claude Code JSONL, Codex session, messages JSON or text; - for stdin.",
+    ),
+    session: str | None = typer.Option(
+        None, "--session", help="Session id for the mark and cap (default: the transcript's)."
+    ),
+    extract: str | None = typer.Option(
+        None, "--extract", help="auto, rules or llm (default [capture] extract, auto)."
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print the plan; write nothing."),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Extract durable memories from a conversation and write them (ADD/UPDATE/DELETE/NOOP).
+    """Keep what matters from an agent's conversation: by rule without an LLM, else the LLM's gates.
 
-    Filler and transient state are dropped, near-duplicates skipped, and every replaced or
-    retracted memory is archived in memory/archive/superseded.md with a pointer. Needs
-    ANTHROPIC_API_KEY (exit 2 without it).
+    The format is detected. Without an LLM (or with --extract rules) it keeps what the user
+    asked to remember, decisions, standing rules, corrections, agreed proposals and new
+    values of things the vault names. <private> text is never read; each memory goes to
+    today's daily note with the session's mark; a session captured twice adds nothing.
 
     \b
     Examples:
-      memctl capture session.json --dry-run
-      pbpaste | memctl capture -
+      memctl capture ~/.claude/projects/-home-me-app/SESSION.jsonl --dry-run
+      memctl capture session.json --extract rules --json
     """
-    from memctl.agent.capture import capture as run_capture
-    from memctl.llm import get_llm
+    from pathlib import Path
+
+    from memctl.agent.transcript_capture import capture_text, capture_transcript, decode_transcript
 
     vault = get_vault(ctx)
-    llm = get_llm(vault.settings)
-    if llm is None:
-        from memctl.agent.capture import NO_KEY_FOR_CAPTURE
-
-        raise UsageError(NO_KEY_FOR_CAPTURE)
-    report = run_capture(vault, read_source(source), llm, dry_run=dry_run)
+    if source == "-":
+        limit = vault.settings.capture.max_transcript_bytes
+        raw = decode_transcript(sys.stdin.buffer.read(limit + 1), "standard input", limit)
+        report = capture_text(vault, raw, session_id=session, dry_run=dry_run, extract=extract)
+    else:
+        report = capture_transcript(
+            vault, Path(source), session_id=session, dry_run=dry_run, extract=extract
+        )
     for notice in report.notices:
         err(f"memctl: {notice}")
     if json_out:
         print_json(report.to_dict())
         return
-    for cand in report.candidates:
+    if report.skipped:
+        err(f"memctl: {report.skipped}")
+        return
+    for cand in report.to_dict()["candidates"]:
         where = ""
-        if cand.written and cand.written.get("path"):
-            where = f" -> {cand.written['path']}"
-        elif cand.target is not None:
-            where = f" ({cand.target.path}:{cand.target.line_start})"
-        console.print(f"{cand.outcome:<9} {cand.text}{where}")
-        if cand.reason and cand.outcome not in ("ADD",):
-            console.print(f"          {cand.reason}")
-        if cand.written and cand.written.get("notice"):
-            err(f"memctl: {cand.written['notice']}")
+        if cand["written"] and cand["written"].get("path"):
+            where = f" -> {cand['written']['path']}"
+        elif cand["target"] is not None:
+            where = f" ({cand['target']['path']}:{cand['target']['line_start']})"
+        console.print(f"{cand['outcome']:<9} {cand['text']}{where}")
+        if cand["reason"] and cand["outcome"] != "ADD":
+            console.print(f"          {cand['reason']}")
+        if cand["written"] and cand["written"].get("notice"):
+            err(f"memctl: {cand['written']['notice']}")
     summary = ", ".join(f"{n} {k}" for k, n in sorted(report.counts().items())) or "nothing found"
-    err(f"memctl: {'plan (dry run): ' if dry_run else ''}{summary}; {report.llm_calls} LLM call(s)")
+    err(
+        f"memctl: {'plan (dry run): ' if dry_run else ''}{summary} "
+        f"({report.method}, {report.format}, session {report.session_id}); "
+        f"{report.llm_calls} LLM call(s)"
+    )

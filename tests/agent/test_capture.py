@@ -99,10 +99,19 @@ def test_no_llm_is_exit_2(vault: Vault) -> None:
     assert info.value.exit_code == 2 and "ANTHROPIC_API_KEY" in str(info.value)
 
 
-def test_cli_without_key_says_so_and_exits_2(runner, vault_dir) -> None:
-    out = runner.invoke(app, ["--vault", str(vault_dir), "capture", "-"], input="user: hi")
+def test_cli_without_key_says_so_and_exits_2_when_the_llm_is_asked_for(runner, vault_dir) -> None:
+    args = ["--vault", str(vault_dir), "capture", "-", "--extract", "llm"]
+    out = runner.invoke(app, args, input="user: hi")
     assert out.exit_code == 2
     assert "ANTHROPIC_API_KEY" in out.stderr
+
+
+def test_cli_without_key_captures_by_rule(runner, vault_dir) -> None:
+    text = "user: Remember that the billing cron runs at 03:15 UTC."
+    out = runner.invoke(app, ["--vault", str(vault_dir), "capture", "-"], input=text)
+    assert out.exit_code == 0, out.output
+    daily = "".join(p.read_text() for p in (vault_dir / "memory" / "daily").glob("*.md"))
+    assert "The billing cron runs at 03:15 UTC (session text-" in daily
 
 
 def test_gates_and_add_in_three_languages(vault: Vault) -> None:

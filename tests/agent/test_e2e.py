@@ -36,6 +36,6 @@ def test_binary_context_tools_and_capture_without_key(vault_dir: Path) -> None:
     data = json.loads(done.stdout)
     assert "Backblaze" in data["system"][1]["text"]
     assert data["system"][-1]["text"].strip().endswith("Today is 2026-11-22.")
-    done = _run(*vault, "capture", "-", stdin="user: we use Backblaze")
+    done = _run(*vault, "capture", "-", "--extract", "llm", stdin="user: we use Backblaze")
     assert done.returncode == 2
     assert "ANTHROPIC_API_KEY" in done.stderr and "Traceback" not in done.stderr
