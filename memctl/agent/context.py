@@ -128,6 +128,16 @@ def order_blocks(blocks: Sequence[ContextBlock]) -> list[ContextBlock]:
     return [b for _, b in indexed]
 
 
+def drop_order(blocks: Sequence[ContextBlock]) -> list[ContextBlock]:
+    """The blocks a budget may drop, first to go first: WARM oldest day first, then COLD
+    worst rank first. HOT, the tool guide and the date line are never among them."""
+    warm = [b for b in blocks if b.kind == "warm"]
+    # Oldest first; undated WARM blocks count as oldest. Ties: later in the file is newer.
+    warm_order = sorted(warm, key=lambda b: (b.day or date.min, b.line_start or 0))
+    cold_order = sorted((b for b in blocks if b.kind == "cold"), key=lambda b: -b.rank)
+    return warm_order + cold_order
+
+
 def fit_budget(
     blocks: Sequence[ContextBlock], budget: int
 ) -> tuple[list[ContextBlock], list[ContextBlock], list[str]]:
@@ -143,13 +153,7 @@ def fit_budget(
     def total() -> int:
         return sum(b.tokens for b in kept)
 
-    warm = [b for b in kept if b.kind == "warm"]
-    # Oldest first; undated WARM blocks count as oldest. Ties: later in the file is newer.
-    warm_order = sorted(
-        enumerate(warm), key=lambda item: (item[1].day or date.min, item[1].line_start or 0)
-    )
-    cold_order = sorted((b for b in kept if b.kind == "cold"), key=lambda b: -b.rank)
-    for victim in [b for _, b in warm_order] + cold_order:
+    for victim in drop_order(kept):
         if total() <= budget:
             break
         kept.remove(victim)

@@ -55,6 +55,8 @@ HELP_PANELS: dict[str, dict[str, str]] = {
         "capture": "agent_cmds",
         "compact-history": "agent_cmds",
         "import": "import_cmds",
+        "hook": "hook_cmds",
+        "install": "hook_cmds",
     },
 }
 COMMAND_MODULES: dict[str, str] = {

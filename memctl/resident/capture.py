@@ -20,9 +20,12 @@ from typing import Any
 from memctl.cli._common import CONSOLE_OPTIONS, request_consoles
 from memctl.cli.safe_console import SafeConsole
 
-_streams: ContextVar[tuple[ClientStream, ClientStream, io.TextIOWrapper] | None] = ContextVar(
+_streams: ContextVar[tuple[ClientStream, ClientStream] | None] = ContextVar(
     "memctl_request_streams", default=None
 )
+# A request's standard input: what the client read from its own (a hook's JSON), else
+# nothing; a served command never reads the resident process's stdin.
+_stdin: ContextVar[io.TextIOWrapper | None] = ContextVar("memctl_request_stdin", default=None)
 
 
 class ClientStream(io.TextIOWrapper):
@@ -42,13 +45,17 @@ class ClientStream(io.TextIOWrapper):
 
 
 class _Routed:
-    """sys.stdout or sys.stderr: the current request's stream, else the process's own."""
+    """sys.stdout, sys.stderr or sys.stdin: the current request's stream, else the
+    process's own."""
 
     def __init__(self, own: Any, index: int) -> None:
         self._own = own
         self._index = index
 
     def _target(self) -> Any:
+        if self._index == 2:
+            stdin = _stdin.get()
+            return self._own if stdin is None else stdin
         streams = _streams.get()
         return self._own if streams is None else streams[self._index]
 
@@ -69,15 +76,15 @@ class _Routed:
 
 
 def route_standard_streams() -> None:
-    """Once, at the resident process's start: make sys.stdout/sys.stderr per request, and
-    sys.stdin empty for a request (the client resolves `-`; this process's own standard
-    input is never a client's, and reading it could wait forever)."""
+    """Once, at the resident process's start: make the standard streams per request. A
+    request's stdin is what its client sent (a hook's JSON), else empty: this process's own
+    standard input is never a client's, and reading it could wait forever."""
+    if not isinstance(sys.stdin, _Routed):
+        sys.stdin = _Routed(sys.stdin, 2)
     if not isinstance(sys.stdout, _Routed):
         sys.stdout = _Routed(sys.stdout, 0)
     if not isinstance(sys.stderr, _Routed):
         sys.stderr = _Routed(sys.stderr, 1)
-    if not isinstance(sys.stdin, _Routed):
-        sys.stdin = _Routed(sys.stdin, 2)
 
 
 @dataclass(frozen=True)
@@ -108,8 +115,9 @@ def client_console(stream: ClientStream, terminal: Terminal, *, stderr: bool) ->
 
 
 @contextmanager
-def captured(terminal: Terminal) -> Iterator[tuple[ClientStream, ClientStream]]:
-    """Within: this thread's stdout, stderr and CLI consoles write for the client."""
+def captured(terminal: Terminal, stdin: bytes = b"") -> Iterator[tuple[ClientStream, ClientStream]]:
+    """Within: this thread's stdout, stderr and CLI consoles write for the client, and
+    its stdin reads `stdin`."""
     out = ClientStream(
         bool(terminal.stdout.get("tty")),
         str(terminal.stdout.get("encoding", "utf-8")),
@@ -124,11 +132,12 @@ def captured(terminal: Terminal) -> Iterator[tuple[ClientStream, ClientStream]]:
         client_console(out, terminal, stderr=False),
         client_console(err, terminal, stderr=True),
     )
-    nothing = io.TextIOWrapper(io.BytesIO(b""), encoding="utf-8")
-    streams_token = _streams.set((out, err, nothing))
+    streams_token = _streams.set((out, err))
+    stdin_token = _stdin.set(io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
     consoles_token = request_consoles.set(consoles)
     try:
         yield out, err
     finally:
         request_consoles.reset(consoles_token)
+        _stdin.reset(stdin_token)
         _streams.reset(streams_token)

@@ -18,7 +18,8 @@ from memctl.resident import address
 if address.TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-SERVED = ("search", "context", "tools", "status")
+SERVED = ("search", "context", "tools", "status", "hook")
+HOOK_INPUT_MAX = 8 * 1024 * 1024 + 1  # memctl.agent.hooks.MAX_INPUT_BYTES, and one to tell
 OFF_SWITCH = "MEMCTL_RESIDENT"  # "0" or "off": never use a resident process
 _CORE = os.path.join("memory", "core.md")
 
@@ -140,6 +141,11 @@ def run_served(argv: Sequence[str]) -> int | None:
     if resolved is None:
         return None
     args = resolved
+    stdin: str | None = None
+    if args[0] == "hook":
+        stdin = _hook_input()
+        if stdin is None:
+            return None
     try:
         sock, token, pid = address.connect(root)
     except address.Untrusted as exc:
@@ -160,6 +166,8 @@ def run_served(argv: Sequence[str]) -> int | None:
         "stderr": _stream_facts(sys.stderr),
         "size": terminal_size(),
     }
+    if stdin is not None:
+        request["stdin"] = stdin
     try:
         with sock, sock.makefile("rb") as stream:
             address.send_json(sock, request)
@@ -207,6 +215,23 @@ def _safe_for(stream: object, data: bytes) -> bytes:
 
 def _say(message: str) -> None:
     sys.stderr.write(f"memctl: notice: {message}\n")
+
+
+def _hook_input() -> str | None:
+    """A hook's JSON, read here to be sent along; stdin is replaced by a copy of what was
+    read, so the CLI reads the same bytes when the command runs here after all. None
+    (run here) when it is not UTF-8: the CLI says so in one line."""
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        return ""
+    data = stream.buffer.read(HOOK_INPUT_MAX)
+    import io  # already loaded by the interpreter's start: no cost
+
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _notice(header: Mapping[str, object], command: str) -> None:

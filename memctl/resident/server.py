@@ -291,9 +291,10 @@ class Resident:
             stderr=request.get("stderr") or {},
             size=request.get("size"),
         )
+        stdin = request.get("stdin")
         with self.request_lock:
             self.search.refresh_if_reconfigured()
-            with captured(terminal) as (out, err):
+            with captured(terminal, str(stdin or "").encode("utf-8", "replace")) as (out, err):
                 code = self._run_cli([str(a) for a in argv])
             stdout, stderr = out.value(), err.value()
         if code == 2:

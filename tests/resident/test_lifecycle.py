@@ -197,6 +197,7 @@ def test_the_client_path_imports_nothing_heavy(tmp_path: Path, indexed_fixture: 
     root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
     env = env_for()
     probe = BUDGET_PROBE.replace("{HEAVY!r}", repr(HEAVY))
+    prompt = '{"session_id": "s", "prompt": "когда отпуск Ивана?"}'
     with serving(root, env):
         done = subprocess.run(
             [sys.executable, "-c", probe, "--vault", str(root), "search", "sqlite", "--no-log"],
@@ -205,9 +206,19 @@ def test_the_client_path_imports_nothing_heavy(tmp_path: Path, indexed_fixture: 
             env=env,
             timeout=60,
         )
+        hook = subprocess.run(
+            [sys.executable, "-c", probe, "--vault", str(root), "hook", "prompt"],
+            input=prompt,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
     assert "decisions.md" in done.stdout
     # The last line is the probe's; a search notice (the relevance floor's) may precede it.
     assert done.stderr.strip().splitlines()[-1] == "0 []", done.stderr
+    assert "archive/2025-08-02.md" in hook.stdout  # a served hook: the CLI never loaded
+    assert hook.stderr.strip().splitlines()[-1] == "0 []", hook.stderr
 
 
 def test_the_collector_settles_in_a_warm_process() -> None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 from memctl.vault import Vault
 from tests.processes import MEMCTL
-from tests.resident.conftest import env_for, fresh_copy, serving
+from tests.resident.conftest import NOW, env_for, fresh_copy, serving
 
 COMMANDS: list[list[str]] = [
     ["search", "sqlite decision", "--no-log"],
@@ -136,3 +137,75 @@ def test_a_terminal_gets_the_same_bytes(tmp_path: Path, indexed_fixture: Vault) 
             assert served == here, f"{args}:\n{served[1]!r}\n{here[1]!r}"
             assert b"\x1b[" in served[1]  # a terminal gets colour
     assert b"\xe2\x94\x8f" in served[1]  # status's table, box-drawn for a UTF-8 terminal
+
+
+HOOK_CALLS: list[tuple[list[str], str]] = [
+    (["hook", "prompt"], json.dumps({"session_id": "s", "prompt": "когда отпуск Ивана?"})),
+    (["hook", "prompt", "--agent", "gemini"], '{"prompt": "what is the capital of France?"}'),
+    (["hook", "session-start", "--agent", "cursor"], '{"conversation_id": "c"}'),
+    (["hook", "prompt"], '{"prompt": '),  # bad input: one line, exit 0
+]
+
+
+def test_served_hooks_answer_as_in_process_hooks_do(tmp_path: Path, indexed_fixture: Vault) -> None:
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    env = env_for()
+
+    def run(environment: dict[str, str]) -> list[tuple[int, bytes, bytes]]:
+        return [
+            _done(
+                subprocess.run(
+                    [MEMCTL, "--vault", str(root), *args],
+                    input=stdin.encode(),
+                    capture_output=True,
+                    env=environment,
+                    timeout=120,
+                )
+            )
+            for args, stdin in HOOK_CALLS
+        ]
+
+    here = run({**env, "MEMCTL_RESIDENT": "0"})
+    with serving(root, env) as server:
+        before = int(server.pong()["served"])  # type: ignore[call-overload]
+        served = run(env)
+        answered = int(server.pong()["served"]) - before  # type: ignore[call-overload]
+    assert answered == len(HOOK_CALLS)
+    assert served == here
+    assert b"archive/2025-08-02.md:" in here[0][1]
+    assert here[1] == (0, b"", b"")
+    assert json.loads(here[2][1])["additional_context"].startswith("Memory loaded by memctl")
+    assert here[3][0] == 0 and here[3][1] == b"" and len(here[3][2].splitlines()) == 1
+
+
+def _done(done: subprocess.CompletedProcess[bytes]) -> tuple[int, bytes, bytes]:
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_a_served_stop_hook_captures_the_transcript_once(
+    tmp_path: Path, indexed_fixture: Vault
+) -> None:
+    from tests.agent.transcripts import write_transcript
+
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    transcript = write_transcript(tmp_path / "session.jsonl")
+    env = env_for()
+    stdin = json.dumps({"session_id": "srv", "transcript_path": str(transcript)}).encode()
+    with serving(root, env) as server:
+        before = int(server.pong()["served"])  # type: ignore[call-overload]
+        runs = [
+            subprocess.run(
+                [MEMCTL, "--vault", str(root), "hook", "stop"],
+                input=stdin,
+                capture_output=True,
+                env=env,
+                timeout=120,
+            )
+            for _ in range(2)
+        ]
+        answered = int(server.pong()["served"]) - before  # type: ignore[call-overload]
+    assert answered == 2
+    assert [(r.returncode, r.stdout) for r in runs] == [(0, b""), (0, b"")]
+    # The client's clock is the pinned one (MEMCTL_NOW), and so is the served capture's.
+    note = (root / "memory" / "daily" / f"{NOW.date().isoformat()}.md").read_text()
+    assert note.count("5433") == 1 and note.count("תל אביב") == 1, note
