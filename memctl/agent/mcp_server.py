@@ -239,17 +239,12 @@ def http_app(vault: Vault, *, host: str, token: str | None, llm: LLM | None = No
     return BearerToken(app, token) if token else app
 
 
-def http_server(
-    vault: Vault, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None
-) -> tuple[Any, Any, str]:
-    """A uvicorn server for the tools, its bound listening socket, and its URL.
+def bind(host: str, port: int) -> tuple[Any, str]:
+    """A listening socket on host:port (0: any free port) and its `http://host:port`.
 
-    The socket is bound here, before serving, so a port 0 is known at once and a port in
-    use is an error before anything starts.
-    """
+    Bound before serving, so a port 0 is known at once and a port in use is an error
+    before anything starts (the MCP listener and `memctl ui` share this)."""
     import socket
-
-    import uvicorn
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -261,7 +256,17 @@ def http_server(
         sock.close()
         raise
     where = f"[{host}]" if family == socket.AF_INET6 else host
-    url = f"http://{where}:{sock.getsockname()[1]}/mcp"
+    return sock, f"http://{where}:{sock.getsockname()[1]}"
+
+
+def http_server(
+    vault: Vault, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None
+) -> tuple[Any, Any, str]:
+    """A uvicorn server for the tools, its bound listening socket, and its URL."""
+    import uvicorn
+
+    sock, base = bind(host, port)
+    url = f"{base}/mcp"
     app = http_app(vault, host=host, token=token, llm=get_llm(vault.settings))
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     return uvicorn.Server(config), sock, url
