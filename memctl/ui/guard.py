@@ -27,7 +27,8 @@ SECURITY_HEADERS = {
     ),
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
+    # same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on a post.
+    "referrer-policy": "same-origin",
     "cache-control": "no-store",
 }
 

@@ -16,6 +16,7 @@ import pytest
 from memctl.index.store import Store
 from memctl.index.sync import sync
 from memctl.lifecycle import history
+from memctl.lifecycle.workflows import run_promote
 from memctl.memory import init_vault
 from memctl.vault import Vault
 from tests.lifecycle.helpers import DECISIONS, write
@@ -62,6 +63,7 @@ def build(root: Path) -> Vault:
     write(vault, "memory/daily/2026-11-21.md", TODAY, NOW - timedelta(hours=20))
     write(vault, "memory/daily/2026-09-01.md", OLD, NOW - timedelta(days=80))
     write(vault, "memory/decisions.md", DECISIONS, NOW - timedelta(days=60))
+    write(vault, "memory/daily/2026-11-22.md", "# 2026-11-22\n\n- 08:00 Checked the backups.\n")
     sync(vault, embed=False, now=NOW)
     with Store.open(vault) as store:
         row = store.conn.execute(
@@ -71,6 +73,7 @@ def build(root: Path) -> Vault:
             store.record_references(
                 [(row[0], row[1])], "search", "миграции пятница", NOW - timedelta(hours=i + 1)
             )
+    run_promote(vault, now=NOW)  # the proposals, as `memctl promote` lists them
     for days, lines, moves, applied in ((14, 9, 2, 0), (7, 10, 1, 1), (1, 11, 0, 2)):
         with vault.lock():
             history.record_run(
@@ -124,8 +127,10 @@ def serving_ui(root: Path, *args: str, env: dict[str, str] | None = None) -> Ite
     reader.start()
     try:
         assert until(
-            lambda: any("serving the memctl page" in ln for ln in server.lines)
-            or proc.poll() is not None,
+            lambda: (
+                any("serving the memctl page" in ln for ln in server.lines)
+                or proc.poll() is not None
+            ),
             90,
         )
         found = re.search(r"(http://\S+/)$", server.log, re.M)
