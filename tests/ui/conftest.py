@@ -113,10 +113,16 @@ class UiServer:
 
 
 @contextmanager
-def serving_ui(root: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[UiServer]:
-    """`memctl --vault ROOT ui --port 0 ARGS...` until the block ends (SIGTERM)."""
+def serving_ui(
+    root: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    command: tuple[str, ...] = ("ui", "--port", "0"),
+) -> Iterator[UiServer]:
+    """`memctl --vault ROOT ui --port 0 ARGS...` (or another command that serves the page)
+    until the block ends (SIGTERM)."""
     proc = subprocess.Popen(
-        [MEMCTL, "--vault", str(root), "ui", "--port", "0", *args],
+        [MEMCTL, "--vault", str(root), *command, *args],
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
@@ -133,7 +139,7 @@ def serving_ui(root: Path, *args: str, env: dict[str, str] | None = None) -> Ite
             ),
             90,
         )
-        found = re.search(r"(http://\S+/)$", server.log, re.M)
+        found = re.search(r"memctl page for .* on (http://\S+/)$", server.log, re.M)
         assert found and proc.poll() is None, server.log
         server.url = found.group(1).rstrip("/")
         yield server

@@ -129,3 +129,12 @@ def test_form_tokens_are_signed_by_the_process_and_expire() -> None:
 )
 def test_same_origin(headers: dict[str, str], same: bool) -> None:
     assert Guard(host="127.0.0.1", port=9, token=None).same_origin(headers) is same
+
+
+def test_the_resident_process_serves_the_page_too(ui_vault: Vault) -> None:
+    """`memctl serve --ui-port 0`: the dashboard shows the process serving it."""
+    command = ("serve", "--no-embed", "--ui-port", "0")
+    with serving_ui(ui_vault.root, command=command) as ui:
+        page = httpx.get(ui.url + "/", timeout=60).text
+        assert "running, pid" in page
+        assert httpx.get(ui.url + "/search?q=backups", timeout=60).status_code == 200
