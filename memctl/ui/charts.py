@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
-WIDTH, HEIGHT, PAD = 560, 160, 28
+WIDTH, HEIGHT, PAD = 480, 160, 28  # two charts side by side in the page's width
 COLOURS = ("#2b6cb0", "#c05621", "#2f855a", "#6b46c1")
 
 

@@ -73,23 +73,31 @@ def build(root: Path) -> Vault:
             store.record_references(
                 [(row[0], row[1])], "search", "миграции пятница", NOW - timedelta(hours=i + 1)
             )
+        core = store.conn.execute("SELECT hash, path FROM chunks WHERE path = 'memory/core.md'")
+        loaded = list(core)
+        for day in range(1, 30):  # an agent's context loads, a few a day (the trends' refs)
+            for turn in range(day % 4 + 1):
+                store.record_references(
+                    loaded, "context", None, NOW - timedelta(days=day, minutes=turn)
+                )
     run_promote(vault, now=NOW)  # the proposals, as `memctl promote` lists them
-    for days, lines, moves, applied in ((14, 9, 2, 0), (7, 10, 1, 1), (1, 11, 0, 2)):
+    # Ten weekly runs: HOT grows, COLD grows as notes are demoted, promotions now and then.
+    for week in range(10):
         with vault.lock():
             history.record_run(
                 vault,
                 history.RunFigures(
-                    at=(NOW - timedelta(days=days)).isoformat(),
-                    hot_lines=lines,
+                    at=(NOW - timedelta(days=7 * (9 - week) + 1)).isoformat(),
+                    hot_lines=40 + 6 * week,
                     hot_cap=100,
-                    warm_files=3,
-                    cold_files=4 + moves,
-                    cold_chunks=20 + days,
-                    moves=moves,
-                    promotions_applied=applied,
-                    proposals_waiting=1,
+                    warm_files=3 + week % 3,
+                    cold_files=10 + 4 * week,
+                    cold_chunks=60 + 25 * week,
+                    moves=2 + week % 4,
+                    promotions_applied=week + week // 3,
+                    proposals_waiting=1 + week % 2,
                     lint_errors=0,
-                    lint_warnings=1,
+                    lint_warnings=week % 3,
                     exit_code=0,
                 ),
             )

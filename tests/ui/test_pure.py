@@ -5,7 +5,7 @@ from __future__ import annotations
 from memctl.ui import charts
 from memctl.ui.search_view import pieces
 
-EVIL = '<script>alert(1)</script>'
+EVIL = "<script>alert(1)</script>"
 
 
 def test_charts_escape_every_label() -> None:
