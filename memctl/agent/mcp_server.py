@@ -247,7 +247,10 @@ def bind(host: str, port: int) -> tuple[Any, str]:
     import socket
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says
+    # TCP, and without it a keep-alive client's second request waits ~40 ms (Nagle against
+    # delayed ACK) for every answer written in two parts.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
