@@ -15,7 +15,7 @@ from pathlib import Path
 
 from memctl.errors import UsageError
 from memctl.tokens import estimate_tokens
-from memctl.vault import Vault, read_text, tier_of
+from memctl.vault import Vault, tier_of
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SPEC = re.compile(r"^(?P<path>.+?):(?P<start>\d+)(?:-(?P<end>\d+))?$")
@@ -57,6 +57,8 @@ def parse_spec(spec: str) -> tuple[str, tuple[int, int] | None]:
 def memory_path(rel: str) -> str:
     """`rel` checked to name a tier file under memory/ (no `..`, not absolute)."""
     cleaned = rel.strip().removeprefix("./")
+    if "\x00" in cleaned:  # no file has one; the OS would refuse the name with ValueError
+        raise UsageError(f"{rel!r}: a path cannot hold a NUL character")
     if not cleaned or Path(cleaned).is_absolute() or ".." in Path(cleaned).parts:
         raise UsageError(f"{rel!r}: give a vault-relative path under memory/")
     if tier_of(cleaned) is None:
@@ -67,9 +69,13 @@ def memory_path(rel: str) -> str:
 
 
 def memory_file(vault: Vault, rel: str) -> Path:
-    """The file `rel` names, if it is one of the vault's tier files under memory/."""
+    """The file `rel` names, if it is one of the vault's tier files under memory/ and
+    the reader rule (`Vault.read_memory`) lets it be read: a file, or a `memory/` folder,
+    that links out of the vault is refused with the words every other reader uses."""
     cleaned = memory_path(rel)
     path = vault.root / cleaned
+    if vault.leaves_vault(path):
+        raise UsageError(f"{cleaned}: skipped, it is a link that leaves the vault")
     memory = vault.memory_dir.resolve()
     try:
         resolved = path.resolve(strict=True)
@@ -169,4 +175,7 @@ def read_excerpt(
     budget: int | None = None,
 ) -> Excerpt:
     path = memory_file(vault, rel)
-    return excerpt_of(read_text(path), vault.rel(path), lines=lines, heading=heading, budget=budget)
+    text = vault.read_memory(path)
+    if text is None:  # unreadable since memory_file looked: read_memory's notice says why
+        raise UsageError(vault.notices[-1] if vault.notices else f"{rel}: cannot read it")
+    return excerpt_of(text, vault.rel(path), lines=lines, heading=heading, budget=budget)

@@ -206,6 +206,26 @@ class Vault:
             self._state_checked.append(True)
         return path
 
+    def state_entry(self, *parts: str) -> Path:
+        """`.memctl/PARTS`, checked before memctl reads, creates, replaces or removes it.
+
+        `.memctl/` holds only what memctl made, and memctl makes no links there (but the
+        one its as-of snapshots hold to the live state.db), so a link on the way below
+        `.memctl/` came with a cloned repository: a lock would truncate its target, a
+        snapshot be written and pruned, a token be stored, through it. Refused with one
+        line naming the link (exit 2); nothing is touched.
+        """
+        at = self.state_dir
+        for part in parts:
+            at = at / part
+            if at.is_symlink():
+                raise UnsafeStatePath(
+                    f"{self._label(at)} is a symbolic link: memctl never follows a link in "
+                    f"{STATE_DIR}/ (a cloned repository can commit one); it touched nothing. "
+                    "Remove the link: memctl recreates what it needs"
+                )
+        return at
+
     def daily_path(self, day: date) -> Path:
         return self.daily_dir / f"{day.isoformat()}.md"
 
@@ -288,7 +308,8 @@ class Vault:
     @contextlib.contextmanager
     def lock(self, name: str = "vault", timeout: float = 30.0) -> Iterator[None]:
         """An inter-process lock. `timeout=0` fails at once with LockBusy if it is held."""
-        lock = FileLock(str(self.state_dir / f"{name}.lock"))
+        # filelock opens with O_TRUNC: through a committed link it would empty the target.
+        lock = FileLock(str(self.state_entry(f"{name}.lock")))
         try:
             lock.acquire(timeout=timeout)
         except Timeout:

@@ -89,9 +89,15 @@ class HttpServer:
     url: str = ""
     lines: list[str] = field(default_factory=list)  # stderr, complete once the block ends
 
+    token: str = ""  # the bearer token it requires
+
     @property
     def log(self) -> str:
         return "".join(self.lines)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
 
 
 @contextmanager
@@ -116,6 +122,13 @@ def serving_mcp_http(root: Path, env: dict[str, str], *args: str) -> Iterator[Ht
         found = re.search(r"(http://\S+/mcp)", server.log)
         assert found and proc.poll() is None, server.log
         server.url = found.group(1)
+        shown = re.search(r"Authorization: Bearer (\S+)", server.log)
+        kept = root / ".memctl" / "http.token"
+        server.token = (
+            shown.group(1)
+            if shown
+            else env.get("MEMCTL_MCP_TOKEN") or kept.read_text(encoding="utf-8").strip()
+        )
         yield server
     finally:
         stop(proc)

@@ -201,42 +201,13 @@ def run(vault: Vault) -> None:
 
 # -- streamable HTTP -------------------------------------------------------------------
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-TOKEN_ENV = "MEMCTL_MCP_TOKEN"
 
+def http_app(vault: Vault, *, host: str, token: str, llm: LLM | None = None) -> Any:
+    """The Starlette app serving the tools at /mcp (DNS-rebinding checks on loopback),
+    behind the bearer token (memctl.http_auth: loopback is open to every local user)."""
+    from memctl.http_auth import BearerToken
 
-class BearerToken:
-    """ASGI wrapper: every request must carry `Authorization: Bearer <token>`."""
-
-    def __init__(self, app: Any, token: str) -> None:
-        self.app = app
-        self.expected = f"Bearer {token}".encode()
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        import hmac
-
-        if scope["type"] == "http":
-            given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self.expected):
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 401,
-                        "headers": [
-                            (b"content-type", b"text/plain"),
-                            (b"www-authenticate", b"Bearer"),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": b"a bearer token is required\n"})
-                return
-        await self.app(scope, receive, send)
-
-
-def http_app(vault: Vault, *, host: str, token: str | None, llm: LLM | None = None) -> Any:
-    """The Starlette app serving the tools at /mcp (DNS-rebinding checks on loopback)."""
-    app = build_server(vault, llm).streamable_http_app(host=host)
-    return BearerToken(app, token) if token else app
+    return BearerToken(build_server(vault, llm).streamable_http_app(host=host), token)
 
 
 def bind(host: str, port: int) -> tuple[Any, str]:
@@ -263,7 +234,7 @@ def bind(host: str, port: int) -> tuple[Any, str]:
 
 
 def http_server(
-    vault: Vault, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None
+    vault: Vault, *, token: str, host: str = "127.0.0.1", port: int = 8765
 ) -> tuple[Any, Any, str]:
     """A uvicorn server for the tools, its bound listening socket, and its URL."""
     import uvicorn
@@ -278,9 +249,9 @@ def http_server(
 def run_http(
     vault: Vault,
     *,
+    token: str,
     host: str = "127.0.0.1",
     port: int = 8765,
-    token: str | None = None,
     announce: Any = print,
 ) -> None:
     """Serve over streamable HTTP until Ctrl-C/SIGTERM; one warm Searcher for all calls."""

@@ -136,9 +136,10 @@ def mcp(
 ) -> None:
     """Serve the memory tools (Model Context Protocol) for this vault, over stdio or HTTP.
 
-    One warm search state (index, model, caches) serves every call. Beyond loopback,
-    --http requires a bearer token: $MEMCTL_MCP_TOKEN, else one is generated into
-    .memctl/mcp.token (owner-only) and clients must send `Authorization: Bearer <it>`.
+    One warm search state (index, model, caches) serves every call. Over HTTP every
+    request needs `Authorization: Bearer <token>` (loopback is open to every local
+    user): $MEMCTL_MCP_TOKEN, else the vault's .memctl/http.token (owner-only), made
+    and printed the first time.
 
     \b
     Examples (an MCP client's server entry, then HTTP):
@@ -151,29 +152,20 @@ def mcp(
     if not http:
         run(vault)
         return
-    token = http_token(vault, host)
+    token = http_token(vault)
     try:
         run_http(vault, host=host, port=port, token=token, announce=lambda m: err(f"memctl: {m}"))
     except OSError as exc:
         raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
-def http_token(vault: Vault, host: str) -> str | None:
-    """$MEMCTL_MCP_TOKEN; beyond loopback without it, a new one in .memctl/mcp.token."""
-    import os
-    import secrets
+def http_token(vault: Vault) -> str:
+    """The bearer token of the vault's HTTP listeners (memctl.http_auth), announced."""
+    from memctl.http_auth import vault_token
 
-    from memctl.agent.mcp_server import LOOPBACK, TOKEN_ENV
-    from memctl.resident.address import write_private
-
-    token = os.environ.get(TOKEN_ENV) or None
-    if host in LOOPBACK or token is not None:
-        return token
-    token = secrets.token_urlsafe(32)
-    path = vault.state_dir / "mcp.token"
-    write_private(str(path), token + "\n")
-    err(f"memctl: listening beyond loopback: clients must send the bearer token in {path}")
-    return token
+    token = vault_token(vault)
+    err(f"memctl: {token.announcement()}")
+    return token.value
 
 
 @app.command("compact-history")

@@ -1,4 +1,5 @@
-"""`memctl db migrate` and `memctl db status`: the shared PostgreSQL index's schema."""
+"""`memctl db migrate`, `db status`, `db release`: the shared PostgreSQL index's schema and
+namespaces."""
 
 from __future__ import annotations
 
@@ -88,3 +89,25 @@ def status_cmd(
         console.print(
             f"  {v['vault']}: {v['chunks']} chunks, last sync {v['last_sync'] or 'never'}"
         )
+
+
+@db_app.command("release")
+def release_cmd(
+    ctx: typer.Context,
+    namespace: str = typer.Argument(..., help="The namespace ([index] vault) to free."),
+) -> None:
+    """Free a namespace claimed by a vault that moved or is gone; its rows stay.
+
+    The next vault to index into it claims it (docs/scale.md, "Namespaces").
+
+    Example: memctl db release agent
+    """
+    from memctl.index.postgres import claims, schema
+
+    url, _ = _url(ctx)
+    with schema.connect(url) as conn:
+        if schema.schema_version(conn) < 10:
+            console.print(f"{namespace}: not claimed (the schema has no claims yet)")
+            return
+        freed = claims.release(conn, namespace)
+    console.print(f"{namespace}: {'released' if freed else 'not claimed'}")

@@ -62,16 +62,15 @@ def serve(
             console.print(summary_line(report))
             sys.stdout.flush()
 
-    mcp = None
-    if mcp_port is not None:
+    mcp = ui = None
+    if mcp_port is not None or ui_port is not None:
         from memctl.cli.agent_cmds import http_token
 
-        mcp = (mcp_host, mcp_port, http_token(vault, mcp_host))
-    ui = None
-    if ui_port is not None:
-        from memctl.cli.agent_cmds import http_token
-
-        ui = (ui_host, ui_port, http_token(vault, ui_host))
+        token = http_token(vault)  # one token for both listeners, announced once
+        if mcp_port is not None:
+            mcp = (mcp_host, mcp_port, token)
+        if ui_port is not None:
+            ui = (ui_host, ui_port, token)
     resident = Resident(
         vault, debounce=debounce, embed=not no_embed, log=log, on_sync=synced, mcp=mcp, ui=ui
     )

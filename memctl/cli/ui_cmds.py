@@ -21,9 +21,9 @@ def ui(
     """Serve a local web page: the tiers at a glance, the review queue (approve, reject,
     demote, prune), search with its reasons, and the nightly trends.
 
-    On loopback it needs no token; beyond it, the MCP bearer token rule applies
-    ($MEMCTL_MCP_TOKEN, else one generated into .memctl/mcp.token): open the page once
-    as /?token=TOKEN. Ctrl-C stops it.
+    Like the MCP listeners it requires the vault's bearer token ($MEMCTL_MCP_TOKEN, else
+    .memctl/http.token): it prints the address to open, token included; the page trades
+    the token for a cookie. Ctrl-C stops it.
 
     Example: memctl ui --port 8766     # http://127.0.0.1:8766/
     """
@@ -36,7 +36,7 @@ def ui(
             vault,
             host=host,
             port=port,
-            token=http_token(vault, host),
+            token=http_token(vault),
             announce=lambda m: err(f"memctl: {m}"),
         )
     except OSError as exc:

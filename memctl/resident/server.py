@@ -73,8 +73,8 @@ class Resident:
         embed: bool = True,
         log: Log = lambda message: None,
         on_sync: Callable[[SyncReport], None] = lambda report: None,
-        mcp: tuple[str, int, str | None] | None = None,
-        ui: tuple[str, int, str | None] | None = None,
+        mcp: tuple[str, int, str] | None = None,
+        ui: tuple[str, int, str] | None = None,
     ) -> None:
         """`mcp`, `ui`: (host, port, bearer token) to also serve the MCP tools over HTTP,
         the `memctl ui` page."""

@@ -30,6 +30,7 @@ MAX_BYTES = 512 * 1024 * 1024
 SNAPSHOTS = "as-of"
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _READY = ".ready"
+_SNAPSHOT_NAME = re.compile(r"^[0-9a-f]{16}$")
 
 
 @dataclass(frozen=True)
@@ -79,10 +80,16 @@ def resolve(vault: Vault, when: str) -> Revision:
         else:
             if when.startswith("-"):
                 raise UsageError(f"--as-of: {when!r} is not a date or a git revision")
-            commit = _git(root, "rev-parse", "--verify", "--quiet", f"{when}^{{commit}}")
+            try:
+                commit = _git(root, "rev-parse", "--verify", "--quiet", f"{when}^{{commit}}")
+            except _GitError:
+                # --quiet: git says nothing when the revision does not exist.
+                raise UsageError(
+                    f"--as-of {when}: unknown revision: no commit, branch or tag of that name "
+                    "in this repository (or give a date, YYYY-MM-DD)"
+                ) from None
     except _GitError as exc:
-        detail = str(exc) or "unknown revision"
-        raise UsageError(f"--as-of {when}: {detail}") from None
+        raise UsageError(f"--as-of {when}: {exc}") from None
     if not commit:
         raise UsageError(f"--as-of {when}: no such git revision")
     return Revision(asked=when, commit=commit, prefix=prefix)
@@ -111,21 +118,24 @@ def snapshot(vault: Vault, revision: Revision) -> Vault:
     """The indexed snapshot of `revision`, built once (see the module docstring)."""
     from memctl.index.sync import sync
 
-    base = vault.state_dir / SNAPSHOTS
+    # Every path below .memctl/ is checked for links (a cloned repository can commit
+    # `.memctl/as-of -> ../..`): snapshots are written and pruned only in memctl's own folder.
+    name = revision.commit[:16]
+    base = vault.state_entry(SNAPSHOTS)
     base.mkdir(exist_ok=True)
-    final = base / revision.commit[:16]
-    if (final / _READY).exists():
+    final = vault.state_entry(SNAPSHOTS, name)
+    if _ready(vault, name):
         os.utime(final / _READY)
         return Vault(final, _settings=vault.settings)
-    with vault.lock(f"as-of-{revision.commit[:16]}", timeout=120):
-        if (final / _READY).exists():
+    with vault.lock(f"as-of-{name}", timeout=120):
+        if _ready(vault, name):
             return Vault(final, _settings=vault.settings)
         shutil.rmtree(final, ignore_errors=True)
         final.mkdir()
         _extract(vault, revision, final)
         state = final / ".memctl"
         state.mkdir()
-        live_state = vault.state_dir / "state.db"
+        live_state = vault.state_entry("state.db")
         if live_state.exists():
             # SQLite follows the link, so its -wal sits beside the live file.
             with contextlib.suppress(OSError):
@@ -137,11 +147,27 @@ def snapshot(vault: Vault, revision: Revision) -> Vault:
     return Vault(final, _settings=vault.settings)
 
 
+def _ready(vault: Vault, name: str) -> bool:
+    """Whether snapshot `name` was built (its folder and `.ready` plain, not links)."""
+    return vault.state_entry(SNAPSHOTS, name, _READY).is_file()
+
+
 def _extract(vault: Vault, revision: Revision, dest: Path) -> None:
     tree = f"{revision.prefix}{MEMORY_DIR}"
     done = run_git(vault.root, "archive", "--format=tar", revision.commit, "--", tree)
     if done.returncode != 0:
         raise UsageError(f"memory/ did not exist at {revision.asked} ({revision.commit[:12]})")
+    at = f"at {revision.asked} ({revision.commit[:12]})"
+
+    def confined(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | None:
+        # The data filter refuses a link that is absolute or leaves the snapshot; such a
+        # link is skipped, as readers of the live vault skip it, and the rest extracted.
+        try:
+            return tarfile.data_filter(member, path)
+        except tarfile.FilterError:
+            vault.notice(f"{member.name} {at}: skipped, it is a link that leaves the vault")
+            return None
+
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
         members = []
         for member in tar.getmembers():
@@ -149,7 +175,7 @@ def _extract(vault: Vault, revision: Revision, dest: Path) -> None:
                 continue
             member.name = member.name[len(revision.prefix) :]
             members.append(member)
-        tar.extractall(dest, members=members, filter="data")
+        tar.extractall(dest, members=members, filter=confined)
     if not (dest / MEMORY_DIR).is_dir():
         raise UsageError(f"memory/ did not exist at {revision.asked} ({revision.commit[:12]})")
 
@@ -164,12 +190,23 @@ def _size(folder: Path) -> int:
 
 
 def _prune(base: Path, keep: Path) -> None:
-    """Least recently used snapshots go first, beyond KEEP_SNAPSHOTS or MAX_BYTES."""
+    """Least recently used snapshots go first, beyond KEEP_SNAPSHOTS or MAX_BYTES.
+
+    Only plain folders named as memctl names snapshots are candidates: nothing is ever
+    removed through a link, nor anything memctl did not make.
+    """
     snaps = []
-    for folder in base.iterdir():
-        ready = folder / _READY
-        used = ready.stat().st_mtime if ready.exists() else time.time()
-        snaps.append((used, folder))
+    with os.scandir(base) as listing:
+        for entry in listing:
+            if not _SNAPSHOT_NAME.match(entry.name) or not entry.is_dir(follow_symlinks=False):
+                continue
+            folder = Path(entry.path)
+            ready = folder / _READY
+            used = time.time()
+            with contextlib.suppress(OSError):
+                if not ready.is_symlink():
+                    used = ready.stat().st_mtime
+            snaps.append((used, folder))
     snaps.sort(reverse=True)
     total = 0
     for n, (_used, folder) in enumerate(snaps):

@@ -150,7 +150,8 @@ class Guarded:
             return answer
         if not g.authorised(request.headers, request.cookies):
             return PlainTextResponse(
-                "a bearer token is required: open this page as /?token=TOKEN\n",
+                "a bearer token is required: open the address `memctl ui` printed "
+                "(/?token=TOKEN; the token is $MEMCTL_MCP_TOKEN or .memctl/http.token)\n",
                 status_code=401,
                 headers={"www-authenticate": "Bearer"},
             )

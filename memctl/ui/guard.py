@@ -1,8 +1,9 @@
 """The page's doors: who may open it, and which form posts are its own.
 
-On loopback anyone on the machine's own browser may read (as with MCP); beyond it the MCP
-bearer token is required (an `Authorization` header, or a cookie set from `?token=`).
-Every form carries a token signed for this process (one per rendered page, valid for
+Every request needs the vault's bearer token (memctl.http_auth, the MCP listeners' own:
+loopback is open to every local user): an `Authorization` header, or the HttpOnly cookie
+a first visit to `/?token=TOKEN` sets. On loopback the Host header must name loopback too
+(a DNS-rebound name is refused). Every form carries a token signed for this process (one per rendered page, valid for
 hours) and every post's Origin must be the page's own: a page on another site can
 neither read these pages (no CORS) nor post to them.
 """
@@ -34,7 +35,9 @@ SECURITY_HEADERS = {
 
 
 class Guard:
-    def __init__(self, *, host: str, port: int, token: str | None) -> None:
+    def __init__(self, *, host: str, port: int, token: str) -> None:
+        if not token:
+            raise ValueError("the page needs a token")
         self.host, self.port, self.token = host, port, token
         self._secret = secrets.token_bytes(32)
         where = f"[{host}]" if ":" in host else host
@@ -52,16 +55,15 @@ class Guard:
         return not self.loopback or host_header in self.hosts
 
     def authorised(self, headers: Mapping[str, str], cookies: Mapping[str, str]) -> bool:
-        """Loopback without a token, or the bearer token in a header or the cookie."""
-        if self.token is None:
-            return True
-        given = headers.get("authorization", "")
-        if hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
-            return True
-        return self.token_matches(cookies.get(COOKIE, ""))
+        """The bearer token in the Authorization header, or in the page's cookie."""
+        from memctl.http_auth import authorized
+
+        return authorized(headers.get("authorization"), self.token) or self.token_matches(
+            cookies.get(COOKIE, "")
+        )
 
     def token_matches(self, value: str) -> bool:
-        return self.token is not None and hmac.compare_digest(value.encode(), self.token.encode())
+        return hmac.compare_digest(value.encode("utf-8", "replace"), self.token.encode())
 
     # -- forms ------------------------------------------------------------------------
 

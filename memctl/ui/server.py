@@ -9,7 +9,7 @@ from memctl.vault import Vault
 
 
 def ui_server(
-    vault: Vault, *, host: str = "127.0.0.1", port: int = 8766, token: str | None = None
+    vault: Vault, *, token: str, host: str = "127.0.0.1", port: int = 8766
 ) -> tuple[Any, Any, str]:
     """A uvicorn server for the page, its bound listening socket, and its URL."""
     import uvicorn
@@ -27,9 +27,9 @@ def ui_server(
 def run_ui(
     vault: Vault,
     *,
+    token: str,
     host: str = "127.0.0.1",
     port: int = 8766,
-    token: str | None = None,
     announce: Callable[[str], Any] = print,
 ) -> None:
     """Serve the page until Ctrl-C/SIGTERM; one warm Searcher for every search."""
@@ -41,6 +41,9 @@ def run_ui(
     warm.register(warm.WarmSearcher(searcher))
     try:
         announce(f"serving the memctl page for {vault.root} on {url}")
+        # As a notebook server does: the address to open, token included, on the owner's
+        # own terminal; the page trades it for a cookie and drops it from the address bar.
+        announce(f"open {url}?token={token}")
         server.run(sockets=[sock])
     finally:
         warm.unregister(vault)

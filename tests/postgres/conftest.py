@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import shutil
+import subprocess
 import tempfile
 import threading
 import warnings
@@ -111,3 +112,10 @@ def use_postgres(root: Path, name: str, url: str, monkeypatch: pytest.MonkeyPatc
     config.write_text(f'[index]\nbackend = "postgres"\nvault = "{name}"\n', encoding="utf-8")
     monkeypatch.setenv("MEMCTL_DATABASE_URL", url)
     return Vault(root)
+
+
+def as_clone(root: Path, remote: str) -> None:
+    """Make `root` a checkout of the repository at `remote`: two folders given the same
+    one are two machines' clones of one vault, which share a namespace (claims.py)."""
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "remote", "add", "origin", remote], cwd=root, check=True)

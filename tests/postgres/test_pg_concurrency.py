@@ -12,7 +12,7 @@ import pytest
 
 from memctl.index.backend import open_store
 from memctl.search.hybrid import search
-from tests.postgres.conftest import use_postgres
+from tests.postgres.conftest import as_clone, use_postgres
 from tests.postgres.test_pg_word_counts import kept, recount
 from tests.search.conftest import NOW
 
@@ -44,6 +44,7 @@ def test_four_writers_at_once_leave_every_chunk_exactly_once(
     for folder, name, seed in plan:
         write_vault(tmp_path / folder, seed)
         vaults[folder] = use_postgres(tmp_path / folder, name, pg_url, monkeypatch)
+        as_clone(tmp_path / folder, f"https://example.com/team/{name}.git")
     env = {**os.environ, "MEMCTL_DATABASE_URL": pg_url, "HF_HUB_OFFLINE": "1"}
     procs = [
         subprocess.Popen(

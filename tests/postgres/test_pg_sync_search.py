@@ -18,7 +18,7 @@ from memctl.lifecycle.evidence import load_chunk_uses
 from memctl.search.evaluate import parse_queries
 from memctl.search.hybrid import Filters, Searcher, search
 from memctl.vault import Vault
-from tests.postgres.conftest import use_postgres
+from tests.postgres.conftest import as_clone, use_postgres
 from tests.search.conftest import FIXTURE, NOW
 
 
@@ -458,11 +458,13 @@ def test_a_kept_searcher_answers_as_a_fresh_one_after_another_writers_rewrite(
     reranker's windows read anew, never the old chunks' vectors beside the new text)."""
     cache = indexed_fixture.state_dir / "state.db"
     vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
+    as_clone(vault.root, "https://example.com/team/alice.git")
     shutil.copy(cache, vault.state_dir / "state.db")
     sync(vault, embed=True, now=NOW)
     elsewhere = tmp_path / "elsewhere"  # another machine's checkout of the same vault
     shutil.copytree(FIXTURE / "memory", elsewhere / "memory")
     other = use_postgres(elsewhere, "alice", pg_url, monkeypatch)
+    as_clone(elsewhere, "git@example.com:team/alice.git")  # two clones of one repository
     shutil.copy(cache, other.state_dir / "state.db")
     query, daily = "deploy checklist", "memory/daily/2026-11-18.md"
     with Searcher(vault, fresh=False) as kept:

@@ -19,15 +19,15 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from memctl.agent.tools import call_tool
 from memctl.search import hybrid, warm
 from memctl.vault import Vault
-from tests.mcp_helpers import serving_mcp_http
+from tests.mcp_helpers import HttpServer, serving_mcp_http
 from tests.processes import MEMCTL
 from tests.resident.conftest import env_for, fresh_copy
 
 
 @contextmanager
-def mcp_http(root: Path, env: dict[str, str], *args: str) -> Iterator[str]:
+def mcp_http(root: Path, env: dict[str, str], *args: str) -> Iterator[HttpServer]:
     with serving_mcp_http(root, env, "mcp", "--http", "--port", "0", *args) as server:
-        yield server.url
+        yield server
 
 
 async def _calls(url: str, headers: dict[str, str] | None = None) -> list[dict[str, Any]]:
@@ -50,31 +50,55 @@ async def _calls(url: str, headers: dict[str, str] | None = None) -> list[dict[s
     return out
 
 
+PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+
 def test_search_memory_over_http(tmp_path: Path, indexed_fixture: Vault) -> None:
     root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
-    with mcp_http(root, env_for()) as url:
-        assert url.startswith("http://127.0.0.1:")
-        results = anyio.run(_calls, url)
+    with mcp_http(root, env_for()) as server:
+        assert server.url.startswith("http://127.0.0.1:")
+        results = anyio.run(_calls, server.url, server.headers)
     assert all(r["ok"] and r["results"] for r in results)
     assert results[0]["results"][0]["path"] == "memory/decisions.md"
 
 
 def test_a_token_is_required_when_set(tmp_path: Path, indexed_fixture: Vault) -> None:
     root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
-    with mcp_http(root, env_for(MEMCTL_MCP_TOKEN="s3cret-token")) as url:
-        refused = httpx2.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    with mcp_http(root, env_for(MEMCTL_MCP_TOKEN="s3cret-token")) as server:
+        refused = httpx2.post(server.url, json=PING)
         assert refused.status_code == 401
-        results = anyio.run(_calls, url, {"Authorization": "Bearer s3cret-token"})
+        results = anyio.run(_calls, server.url, {"Authorization": "Bearer s3cret-token"})
     assert results[0]["ok"]
+    assert "s3cret-token" not in server.log and "MEMCTL_MCP_TOKEN" in server.log
+    assert not (root / ".memctl" / "http.token").exists()
 
 
-def test_beyond_loopback_a_token_is_generated(tmp_path: Path, indexed_fixture: Vault) -> None:
+def test_loopback_requires_a_token_made_once(tmp_path: Path, indexed_fixture: Vault) -> None:
+    """Issue 32 item 3: loopback is open to every local user, so a server without a
+    token given makes one, keeps it owner-only and prints it the first time only."""
     root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
-    with mcp_http(root, env_for(), "--host", "0.0.0.0") as url:
-        token_file = root / ".memctl" / "mcp.token"
+    token_file = root / ".memctl" / "http.token"
+    with mcp_http(root, env_for()) as server:
+        assert token_file.stat().st_mode & 0o777 == 0o600
+        token = token_file.read_text().strip()
+        assert server.token == token and f"Authorization: Bearer {token}" in server.log
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": token}):
+            assert httpx2.post(server.url, json=PING, headers=headers).status_code == 401
+        results = anyio.run(_calls, server.url, server.headers)
+    assert results[0]["ok"]
+    with mcp_http(root, env_for()) as again:  # the same token; not printed again
+        assert token not in again.log and ".memctl/http.token" in again.log
+        assert httpx2.post(again.url, json=PING).status_code == 401
+        assert anyio.run(_calls, again.url, {"Authorization": f"Bearer {token}"})[0]["ok"]
+
+
+def test_beyond_loopback_the_same_token(tmp_path: Path, indexed_fixture: Vault) -> None:
+    root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
+    with mcp_http(root, env_for(), "--host", "0.0.0.0") as server:
+        token_file = root / ".memctl" / "http.token"
         assert token_file.stat().st_mode & 0o077 == 0
         token = token_file.read_text().strip()
-        local = url.replace("0.0.0.0", "127.0.0.1")
+        local = server.url.replace("0.0.0.0", "127.0.0.1")
         assert httpx2.post(local, json={}).status_code == 401
         results = anyio.run(_calls, local, {"Authorization": f"Bearer {token}"})
     assert results[0]["ok"]
@@ -110,7 +134,8 @@ def test_the_resident_process_serves_mcp_too(tmp_path: Path, indexed_fixture: Va
     root = fresh_copy(indexed_fixture.root, tmp_path / "vault")
     env = env_for()
     with serving_mcp_http(root, env, "serve", "--mcp-port", "0") as server:
-        results = anyio.run(_calls, server.url)
+        assert httpx2.post(server.url, json=PING).status_code == 401
+        results = anyio.run(_calls, server.url, server.headers)
         served = subprocess.run(
             [MEMCTL, "--vault", str(root), "search", "sqlite", "--no-log"],
             capture_output=True,

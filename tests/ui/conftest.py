@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 
 from memctl.index.store import Store
@@ -51,6 +52,7 @@ TODAY = f"""# 2026-11-21
 - 12:00 A hostile note: {HOSTILE}
 - 13:00 Back up the vault every night before the maintenance window starts!
 """
+TOKEN = "ui-test-token-0123456789-abcdefghijklmnop"
 OLD = "# 2026-09-01\n\n- 09:00 Старая заметка о переезде сервера\n"
 
 
@@ -114,10 +116,17 @@ class UiServer:
     proc: subprocess.Popen[str]
     url: str = ""
     lines: list[str] = field(default_factory=list)
+    token: str = TOKEN
 
     @property
     def log(self) -> str:
         return "".join(self.lines)
+
+    def client(self) -> httpx.Client:
+        """An HTTP client that sends the bearer token, as a script would."""
+        return httpx.Client(
+            base_url=self.url, headers={"authorization": f"Bearer {self.token}"}, timeout=60
+        )
 
 
 @contextmanager
@@ -134,7 +143,7 @@ def serving_ui(
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
-        env=env or env_for(HF_HUB_OFFLINE="1"),
+        env=env or env_for(HF_HUB_OFFLINE="1", MEMCTL_MCP_TOKEN=TOKEN),
     )
     server = UiServer(proc)
     reader = threading.Thread(target=lambda: server.lines.extend(proc.stderr or []), daemon=True)

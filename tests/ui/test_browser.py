@@ -3,6 +3,8 @@ decisions change the vault on disk, Hebrew reads right to left, a hostile note s
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -12,8 +14,18 @@ from selenium.webdriver.support.ui import Select
 
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.vault import Vault
-from tests.ui.browser import chromium, screenshot
+from tests.ui.browser import chromium as open_chromium
+from tests.ui.browser import screenshot
 from tests.ui.conftest import UiServer
+
+
+@contextmanager
+def chromium(ui: UiServer) -> Iterator[Any]:
+    """The browser, let in once by the address `memctl ui` prints (token -> cookie)."""
+    with open_chromium() as driver:
+        driver.get(f"{ui.url}/?token={ui.token}")
+        assert "?token" not in driver.current_url  # traded for the cookie at once
+        yield driver
 
 
 def direction(driver: Any, element: Any) -> str:
@@ -24,7 +36,7 @@ def test_approve_a_promotion_with_its_line_edited(
     ui: UiServer, ui_vault: Vault, tmp_path: Path
 ) -> None:
     (pid,) = [p.id for p in ProposalBook(ui_vault).of_kind("promote")]
-    with chromium() as driver:
+    with chromium(ui) as driver:
         driver.get(ui.url + "/")
         assert "memctl" in driver.title
         screenshot(driver, tmp_path, "ui-dashboard")
@@ -50,7 +62,7 @@ def test_approve_a_promotion_with_its_line_edited(
 
 def test_reject_then_apply_the_demotions(ui: UiServer, ui_vault: Vault) -> None:
     (pid,) = [p.id for p in ProposalBook(ui_vault).of_kind("promote")]
-    with chromium() as driver:
+    with chromium(ui) as driver:
         driver.get(ui.url + "/review")
         driver.find_element(By.ID, pid).find_element(By.CSS_SELECTOR, "form.reject button").click()
         assert f"{pid} rejected" in driver.find_element(By.CSS_SELECTOR, "ul.changed").text
@@ -69,7 +81,7 @@ def test_reject_then_apply_the_demotions(ui: UiServer, ui_vault: Vault) -> None:
 def test_search_in_hebrew_reads_right_to_left(
     ui: UiServer, ui_vault: Vault, tmp_path: Path
 ) -> None:
-    with chromium() as driver:
+    with chromium(ui) as driver:
         driver.get(ui.url + "/search")
         box = driver.find_element(By.NAME, "q")
         box.send_keys("גיבוי יומי")
@@ -93,7 +105,7 @@ def test_search_in_hebrew_reads_right_to_left(
 
 
 def test_a_hostile_note_is_shown_as_text(ui: UiServer, tmp_path: Path) -> None:
-    with chromium() as driver:
+    with chromium(ui) as driver:
         driver.get(ui.url + "/review")
         title = driver.title
         assert title == "memctl · review"  # neither the script nor onerror ran

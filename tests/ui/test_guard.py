@@ -13,12 +13,12 @@ import pytest
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.ui.guard import Guard
 from memctl.vault import Vault
-from tests.resident.conftest import env_for
 from tests.ui.conftest import UiServer, serving_ui
 
 
 def form_token(ui: UiServer) -> str:
-    page = httpx.get(ui.url + "/review", timeout=60).text
+    with ui.client() as client:
+        page = client.get("/review").text
     found = re.search(r'name="form_token" value="([^"]+)"', page)
     assert found, page
     return found.group(1)
@@ -26,7 +26,8 @@ def form_token(ui: UiServer) -> str:
 
 def test_every_page_answers_with_its_security_headers(ui: UiServer) -> None:
     for path in ("/", "/review", "/search?q=backup", "/trends", "/file?path=memory/core.md"):
-        answer = httpx.get(ui.url + path, timeout=60)
+        with ui.client() as client:
+            answer = client.get(path)
         assert answer.status_code == 200, (path, answer.text)
         assert "script-src" not in answer.headers["content-security-policy"]
         assert answer.headers["content-security-policy"].startswith("default-src 'none'")
@@ -45,12 +46,15 @@ def test_cross_site_posts_change_nothing(ui: UiServer, ui_vault: Vault) -> None:
         ({"origin": ui.url}, ""),  # our origin, but no page's token
         ({"origin": ui.url}, token[:-1] + ("0" if token[-1] != "0" else "1")),  # forged
     ]
-    for headers, given in attempts:
-        answer = httpx.post(post, data={"id": pid, "form_token": given}, headers=headers)
-        assert answer.status_code == 403, (headers, answer.text)
-    assert (ui_vault.state_dir / "proposals.json").read_bytes() == before
-    # The page's own post (its Origin, its token) is what works.
-    answer = httpx.post(post, data={"id": pid, "form_token": token}, headers={"origin": ui.url})
+    with ui.client() as client:
+        for headers, given in attempts:
+            answer = client.post(post, data={"id": pid, "form_token": given}, headers=headers)
+            assert answer.status_code == 403, (headers, answer.text)
+        assert (ui_vault.state_dir / "proposals.json").read_bytes() == before
+        # The page's own post (its Origin, its token) is what works.
+        answer = client.post(
+            post, data={"id": pid, "form_token": token}, headers={"origin": ui.url}
+        )
     assert answer.status_code == 200 and f"{pid} rejected" in answer.text
 
 
@@ -69,47 +73,60 @@ def test_no_path_outside_memory_is_readable(ui: UiServer, ui_vault: Vault, tmp_p
         "memory/daily/../../.memctl/config.toml",
         "memory/core.md\x00.md",
     ):
-        answer = httpx.get(ui.url + "/file", params={"path": rel}, timeout=60)
+        with ui.client() as client:
+            answer = client.get("/file", params={"path": rel})
         assert answer.status_code == 400, rel
         assert "TOP-SECRET" not in answer.text and '"proposals"' not in answer.text
-    shown = httpx.get(ui.url + "/file", params={"path": "memory/core.md", "line": "3"})
+    with ui.client() as client:
+        shown = client.get("/file", params={"path": "memory/core.md", "line": "3"})
     assert shown.status_code == 200 and 'id="L3" class="here"' in shown.text
 
 
 def test_a_rebound_host_name_is_refused(ui: UiServer) -> None:
     port = ui.url.rsplit(":", 1)[1]
-    answer = httpx.get(ui.url + "/", headers={"host": f"attacker.example:{port}"})
-    assert answer.status_code == 421
-    assert httpx.get(f"http://localhost:{port}/").status_code == 200
+    with ui.client() as client:
+        answer = client.get("/", headers={"host": f"attacker.example:{port}"})
+        assert answer.status_code == 421
+        assert client.get(f"http://localhost:{port}/").status_code == 200
 
 
 def test_a_hostile_note_is_escaped_in_every_page(ui: UiServer) -> None:
     for path in ("/review", "/search?q=hostile+note", "/file?path=memory/daily/2026-11-21.md"):
-        text = httpx.get(ui.url + path, timeout=60).text
+        with ui.client() as client:
+            text = client.get(path).text
         assert "&lt;script&gt;document.title=" in text, path
         assert "<script" not in text and "<img" not in text, path
 
 
-def test_beyond_loopback_the_bearer_token_is_required(ui_vault: Vault) -> None:
-    env = env_for(HF_HUB_OFFLINE="1", MEMCTL_MCP_TOKEN="s3cret-token")
-    # 127.0.0.2 is a loopback address the page does not count as one: the token rule holds.
-    with serving_ui(ui_vault.root, "--host", "127.0.0.2", env=env) as ui:
+def test_the_bearer_token_is_required_on_loopback_too(ui: UiServer) -> None:
+    """Loopback is open to every local user: the page asks for the vault's token."""
+    assert f"open {ui.url}/?token={ui.token}" in ui.log
+    assert httpx.get(ui.url + "/").status_code == 401
+    assert httpx.get(ui.url + "/?token=wrong").status_code == 401
+    assert httpx.get(ui.url + "/", headers={"authorization": "Bearer wrong"}).status_code == 401
+    with httpx.Client() as browser:
+        answer = browser.get(f"{ui.url}/review?token={ui.token}")
+        assert answer.status_code == 303 and answer.headers["location"] == "/review"
+        cookie = answer.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie
+        assert browser.get(ui.url + "/").status_code == 200  # the cookie from now on
+    with ui.client() as client:
+        assert client.get("/").status_code == 200
+
+
+def test_beyond_loopback_the_host_is_not_checked_but_the_token_is(ui_vault: Vault) -> None:
+    # 127.0.0.2 is a loopback address the page does not count as one.
+    with serving_ui(ui_vault.root, "--host", "127.0.0.2") as ui:
         assert httpx.get(ui.url + "/").status_code == 401
-        assert httpx.get(ui.url + "/?token=wrong").status_code == 401
-        with httpx.Client() as browser:
-            answer = browser.get(ui.url + "/review?token=s3cret-token")
-            assert answer.status_code == 303 and answer.headers["location"] == "/review"
-            assert "httponly" in answer.headers["set-cookie"].lower()
-            assert browser.get(ui.url + "/").status_code == 200  # the cookie from now on
-        bearer = {"authorization": "Bearer s3cret-token"}
-        assert httpx.get(ui.url + "/", headers=bearer).status_code == 200
+        with ui.client() as client:
+            assert client.get("/", headers={"host": "memory.example:1"}).status_code == 200
 
 
 def test_form_tokens_are_signed_by_the_process_and_expire() -> None:
-    guard = Guard(host="127.0.0.1", port=1, token=None)
+    guard = Guard(host="127.0.0.1", port=1, token="t")
     token = guard.form_token()
     assert guard.form_token_valid(token)
-    assert not Guard(host="127.0.0.1", port=1, token=None).form_token_valid(token)
+    assert not Guard(host="127.0.0.1", port=1, token="t").form_token_valid(token)
     stamp = int(token.split(".")[1])
     assert not guard.form_token_valid(token, now=stamp + 13 * 3600)
     for bad in ("", "x", "a.b.c", token + "x"):
@@ -128,13 +145,12 @@ def test_form_tokens_are_signed_by_the_process_and_expire() -> None:
     ],
 )
 def test_same_origin(headers: dict[str, str], same: bool) -> None:
-    assert Guard(host="127.0.0.1", port=9, token=None).same_origin(headers) is same
+    assert Guard(host="127.0.0.1", port=9, token="t").same_origin(headers) is same
 
 
 def test_the_resident_process_serves_the_page_too(ui_vault: Vault) -> None:
     """`memctl serve --ui-port 0`: the dashboard shows the process serving it."""
     command = ("serve", "--no-embed", "--ui-port", "0")
-    with serving_ui(ui_vault.root, command=command) as ui:
-        page = httpx.get(ui.url + "/", timeout=60).text
-        assert "running, pid" in page
-        assert httpx.get(ui.url + "/search?q=backups", timeout=60).status_code == 200
+    with serving_ui(ui_vault.root, command=command) as ui, ui.client() as client:
+        assert "running, pid" in client.get("/").text
+        assert client.get("/search?q=backups").status_code == 200

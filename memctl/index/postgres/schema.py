@@ -16,6 +16,7 @@ import psycopg
 from memctl import __version__
 from memctl.errors import MemctlError
 from memctl.index.backend import redact
+from memctl.index.postgres import claims
 from memctl.index.postgres.substring_functions import (
     held_substrings,
     scanned_substrings,
@@ -214,6 +215,7 @@ MIGRATIONS: dict[int, Migration] = {
     7: word_counts,
     8: tested_substrings,
     9: scanned_window_terms,
+    10: claims.migration,
 }
 LATEST = max(MIGRATIONS)
 

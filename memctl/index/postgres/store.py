@@ -44,6 +44,7 @@ class PgStore(PgWrites, PgReads):
         self.vault = vault
         self.vault_name = vault_name(vault)
         self._cache: Any = None
+        self._claimed = False  # the namespace checked as this vault's (claims.py)
         self._has_vectors = False
         self._model: tuple[str, int] | None = None  # (id, dim), read once per store
         self._common: dict[str, tuple[float, dict[str, float]]] = {}

@@ -12,7 +12,7 @@ import psycopg
 from memctl import clock
 from memctl.index.backend import iter_batches
 from memctl.index.chunker import Chunk
-from memctl.index.postgres import schema, words
+from memctl.index.postgres import claims, schema, words
 from memctl.index.postgres import windows as window_rows
 from memctl.vault import Vault
 
@@ -33,6 +33,7 @@ class PgWrites:
     _delta: list[int]
     _new_words: set[str]
     _new_hashes: dict[str, str]
+    _claimed: bool
 
     if TYPE_CHECKING:
 
@@ -45,7 +46,15 @@ class PgWrites:
 
     # -- files and chunks ----------------------------------------------------------------
 
+    def claim(self) -> None:
+        """Make sure this vault owns its namespace before it writes there (claims.py)."""
+        if not self._claimed:
+            claims.check_claim(self.conn, self.vault, self.vault_name)
+            self._claimed = True
+
     def file_states(self) -> dict[str, tuple[int, int, str]]:
+        # Every sync starts here: the namespace's rows are this vault's to replace.
+        self.claim()
         rows = self.conn.execute(
             "SELECT path, size, mtime_ns, hash FROM files WHERE vault = %s", (self.vault_name,)
         )
@@ -53,6 +62,7 @@ class PgWrites:
 
     def forget_file_stats(self) -> None:
         """Make the next sync re-read and re-chunk every file (a full rebuild in place)."""
+        self.claim()
         self.conn.execute(
             "UPDATE files SET size = -1, hash = '' WHERE vault = %s", (self.vault_name,)
         )
