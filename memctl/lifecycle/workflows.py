@@ -144,6 +144,8 @@ class DemoteReport:
     skipped: list[str] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)  # interrupted moves finished first
     hot: list[Proposal] = field(default_factory=list)  # core.md lines proposed for archiving
+    # Planned decision moves: (superseded decision's line, its successor's) in decisions.md.
+    superseded: list[tuple[int, int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -193,6 +195,7 @@ def run_demote(
     report.planned = [
         dict(m.to_dict(), reason=plan.reasons.get(i, "")) for i, m in enumerate(plan.moves)
     ]
+    report.superseded = list(plan.superseded.values())
     return report
 
 

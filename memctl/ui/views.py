@@ -15,7 +15,7 @@ from memctl.lifecycle import history
 from memctl.lifecycle.lint import Finding
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.lifecycle.workflows import listed
-from memctl.vault import MEMORY_DIR, UnsafeStatePath, Vault, state_path
+from memctl.vault import DECISIONS, MEMORY_DIR, UnsafeStatePath, Vault, state_path
 
 REFERENCES_SHOWN = 8  # a promotion's latest references on the review page
 CONTEXT_LINES = 2  # lines either side of a pair's line
@@ -101,12 +101,20 @@ def review_queue(vault: Vault) -> Queue:
     ):
         item["references"] = events
     pairs = [_pair(vault, f) for f in report.findings if f.other]
+    superseded = [
+        Pair(
+            Finding("warning", "superseded", DECISIONS, old, "superseded: moves to the archive"),
+            side(vault, DECISIONS, old),
+            side(vault, DECISIONS, new),
+        )
+        for old, new in demoted.superseded
+    ]
     return Queue(
         promote=promote,
         archive=[listed(p) for p in demoted.hot],
         prune=[listed(p) for p in pruned.proposals],
         demote=demoted.planned,
-        pairs=[p for p in pairs if p is not None],
+        pairs=[p for p in pairs if p is not None] + superseded,
         findings=[f for f in report.findings if not f.other],
         notices=promoted.notices + pruned.notices + report.notes,
         sections=vault.settings.hot.sections,

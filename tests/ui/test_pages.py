@@ -1,0 +1,77 @@
+"""What each page shows, read over HTTP from a real `memctl ui` (one server per module)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.ui.conftest import UiServer, build, serving_ui
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
+    root: Path = tmp_path_factory.mktemp("pages") / "vault"
+    build(root)
+    with serving_ui(root) as server:
+        yield server
+
+
+def text_of(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_the_dashboard_shows_each_tier_and_the_last_run(shared: UiServer) -> None:
+    with shared.client() as client:
+        page = text_of(client.get("/").text)
+    assert "18 / 100 lines" in page
+    assert "3 daily files" in page and "4 decisions (4 dated)" in page
+    assert "chunk(s) waiting for embeddings" in page
+    assert "clean · 3 move(s)" in page  # the last of the recorded runs
+    assert "1 promotion(s)" in page
+
+
+def test_the_review_queue_shows_evidence_and_pairs(shared: UiServer) -> None:
+    with shared.client() as client:
+        html = client.get("/review").text
+    page = text_of(html)
+    assert "6 reference(s) in 7 days" in page
+    assert page.count("search · миграции пятница") == 6  # each reference, with its query
+    # Both superseded decisions side by side with what superseded them.
+    assert html.count('class="pair superseded"') == 2
+    assert 'class="pair near-duplicate"' in html
+    assert "Заменено: решили хранить в git" in page
+    assert "## 2026-09-20 — Use SQLite for the index" in page
+    assert "daily note of 2026-09-01, untouched for 30+ days" in page
+
+
+def test_search_shows_its_filters_errors_in_one_line(shared: UiServer) -> None:
+    with shared.client() as client:
+        bad_date = client.get("/search", params={"q": "backup", "since": "yesterday"}).text
+        bad_path = client.get("/search", params={"q": "backup", "path": "../etc"}).text
+        query = "vault every night maintenance window"
+        everywhere = client.get("/search", params={"q": query}).text
+        filtered = client.get("/search", params={"q": query, "tier": "hot"}).text
+        bad_as_of = client.get("/search", params={"q": "backup", "as_of": "nonsense-rev"}).text
+    assert "--since &#39;yesterday&#39; is not a date (YYYY-MM-DD)" in bad_date
+    assert "--path takes a vault-relative path prefix" in bad_path
+    assert 'class="error"' in bad_as_of and "Traceback" not in bad_as_of
+    assert "warm" in re.findall(r"· (hot|warm|cold)/\w+ ·", text_of(everywhere))
+    tiers = re.findall(r"· (hot|warm|cold)/\w+ ·", text_of(filtered))
+    assert tiers and set(tiers) == {"hot"}
+
+
+def test_the_trends_draw_every_chart(shared: UiServer) -> None:
+    with shared.client() as client:
+        html = client.get("/trends").text
+    for title in (
+        "HOT lines",
+        "WARM files",
+        "COLD",
+        "Promotions and demotions per week",
+        "References per day",
+    ):
+        assert f"<figcaption>{title}</figcaption>" in html
+    assert html.count("<svg") == 5
