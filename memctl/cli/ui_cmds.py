@@ -40,8 +40,8 @@ def ui(
             announce=lambda m: err(f"memctl: {m}"),
         )
     except OSError as exc:
-        from memctl.errors import MemctlError
+        from memctl.errors import UsageError
 
-        raise MemctlError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     except KeyboardInterrupt:
         err("memctl: ui stopped")

@@ -154,3 +154,24 @@ def test_the_resident_process_serves_the_page_too(ui_vault: Vault) -> None:
     with serving_ui(ui_vault.root, command=command) as ui, ui.client() as client:
         assert "running, pid" in client.get("/").text
         assert client.get("/search?q=backups").status_code == 200
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(ui: UiServer, ui_vault: Vault) -> None:
+    import subprocess
+
+    from tests.processes import MEMCTL
+    from tests.resident.conftest import env_for
+
+    port = ui.url.rsplit(":", 1)[1]
+    ran = subprocess.run(
+        [MEMCTL, "--vault", str(ui_vault.root), "ui", "--port", port],
+        capture_output=True,
+        text=True,
+        env=env_for(MEMCTL_MCP_TOKEN=ui.token),
+        timeout=120,
+    )
+    assert ran.returncode == 2
+    assert ran.stderr.splitlines()[-1] == (
+        f"memctl: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    )
+    assert "Traceback" not in ran.stderr
