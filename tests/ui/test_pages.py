@@ -75,3 +75,20 @@ def test_the_trends_draw_every_chart(shared: UiServer) -> None:
     ):
         assert f"<figcaption>{title}</figcaption>" in html
     assert html.count("<svg") == 5
+
+
+def test_over_the_cap_the_dashboard_names_the_lines_lint_would_cut(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    vault = build(root)
+    core = (root / "memory/core.md").read_text(encoding="utf-8")
+    extra = "".join(f"- Факт номер {n}: שורה {n}\n" for n in range(90))
+    (root / "memory/core.md").write_text(core + extra, encoding="utf-8")
+    lines = len((core + extra).splitlines())
+    assert lines > vault.settings.hot.cap_lines
+    with serving_ui(root) as ui, ui.client() as client:
+        html = client.get("/").text
+    page = text_of(html)
+    assert f"{lines} / 100 lines" in page and 'class="big over"' in html
+    cut = re.findall(r'<ul class="cut">(.*?)</ul>', html, re.S)
+    assert cut and cut[0].count("<li>") == lines - 100
+    assert "memory/core.md:" in cut[0]
