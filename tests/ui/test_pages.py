@@ -92,3 +92,29 @@ def test_over_the_cap_the_dashboard_names_the_lines_lint_would_cut(tmp_path: Pat
     cut = re.findall(r'<ul class="cut">(.*?)</ul>', html, re.S)
     assert cut and cut[0].count("<li>") == lines - 100
     assert "memory/core.md:" in cut[0]
+
+
+def test_search_as_of_a_commit(tmp_path: Path) -> None:
+    """The page's `as of` is the CLI's --as-of: the vault as committed then."""
+    import subprocess
+
+    root = tmp_path / "vault"
+    build(root)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run(["git", "add", "memory"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", "before"], cwd=root, check=True)
+    with (root / "memory/daily/2026-11-22.md").open("a", encoding="utf-8") as f:
+        f.write("- 09:00 Переехали на сервер zanzibar-17\n")
+    query = {"q": "zanzibar-17 сервер"}
+    with serving_ui(root) as ui, ui.client() as client:
+        now = text_of(client.get("/search", params=query).text)
+        then_html = client.get("/search", params={**query, "as_of": "HEAD"}).text
+    then = text_of(then_html)
+    assert "memory/daily/2026-11-22.md:" in now
+    assert "Переехали на сервер zanzibar" in now
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert f"as of HEAD (commit {head[:12]} )" in then
+    assert "Переехали на сервер zanzibar" not in then
