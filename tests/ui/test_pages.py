@@ -118,3 +118,33 @@ def test_search_as_of_a_commit(tmp_path: Path) -> None:
     ).stdout.strip()
     assert f"as of HEAD (commit {head[:12]} )" in then
     assert "Переехали на сервер zanzibar" not in then
+
+
+def test_prune_from_the_page_deletes_the_chunk_and_says_so(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    from memctl.index.sync import sync
+    from memctl.lifecycle.workflows import run_prune
+    from tests.lifecycle.helpers import write
+    from tests.ui.conftest import NOW
+
+    root = tmp_path / "vault"
+    vault = build(root)
+    old = "# 2025-12\n\n## 2025-12-01\n\n- 09:00 Старый сервер выключен навсегда\n"
+    write(vault, "memory/archive/2025-12.md", old, NOW - timedelta(days=300))
+    sync(vault, embed=False, now=NOW)
+    (pid,) = [p.id for p in run_prune(vault, now=NOW).proposals]
+    with serving_ui(root) as ui, ui.client() as client:
+        html = client.get("/review").text
+        assert f'id="{pid}"' in html and "Старый сервер выключен навсегда" in html
+        token = re.search(r'name="form_token" value="([^"]+)"', html)
+        assert token
+        done = client.post(
+            "/decide/prune",
+            data={"id": pid, "form_token": token.group(1)},
+            headers={"origin": ui.url},
+        )
+    assert done.status_code == 200
+    assert "deleted from memory/archive/2025-12.md" in text_of(done.text)
+    left = root / "memory/archive/2025-12.md"  # its one chunk gone: the file with it
+    assert not left.exists() or "Старый сервер" not in left.read_text(encoding="utf-8")
