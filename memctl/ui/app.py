@@ -123,12 +123,6 @@ class Guarded:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request = Request(scope)
-        refusal = self._refusal(request)
-        if refusal is not None:
-            await refusal(scope, receive, send)
-            return
-
         async def with_headers(message: Any) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers") or [])
@@ -136,6 +130,10 @@ class Guarded:
                 message = {**message, "headers": headers}
             await send(message)
 
+        refusal = self._refusal(Request(scope))
+        if refusal is not None:
+            await refusal(scope, receive, with_headers)
+            return
         await self.app(scope, receive, with_headers)
 
     def _refusal(self, request: Request) -> Response | None:

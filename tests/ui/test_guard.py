@@ -101,7 +101,8 @@ def test_a_hostile_note_is_escaped_in_every_page(ui: UiServer) -> None:
 def test_the_bearer_token_is_required_on_loopback_too(ui: UiServer) -> None:
     """Loopback is open to every local user: the page asks for the vault's token."""
     assert f"open {ui.url}/?token={ui.token}" in ui.log
-    assert httpx.get(ui.url + "/").status_code == 401
+    refused = httpx.get(ui.url + "/")
+    assert refused.status_code == 401 and refused.headers["x-frame-options"] == "DENY"
     assert httpx.get(ui.url + "/?token=wrong").status_code == 401
     assert httpx.get(ui.url + "/", headers={"authorization": "Bearer wrong"}).status_code == 401
     with httpx.Client() as browser:
