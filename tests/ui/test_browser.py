@@ -40,6 +40,10 @@ def test_approve_a_promotion_with_its_line_edited(
         driver.get(ui.url + "/")
         assert "memctl" in driver.title
         screenshot(driver, tmp_path, "ui-dashboard")
+        driver.get(ui.url + "/review#pairs")
+        sides = driver.find_elements(By.CSS_SELECTOR, "article.pair .side")
+        assert len(sides) == 6  # a near-duplicate and two superseded decisions, two sides each
+        screenshot(driver, tmp_path, "ui-pairs")
         driver.get(ui.url + "/review")
         screenshot(driver, tmp_path, "ui-review")
         card = driver.find_element(By.ID, pid)
