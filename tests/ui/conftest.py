@@ -56,7 +56,7 @@ TOKEN = "ui-test-token-0123456789-abcdefghijklmnop"
 OLD = "# 2026-09-01\n\n- 09:00 Старая заметка о переезде сервера\n"
 
 
-def build(root: Path) -> Vault:
+def build(root: Path, *, context_loads: bool = True) -> Vault:
     """core.md, today's note referenced by searches (a promotion), an old note (a
     demotion), an index, and three nightly runs recorded."""
     init_vault(root)
@@ -76,8 +76,10 @@ def build(root: Path) -> Vault:
                 [(row[0], row[1])], "search", "миграции пятница", NOW - timedelta(hours=i + 1)
             )
         core = store.conn.execute("SELECT hash, path FROM chunks WHERE path = 'memory/core.md'")
-        loaded = list(core)
-        for day in range(1, 30):  # an agent's context loads, a few a day (the trends' refs)
+        loaded = list(core) if context_loads else []
+        for day in range(
+            1, 30 if loaded else 0
+        ):  # an agent's context loads, a few a day (the trends' refs)
             for turn in range(day % 4 + 1):
                 store.record_references(
                     loaded, "context", None, NOW - timedelta(days=day, minutes=turn)

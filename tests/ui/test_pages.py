@@ -148,3 +148,32 @@ def test_prune_from_the_page_deletes_the_chunk_and_says_so(tmp_path: Path) -> No
     assert "deleted from memory/archive/2025-12.md" in text_of(done.text)
     left = root / "memory/archive/2025-12.md"  # its one chunk gone: the file with it
     assert not left.exists() or "Старый сервер" not in left.read_text(encoding="utf-8")
+
+
+def test_archive_a_core_line_from_the_page(tmp_path: Path) -> None:
+    """A core.md line unreferenced for the HOT window: `memctl demote --hot ID` from the page."""
+    from datetime import timedelta
+
+    from memctl.lifecycle.workflows import run_demote
+    from tests.ui.conftest import NOW
+
+    root = tmp_path / "vault"
+    vault = build(root, context_loads=False)  # loaded every turn, a line is never stale
+    run_demote(vault, now=NOW - timedelta(days=40))  # memctl first sees core.md's lines
+    proposals = {p.text.strip(): p.id for p in run_demote(vault, now=NOW).hot}
+    pid = proposals["- The index lives in .memctl/."]
+    with serving_ui(root) as ui, ui.client() as client:
+        html = client.get("/review").text
+        assert f'id="{pid}"' in html
+        token = re.search(r'name="form_token" value="([^"]+)"', html)
+        assert token
+        done = client.post(
+            "/decide/archive",
+            data={"id": pid, "form_token": token.group(1)},
+            headers={"origin": ui.url},
+        )
+    assert done.status_code == 200, done.text
+    assert "memory/core.md -&gt; memory/archive/core.md" in text_of(done.text)
+    assert "The index lives in .memctl/." not in (root / "memory/core.md").read_text("utf-8")
+    archived = "".join(p.read_text("utf-8") for p in (root / "memory/archive").rglob("*.md"))
+    assert "The index lives in .memctl/." in archived
