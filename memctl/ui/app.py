@@ -38,43 +38,60 @@ def _templates() -> Jinja2Templates:
 
 
 def build_app(vault: Vault, guard: Guard) -> Guarded:
-    templates = _templates()
+    pages = Pages(vault, guard)
+    routes = [
+        Route("/", pages.page("dashboard.html", pages.dashboard)),
+        Route("/review", pages.page("review.html", pages.review)),
+        Route("/search", pages.page("search.html", pages.search)),
+        Route("/trends", pages.page("trends.html", pages.trends)),
+        Route("/file", pages.page("file.html", pages.show_file)),
+        Route("/decide/{action}", pages.decide, methods=["POST"]),
+        Route("/static/style.css", pages.style),
+    ]
+    return Guarded(Starlette(routes=routes), guard)
 
-    def render(request: Request, name: str, code: int = 200, **context: Any) -> Response:
-        context.update(form_token=guard.form_token(), vault_root=str(vault.root))
-        return templates.TemplateResponse(request, name, context, status_code=code)
 
-    def page(name: str, work: Callable[[Request], dict[str, Any]]) -> Handler:
+class Pages:
+    """Each route's work: what it reads (in the thread pool) and the template it fills."""
+
+    def __init__(self, vault: Vault, guard: Guard) -> None:
+        self.vault, self.guard, self.templates = vault, guard, _templates()
+
+    def render(self, request: Request, name: str, code: int = 200, **context: Any) -> Response:
+        context.update(form_token=self.guard.form_token(), vault_root=str(self.vault.root))
+        return self.templates.TemplateResponse(request, name, context, status_code=code)
+
+    def page(self, name: str, work: Callable[[Request], dict[str, Any]]) -> Handler:
         async def handler(request: Request) -> Response:
             try:
                 context = await run_in_threadpool(work, request)
             except MemctlError as exc:
-                return render(request, "error.html", 400, message=str(exc))
-            return render(request, name, **context)
+                return self.render(request, "error.html", 400, message=str(exc))
+            return self.render(request, name, **context)
 
         return handler
 
-    def dashboard(request: Request) -> dict[str, Any]:
+    def dashboard(self, request: Request) -> dict[str, Any]:
         from memctl.ui.views import dashboard
 
-        return dashboard(vault)
+        return dashboard(self.vault)
 
-    def review(request: Request) -> dict[str, Any]:
+    def review(self, request: Request) -> dict[str, Any]:
         from memctl.ui.views import review_queue
 
-        return {"queue": review_queue(vault)}
+        return {"queue": review_queue(self.vault)}
 
-    def search(request: Request) -> dict[str, Any]:
+    def search(self, request: Request) -> dict[str, Any]:
         from memctl.ui.search_view import search_page
 
-        return {"page": search_page(vault, request.query_params)}
+        return {"page": search_page(self.vault, request.query_params)}
 
-    def trends(request: Request) -> dict[str, Any]:
+    def trends(self, request: Request) -> dict[str, Any]:
         from memctl.ui.trends import trends
 
-        return trends(vault)
+        return trends(self.vault)
 
-    def show_file(request: Request) -> dict[str, Any]:
+    def show_file(self, request: Request) -> dict[str, Any]:
         from memctl.ui.views import file_lines
 
         rel = request.query_params.get("path", "")
@@ -82,35 +99,26 @@ def build_app(vault: Vault, guard: Guard) -> Guarded:
         return {
             "path": rel,
             "line": int(line) if line.isdigit() else 0,
-            "lines": file_lines(vault, rel),
+            "lines": file_lines(self.vault, rel),
         }
 
-    async def decide(request: Request) -> Response:
+    async def decide(self, request: Request) -> Response:
         from memctl.ui.actions import decide
 
         form = await request.form()
         fields = {k: v for k, v in form.items() if isinstance(v, str)}
-        if not guard.form_token_valid(fields.get("form_token", "")):
+        if not self.guard.form_token_valid(fields.get("form_token", "")):
             return PlainTextResponse("the form has expired: reload the page\n", status_code=403)
         try:
-            outcome = await run_in_threadpool(decide, vault, request.path_params["action"], fields)
+            outcome = await run_in_threadpool(
+                decide, self.vault, request.path_params["action"], fields
+            )
         except MemctlError as exc:
-            return render(request, "error.html", 400, message=str(exc))
-        return render(request, "done.html", outcome=outcome)
+            return self.render(request, "error.html", 400, message=str(exc))
+        return self.render(request, "done.html", outcome=outcome)
 
-    async def style(request: Request) -> Response:
+    async def style(self, request: Request) -> Response:
         return FileResponse(HERE / "static" / "style.css", media_type="text/css")
-
-    routes = [
-        Route("/", page("dashboard.html", dashboard)),
-        Route("/review", page("review.html", review)),
-        Route("/search", page("search.html", search)),
-        Route("/trends", page("trends.html", trends)),
-        Route("/file", page("file.html", show_file)),
-        Route("/decide/{action}", decide, methods=["POST"]),
-        Route("/static/style.css", style),
-    ]
-    return Guarded(Starlette(routes=routes), guard)
 
 
 class Guarded:
@@ -123,6 +131,7 @@ class Guarded:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+
         async def with_headers(message: Any) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers") or [])
