@@ -212,20 +212,18 @@ def http_app(vault: Vault, *, host: str, token: str, llm: LLM | None = None) -> 
     return BearerToken(build_server(vault, llm).streamable_http_app(host=host), token)
 
 
-def http_server(
-    vault: Vault, *, token: str, host: str = "127.0.0.1", port: int = 8765
-) -> tuple[Any, Any, str]:
-    """A uvicorn server for the tools, its bound listening socket, and its URL.
+def bind(host: str, port: int) -> tuple[Any, str]:
+    """A listening socket on host:port (0: any free port) and its `http://host:port`.
 
-    The socket is bound here, before serving, so a port 0 is known at once and a port in
-    use is an error before anything starts.
-    """
+    Bound before serving, so a port 0 is known at once and a port in use is an error
+    before anything starts (the MCP listener and `memctl ui` share this)."""
     import socket
 
-    import uvicorn
-
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says
+    # TCP, and without it a keep-alive client's second request waits ~40 ms (Nagle against
+    # delayed ACK) for every answer written in two parts.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
@@ -234,7 +232,17 @@ def http_server(
         sock.close()
         raise
     where = f"[{host}]" if family == socket.AF_INET6 else host
-    url = f"http://{where}:{sock.getsockname()[1]}/mcp"
+    return sock, f"http://{where}:{sock.getsockname()[1]}"
+
+
+def http_server(
+    vault: Vault, *, token: str, host: str = "127.0.0.1", port: int = 8765
+) -> tuple[Any, Any, str]:
+    """A uvicorn server for the tools, its bound listening socket, and its URL."""
+    import uvicorn
+
+    sock, base = bind(host, port)
+    url = f"{base}/mcp"
     app = http_app(vault, host=host, token=token, llm=get_llm(vault.settings))
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     return uvicorn.Server(config), sock, url

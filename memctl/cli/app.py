@@ -30,6 +30,7 @@ HELP_PANELS: dict[str, dict[str, str]] = {
         "add": "vault_cmds",
         "show": "vault_cmds",
         "status": "vault_cmds",
+        "ui": "ui_cmds",
     },
     "Index and search": {
         "index": "index_cmds",

@@ -6,9 +6,10 @@ import typer
 
 from memctl.cli._common import JSON_HELP, console, err, get_vault, print_json
 from memctl.cli.app import app
+from memctl.errors import UsageError
 from memctl.lifecycle.compact import compact as compact_vault
 from memctl.lifecycle.proposals import Proposal
-from memctl.lifecycle.workflows import run_demote, run_promote, run_prune
+from memctl.lifecycle.workflows import listed, run_demote, run_promote, run_prune, run_reject
 from memctl.llm import get_llm, no_llm_notice
 from memctl.secrets import redact_text
 
@@ -47,6 +48,12 @@ def promote(
     text: str | None = typer.Option(
         None, "--text", help="With one --apply ID: write this line instead of the proposal's."
     ),
+    reject: list[str] = typer.Option(
+        [],
+        "--reject",
+        metavar="ID",
+        help="Reject these proposals of any kind (P, H, X; repeatable): not proposed again.",
+    ),
     json_out: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """List WARM chunks referenced often enough to belong in core.md; review or apply them.
@@ -55,8 +62,18 @@ def promote(
               memctl promote --review
               memctl promote --apply P1a2b3c4d --section "Iron rules"
               memctl promote --apply-approved
+              memctl promote --reject P1a2b3c4d
     """
     vault = get_vault(ctx)
+    if reject:
+        if apply or apply_approved or review:
+            raise UsageError("--reject goes alone, without --apply or --review")
+        rejected = run_reject(vault, reject)
+        if json_out:
+            print_json({"rejected": [listed(p) for p in rejected]})
+        for p in rejected if not json_out else []:
+            console.print(f"rejected {p.id} ({p.path}:{p.line_start})")
+        return
     report = run_promote(
         vault,
         review=review,

@@ -25,6 +25,12 @@ def serve(
     mcp_host: str = typer.Option(
         "127.0.0.1", "--mcp-host", help="With --mcp-port: the address (default loopback)."
     ),
+    ui_port: int | None = typer.Option(
+        None, "--ui-port", min=0, help="Also serve the `memctl ui` page on this port."
+    ),
+    ui_host: str = typer.Option(
+        "127.0.0.1", "--ui-host", help="With --ui-port: the address (default loopback)."
+    ),
 ) -> None:
     """Keep this vault warm: watch it, and answer search, context, tools --call and status.
 
@@ -35,7 +41,10 @@ def serve(
     With --mcp-port, the MCP tools are served over streamable HTTP by the same process
     and warm state (as `memctl mcp --http`, same token rules).
 
-    Example: memctl serve --mcp-port 8765 &
+    With --ui-port, the `memctl ui` page is served too, its searches on the same warm
+    Searcher (same token rules beyond loopback).
+
+    Example: memctl serve --mcp-port 8765 --ui-port 8766 &
     """
     from memctl.cli.index_cmds import summary_line
     from memctl.index.sync import SyncReport
@@ -53,13 +62,17 @@ def serve(
             console.print(summary_line(report))
             sys.stdout.flush()
 
-    mcp = None
-    if mcp_port is not None:
+    mcp = ui = None
+    if mcp_port is not None or ui_port is not None:
         from memctl.cli.agent_cmds import http_token
 
-        mcp = (mcp_host, mcp_port, http_token(vault))
+        token = http_token(vault)  # one token for both listeners, announced once
+        if mcp_port is not None:
+            mcp = (mcp_host, mcp_port, token)
+        if ui_port is not None:
+            ui = (ui_host, ui_port, token)
     resident = Resident(
-        vault, debounce=debounce, embed=not no_embed, log=log, on_sync=synced, mcp=mcp
+        vault, debounce=debounce, embed=not no_embed, log=log, on_sync=synced, mcp=mcp, ui=ui
     )
     resident.install_signal_handlers()
     err(f"memctl: starting the resident process for {vault.root} (Ctrl-C stops)")

@@ -14,14 +14,13 @@ from memctl.cli._common import (
     console,
     err,
     get_vault,
-    parse_date,
     print_json,
     print_json_line,
     read_source,
 )
 from memctl.cli.app import app
 from memctl.errors import UsageError
-from memctl.vault import SOURCES, TIERS, Vault
+from memctl.vault import Vault
 
 if TYPE_CHECKING:
     from memctl.search.hybrid import Filters, SearchResponse
@@ -40,23 +39,9 @@ def _filters(
     until: str | None,
     path: str | None = None,
 ) -> Filters:
-    from memctl.search.hybrid import Filters
+    from memctl.search.options import checked_filters
 
-    if tier is not None and tier not in TIERS:
-        raise UsageError(f"--tier must be one of {', '.join(TIERS)}")
-    if source is not None and source not in SOURCES:
-        raise UsageError(f"--source must be one of {', '.join(SOURCES)}")
-    if path is not None and (not path.strip() or path.startswith("/") or ".." in path.split("/")):
-        raise UsageError(
-            f"--path takes a vault-relative path prefix such as memory/archive/ (got {path!r})"
-        )
-    return Filters(
-        tier=tier,
-        source=source,
-        since=parse_date(since, "--since"),
-        until=parse_date(until, "--until"),
-        path=path.removeprefix("./") if path else None,
-    )
+    return checked_filters(tier, source, since, until, path)
 
 
 def _shows_heading(snippet: str, heading: str) -> bool:

@@ -34,6 +34,8 @@ REFERENCE_KINDS: tuple[ReferenceKind, ...] = get_args(ReferenceKind)
 ENV_DATABASE_URL = "MEMCTL_DATABASE_URL"
 # Reference-log evidence for promotion: hash -> (count, first ts, last ts), hash -> queries.
 Window = dict[str, tuple[int, str | None, str | None]]
+# One reference of a chunk: (ts, kind, query), newest first (what the review page shows).
+ReferenceEvent = tuple[str, str, str | None]
 # (vault, path, first line, last line): the lines around a chunk a snippet may widen into.
 ContextWindow = tuple[str, str, int, int]
 
@@ -117,6 +119,10 @@ class IndexBackend(Protocol):
     def reference_window(
         self, since: datetime, until: datetime
     ) -> tuple[Window, dict[str, list[str]]]: ...
+    def reference_events(
+        self, hashes: Sequence[str], limit: int
+    ) -> dict[str, list[ReferenceEvent]]: ...
+    def references_per_day(self, since: datetime) -> dict[str, int]: ...
 
 
 def backend_of(vault: Vault) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.index import migrations, neighbours, usage, window_spans, window_words
-from memctl.index.backend import insert_rows, iter_batches, select_in
+from memctl.index.backend import ReferenceEvent, insert_rows, iter_batches, select_in
 from memctl.index.chunker import Chunk
 from memctl.index.damage import (
     REBUILD_HINT,
@@ -398,6 +398,14 @@ class Store:
         self, since: datetime, until: datetime
     ) -> tuple[dict[str, tuple[int, str | None, str | None]], dict[str, list[str]]]:
         return usage.reference_window(self.conn, since, until)
+
+    def reference_events(
+        self, hashes: Sequence[str], limit: int
+    ) -> dict[str, list[ReferenceEvent]]:
+        return usage.reference_events(self.conn, hashes, limit)
+
+    def references_per_day(self, since: datetime) -> dict[str, int]:
+        return usage.references_per_day(self.conn, since)
 
     def chunk_count(self) -> int:
         """The chunks in the index, from the smallest index (no walk of the table's texts:

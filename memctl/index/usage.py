@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 from memctl import clock
 from memctl.frozen import field_names, filled
 from memctl.index.backend import REFERENCE_KINDS as REFERENCE_KINDS
-from memctl.index.backend import ReferenceKind, select_in
+from memctl.index.backend import ReferenceEvent, ReferenceKind, select_in
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
@@ -206,3 +206,32 @@ def reference_window(
     ):
         asked.setdefault(digest, []).append(query)
     return window, asked
+
+
+def reference_events(
+    conn: Connection, hashes: Sequence[str], limit: int
+) -> dict[str, list[ReferenceEvent]]:
+    """Each hash's latest `limit` references: (ts, kind, query), newest first."""
+    found: dict[str, list[ReferenceEvent]] = {}
+    for digest in dict.fromkeys(hashes):
+        found[digest] = [
+            (ts, kind, query)
+            for ts, kind, query in conn.execute(
+                "SELECT ts, kind, query FROM state.reference_log WHERE hash = ? "
+                "ORDER BY ts DESC LIMIT ?",
+                (digest, limit),
+            )
+        ]
+    return found
+
+
+def references_per_day(conn: Connection, since: datetime) -> dict[str, int]:
+    """References logged per day (YYYY-MM-DD) at or after `since`, context loads included."""
+    return {
+        day: int(count)
+        for day, count in conn.execute(
+            "SELECT substr(ts, 1, 10), count(*) FROM state.reference_log WHERE ts >= ? "
+            "GROUP BY 1 ORDER BY 1",
+            (clock.iso(since),),
+        )
+    }

@@ -28,12 +28,13 @@ from memctl.lifecycle.moves import (
 from memctl.lifecycle.proposals import Proposal, ProposalBook
 from memctl.lifecycle.rules import (
     ChunkUse,
+    Superseded,
     daily_demotions,
     decision_demotions,
     hot_archive_candidates,
     prune_candidates,
 )
-from memctl.notes import parse_decisions
+from memctl.notes import Decision, parse_decisions
 from memctl.vault import (
     ARCHIVE_DIR,
     CORE,
@@ -53,6 +54,8 @@ class DemotePlan:
     moves: list[Move] = field(default_factory=list)
     blocks: dict[int, str] = field(default_factory=dict)  # index in moves -> exact block text
     reasons: dict[int, str] = field(default_factory=dict)
+    # index in moves -> (the superseded decision's line, its successor's line or marker line)
+    superseded: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 def plan_demotions(vault: Vault, uses: list[ChunkUse], now: datetime) -> DemotePlan:
@@ -81,8 +84,23 @@ def plan_demotions(vault: Vault, uses: list[ChunkUse], now: datetime) -> DemoteP
             heading = shown(decision.text.splitlines()[0])
             plan.blocks[len(plan.moves)] = decision.text
             plan.reasons[len(plan.moves)] = f"superseded ({item.by}) since {item.since}"
+            plan.superseded[len(plan.moves)] = (decision.line_start, _line_of(decisions, item))
             plan.moves.append(Move("decision", DECISIONS, ARCHIVE_DECISIONS, heading))
     return plan
+
+
+def _line_of(decisions: list[Decision], item: Superseded) -> int:
+    """Where what superseded a decision is: its successor's heading, else the marker line
+    in the decision's own body."""
+    own = decisions[item.index]
+    wanted = item.by.strip()
+    for i, d in enumerate(decisions):
+        if i != item.index and d.text.splitlines()[0].strip() == wanted:
+            return d.line_start
+    for offset, line in enumerate(own.text.splitlines()):
+        if line.strip() == wanted:
+            return own.line_start + offset
+    return own.line_start
 
 
 @dataclass

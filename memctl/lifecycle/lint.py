@@ -56,9 +56,13 @@ class Finding:
     path: str
     line: int
     message: str
+    other: str | None = None  # a pair's other side, "path:line" (duplicates, contradictions)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if self.other is None:
+            del data["other"]
+        return data
 
 
 @dataclass
@@ -298,7 +302,9 @@ def lint(
                 if not verdict["contradiction"]:
                     continue
                 message += f"; LLM judge: {verdict['reason']}"
-        report.findings.append(Finding("warning", "contradiction", a.path, a.line, message))
+        report.findings.append(
+            Finding("warning", "contradiction", a.path, a.line, message, f"{b.path}:{b.line}")
+        )
     report.findings.sort(key=lambda f: (f.path, f.line, f.code))
     report.notes += vault.take_notices()
     # Every message, whatever check wrote it, is redacted once more before it leaves:
@@ -330,6 +336,7 @@ def _duplicates(
                 a.path,
                 a.line,
                 f"{score:.0f}% like {b.path}:{b.line} ({quote(b.text)})",
+                f"{b.path}:{b.line}",
             )
         )
     if hood is None:
@@ -344,6 +351,7 @@ def _duplicates(
                 x.path,
                 x.line_start,
                 f"cosine {cosine:.2f} with {y.path}:{y.line_start} ({quote(y.text.splitlines()[0])})",
+                f"{y.path}:{y.line_start}",
             )
         )
 

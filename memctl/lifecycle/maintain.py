@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from memctl import clock
 from memctl.leftovers import notice as leftover_notice
 from memctl.leftovers import remove_temp_files
+from memctl.lifecycle import history
 from memctl.lifecycle.commit import Change, commit_changes, require_git
 from memctl.lifecycle.demote import (
     ARCHIVE_DECISIONS_HEADER,
@@ -226,7 +227,28 @@ def _maintain(
     )
     report.metrics = run.metrics()
     report.loads = dict(run.loads)
+    with vault.lock():
+        history.record_run(vault, _figures(report, len(book.of_kind("promote", ("applied",)))))
     return report
+
+
+def _figures(report: MaintainReport, promotions_applied: int) -> history.RunFigures:
+    """The run's per-tier figures as the trends keep them."""
+    t = report.tiers
+    return history.RunFigures(
+        at=report.now,
+        hot_lines=t["hot_lines"],
+        hot_cap=t["hot_cap"],
+        warm_files=t["warm_files"],
+        cold_files=t["cold_files"],
+        cold_chunks=t["cold_chunks"],
+        moves=t["moves_made"],
+        promotions_applied=promotions_applied,
+        proposals_waiting=t["proposals_waiting"],
+        lint_errors=report.lint.errors,
+        lint_warnings=report.lint.warnings,
+        exit_code=report.exit_code,
+    )
 
 
 def _sync(run: LifecycleRun, report: MaintainReport, enabled: bool, embed: bool) -> None:

@@ -144,6 +144,8 @@ class DemoteReport:
     skipped: list[str] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)  # interrupted moves finished first
     hot: list[Proposal] = field(default_factory=list)  # core.md lines proposed for archiving
+    # Planned decision moves: (superseded decision's line, its successor's) in decisions.md.
+    superseded: list[tuple[int, int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -193,6 +195,7 @@ def run_demote(
     report.planned = [
         dict(m.to_dict(), reason=plan.reasons.get(i, "")) for i, m in enumerate(plan.moves)
     ]
+    report.superseded = list(plan.superseded.values())
     return report
 
 
@@ -242,3 +245,34 @@ def run_prune(
             report.skipped = [why for _, why in deletions.skipped]
         book.save()
     return report
+
+
+# -- reject ----------------------------------------------------------------------------------
+
+
+def run_reject(
+    vault: Vault, ids: list[str], *, reason: str = "", now: datetime | None = None
+) -> list[Proposal]:
+    """A person's no: the open proposals `ids` (any kind) become rejected, so the rules
+    do not propose them again until their content changes. Returns the ones rejected."""
+    if not ids:
+        raise UsageError("--reject takes the ID of a proposal")
+    now = now or clock.now()
+    with vault.lock():
+        book = ProposalBook(vault)
+        chosen = [book.get(pid) for pid in ids]  # an unknown id refuses them all
+        rejected = []
+        for p in chosen:
+            if p.status not in ("proposed", "approved"):
+                continue
+            p.status = "rejected"
+            p.review = {
+                **(p.review or {}),
+                "status": "rejected",
+                "reason": reason.strip() or "rejected by a person",
+                "by": "person",
+                "at": clock.iso(now),
+            }
+            rejected.append(p)
+        book.save()
+    return rejected

@@ -122,8 +122,10 @@ class Resident:
         log: Log = lambda message: None,
         on_sync: Callable[[SyncReport], None] = lambda report: None,
         mcp: tuple[str, int, str] | None = None,
+        ui: tuple[str, int, str] | None = None,
     ) -> None:
-        """`mcp`: (host, port, bearer token) to also serve the MCP tools over HTTP."""
+        """`mcp`, `ui`: (host, port, bearer token) to also serve the MCP tools over HTTP,
+        the `memctl ui` page."""
         self.vault = vault
         self.root = str(vault.root)
         self.log = log
@@ -148,6 +150,8 @@ class Resident:
         self.pulses = Pulses()
         self.mcp = mcp
         self.mcp_url: str | None = None
+        self.ui = ui
+        self.ui_url: str | None = None
 
     # -- life cycle ----------------------------------------------------------------------
 
@@ -175,6 +179,7 @@ class Resident:
         watcher = threading.Thread(target=self.search.watch, name="memctl-watch", daemon=True)
         watcher.start()
         http: tuple[Any, threading.Thread] | None = None
+        page: tuple[Any, threading.Thread] | None = None
         try:
             while not self.search.watch_ready.wait(0.2):
                 if not watcher.is_alive() or self.stop.is_set():
@@ -182,11 +187,14 @@ class Resident:
             self.search.warm_up()
             settle_collector()
             http = self._start_mcp()
+            page = self._start_ui()
             self._listener = listener.listen(self.root, self.token)
             self.ready.set()
             self.log(f"serving {self.root} on {self._where()} (pid {os.getpid()})")
             if self.mcp_url:
                 self.log(f"serving MCP for {self.root} on {self.mcp_url}")
+            if self.ui_url:
+                self.log(f"serving the memctl page for {self.root} on {self.ui_url}")
             accept = threading.Thread(
                 target=listener.accept_loop,
                 args=(lambda: self._listener, self.stop, self._serve_one, self._threads, self.log),
@@ -204,10 +212,11 @@ class Resident:
             current, self._listener = self._listener, None
             if current is not None:
                 listener.close(current, self.root)
-            if http is not None:
-                server, thread = http
-                server.should_exit = True
-                thread.join(timeout=30)
+            for served in (http, page):
+                if served is not None:
+                    server, thread = served
+                    server.should_exit = True
+                    thread.join(timeout=30)
             for thread in list(self._threads):
                 thread.join(timeout=30)  # answers in flight finish before the index closes
             watcher.join(timeout=150)
@@ -243,6 +252,20 @@ class Resident:
         server, sock, self.mcp_url = http_server(self.vault, host=host, port=port, token=token)
         thread = threading.Thread(
             target=lambda: server.run(sockets=[sock]), name="memctl-mcp-http", daemon=True
+        )
+        thread.start()
+        return server, thread
+
+    def _start_ui(self) -> tuple[Any, threading.Thread] | None:
+        """The `memctl ui` page in this process: its searches use the warm Searcher."""
+        if self.ui is None:
+            return None
+        from memctl.ui.server import ui_server
+
+        host, port, token = self.ui
+        server, sock, self.ui_url = ui_server(self.vault, host=host, port=port, token=token)
+        thread = threading.Thread(
+            target=lambda: server.run(sockets=[sock]), name="memctl-ui-http", daemon=True
         )
         thread.start()
         return server, thread

@@ -3,9 +3,12 @@ arguments people type, and the scoring policy the vault's settings give."""
 
 from __future__ import annotations
 
+from datetime import date
+
 from memctl.errors import UsageError
+from memctl.search.candidates import Filters
 from memctl.search.scoring import Policy, Weights
-from memctl.vault import Vault
+from memctl.vault import SOURCES, TIERS, Vault
 
 MODES = ("hybrid", "lexical", "vector", "bm25")
 MODE_LISTS = {
@@ -45,3 +48,38 @@ def checked_k(mode: str, k: int, budget: int | None, min_score: float | None) ->
     if min_score is not None and not 0.0 <= min_score <= 1.0:
         raise UsageError("--min-score must be between 0 and 1")
     return k
+
+
+def _date(value: str | None, option: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"{option} {value!r} is not a date (YYYY-MM-DD)") from None
+
+
+def checked_filters(
+    tier: str | None,
+    source: str | None,
+    since: str | None,
+    until: str | None,
+    path: str | None = None,
+) -> Filters:
+    """The filters people type (the CLI's options, the UI's fields), checked: a clear
+    usage error names the option, never a filter silently ignored."""
+    if tier is not None and tier not in TIERS:
+        raise UsageError(f"--tier must be one of {', '.join(TIERS)}")
+    if source is not None and source not in SOURCES:
+        raise UsageError(f"--source must be one of {', '.join(SOURCES)}")
+    if path is not None and (not path.strip() or path.startswith("/") or ".." in path.split("/")):
+        raise UsageError(
+            f"--path takes a vault-relative path prefix such as memory/archive/ (got {path!r})"
+        )
+    return Filters(
+        tier=tier,
+        source=source,
+        since=_date(since, "--since"),
+        until=_date(until, "--until"),
+        path=path.removeprefix("./") if path else None,
+    )

@@ -224,6 +224,34 @@ def test_status_counts_tiers_staleness_and_pending(notes_vault: Vault) -> None:
     assert status["last_sync"]
 
 
+def test_status_kept_counts_follow_every_commit(
+    notes_vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-lived process keeps an unchanged index's counts (memctl ui's dashboard), and
+    any commit to the index, by a sync here or elsewhere, shows at the next status."""
+    from memctl.index import status as status_module
+
+    sync(notes_vault, embed=False)
+    with Store.open(notes_vault):  # a connection held open, as the warm Searcher's: the WAL stays
+        first = index_status(notes_vault)
+        asked: list[int] = []
+        real = Store.counts
+
+        def counting(self: Store) -> object:
+            asked.append(1)
+            return real(self)
+
+        monkeypatch.setattr(Store, "counts", counting)
+        assert index_status(notes_vault) == first and asked == []  # kept: not counted again
+        write(notes_vault.archive_dir / "2026-01-01.md", "cold words\n")
+        assert index_status(notes_vault).stale_files == 1  # the walk is never kept
+        sync(notes_vault, embed=False)
+        after = index_status(notes_vault)
+        assert asked == [1] and after.chunks_by_tier["cold"] == 1
+        assert after.chunks == first.chunks + 1 and after.stale_files == 0
+    assert status_module._kept
+
+
 def test_cli_index_json_and_warnings_on_stderr(notes_vault: Vault, runner: CliRunner) -> None:
     (notes_vault.archive_dir / "binary.md").write_bytes(b"\x00\x00")
     result = runner.invoke(app, ["--vault", str(notes_vault.root), "index", "--no-embed", "--json"])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import psycopg
 
 from memctl import clock
-from memctl.index.backend import ContextWindow, Window
+from memctl.index.backend import ContextWindow, ReferenceEvent, Window
 from memctl.index.postgres import schema, search, window_reads
 from memctl.index.postgres.lists import records_by_ids
 from memctl.index.usage import (
@@ -379,3 +379,28 @@ class PgReads:
         ):
             asked.setdefault(digest, []).append(query)
         return window, asked
+
+    def reference_events(
+        self, hashes: Sequence[str], limit: int
+    ) -> dict[str, list[ReferenceEvent]]:
+        found: dict[str, list[ReferenceEvent]] = {}
+        for digest in dict.fromkeys(hashes):
+            found[digest] = [
+                (ts, kind, query)
+                for ts, kind, query in self.conn.execute(
+                    "SELECT ts, kind, query FROM reference_log WHERE vault = %s AND hash = %s "
+                    "ORDER BY ts DESC LIMIT %s",
+                    (self.vault_name, digest, limit),
+                )
+            ]
+        return found
+
+    def references_per_day(self, since: datetime) -> dict[str, int]:
+        return {
+            day: int(count)
+            for day, count in self.conn.execute(
+                "SELECT substr(ts, 1, 10), count(*) FROM reference_log WHERE vault = %s "
+                "AND ts >= %s GROUP BY 1 ORDER BY 1",
+                (self.vault_name, clock.iso(since)),
+            )
+        }
