@@ -10,7 +10,8 @@ from typing import Any
 from urllib.parse import quote
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.vault import Vault
@@ -26,6 +27,14 @@ def chromium(ui: UiServer) -> Iterator[Any]:
         driver.get(f"{ui.url}/?token={ui.token}")
         assert "?token" not in driver.current_url  # traded for the cookie at once
         yield driver
+
+
+def submit(driver: Any, button: Any) -> None:
+    """Click a form's button and wait for the answer page: a click returns before the
+    navigation it starts has loaded, and on a loaded machine the old page is still there."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    button.click()
+    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(page))
 
 
 def direction(driver: Any, element: Any) -> str:
@@ -52,7 +61,7 @@ def test_approve_a_promotion_with_its_line_edited(
         line.clear()
         line.send_keys("Никогда не запускать миграции в пятницу (edited on the page)")
         Select(form.find_element(By.NAME, "section")).select_by_visible_text("Iron rules")
-        form.find_element(By.TAG_NAME, "button").click()
+        submit(driver, form.find_element(By.TAG_NAME, "button"))
         assert driver.find_elements(By.CSS_SELECTOR, "ul.changed"), driver.page_source
         changed = driver.find_element(By.CSS_SELECTOR, "ul.changed").text
         assert (
@@ -68,11 +77,14 @@ def test_reject_then_apply_the_demotions(ui: UiServer, ui_vault: Vault) -> None:
     (pid,) = [p.id for p in ProposalBook(ui_vault).of_kind("promote")]
     with chromium(ui) as driver:
         driver.get(ui.url + "/review")
-        driver.find_element(By.ID, pid).find_element(By.CSS_SELECTOR, "form.reject button").click()
+        submit(
+            driver,
+            driver.find_element(By.ID, pid).find_element(By.CSS_SELECTOR, "form.reject button"),
+        )
         assert f"{pid} rejected" in driver.find_element(By.CSS_SELECTOR, "ul.changed").text
         driver.get(ui.url + "/review")
         assert not driver.find_elements(By.ID, pid)
-        driver.find_element(By.CSS_SELECTOR, "form.demote button").click()
+        submit(driver, driver.find_element(By.CSS_SELECTOR, "form.demote button"))
         changed = driver.find_element(By.CSS_SELECTOR, "ul.changed").text
     assert "memory/daily/2026-09-01.md -> memory/archive/daily/2026-09-01.md" in changed
     assert (ui_vault.root / "memory/archive/daily/2026-09-01.md").is_file()
@@ -89,7 +101,7 @@ def test_search_in_hebrew_reads_right_to_left(
         driver.get(ui.url + "/search")
         box = driver.find_element(By.NAME, "q")
         box.send_keys("גיבוי יומי")
-        driver.find_element(By.CSS_SELECTOR, "form.search button").click()
+        submit(driver, driver.find_element(By.CSS_SELECTOR, "form.search button"))
         results = driver.find_elements(By.CSS_SELECTOR, "li.result")
         assert results, driver.page_source
         first = results[0]
