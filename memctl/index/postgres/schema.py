@@ -142,7 +142,7 @@ def _window_words(conn: psycopg.Connection[Any], dim: int) -> None:
 
 # The search indexes are built after the first load, not maintained row by row during it:
 # on 2 busy cores an HNSW insert runs at ~120 rows/s and a trigram GIN insert at ~700,
-# while building either over loaded rows is many times faster (docs/scale-rounds.md, the 100k bench).
+# while building either over loaded rows is many times faster (docs/lab/scale-rounds.md, the 100k bench).
 SEARCH_INDEXES = {
     "chunks_words": "CREATE INDEX CONCURRENTLY chunks_words ON chunks USING gin (words)",
     "chunk_windows_words": "CREATE INDEX CONCURRENTLY chunk_windows_words ON chunk_windows "

@@ -81,7 +81,7 @@ def through_words(word: str, share: float, alone: bool) -> bool:
     the words' lists are intersected: a rare word's list alone narrows it enough (the
     rows are tested with ILIKE), and a common word's would add a long read. Replayed at
     1M over the bench's substring statements: 1,182 ms in all (the old share rule) ->
-    994 with the words' index for every longer word -> 964 with this rule (docs/scale-rounds.md,
+    994 with the words' index for every longer word -> 964 with this rule (docs/lab/scale-rounds.md,
     the seventh round)."""
     return len(word) >= 4 and _answerable(word) and (alone or share < WORDS_SHARE)
 
