@@ -266,7 +266,7 @@ def settings_from_dict(data: dict[str, Any]) -> Settings:
 def _check_index(index: IndexSettings) -> None:
     if index.backend not in ("sqlite", "postgres"):
         raise UsageError(f'{CONFIG_FILE}: [index] backend must be "sqlite" or "postgres"')
-    from memctl.index.backend import has_password
+    from memctl.secrets import has_password
 
     if has_password(index.database_url):
         # Never echo the URL itself: it holds the secret.

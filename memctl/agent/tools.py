@@ -68,7 +68,7 @@ class ToolContext:
 
 
 def _search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    from memctl.search.hybrid import search
+    from memctl.search import search
 
     query = args["query"].strip()
     if not query:

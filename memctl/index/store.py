@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.index import migrations, neighbours, usage, window_spans, window_words
-from memctl.index.backend import insert_rows, iter_batches, select_in
 from memctl.index.chunker import Chunk
 from memctl.index.damage import (
     REBUILD_HINT,
@@ -28,13 +27,13 @@ from memctl.index.damage import (
 from memctl.index.embed.registry import canonical
 from memctl.index.neighbours import NeighbourPair
 from memctl.index.usage import ChunkRecord, ChunkSpan, ChunkUsage, ContextRow, IndexCounts
-from memctl.sqlite import connect
+from memctl.sqlite import connect, insert_rows, iter_batches, select_in
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from memctl.index.backend import ReferenceKind
+    from memctl.index.protocol import ReferenceKind
     from memctl.sqlite import Connection
 
 INDEX_FILE = "index.db"
@@ -92,7 +91,7 @@ class Store:
                 conn.execute("ATTACH DATABASE ? AS state", (str(state),))
                 conn.execute("PRAGMA state.journal_mode=WAL")
                 conn.execute("PRAGMA state.synchronous=NORMAL")
-                from memctl.index.backend import vault_name
+                from memctl.index.protocol import vault_name
 
                 store = cls(conn, path, vault_name(vault))
                 store._ensure_schema(model_id or canonical(vault.settings.embed.model), dim)

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
-from memctl.index.backend import select_in
 from memctl.search.query import Query, Term, fts_expression, quote
+from memctl.sqlite import select_in
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection

@@ -30,7 +30,7 @@ from memctl.search.results import SearchResponse, SearchResult
 from memctl.search.scoring import Policy, fuse, weights_for
 from memctl.vault import Vault
 
-__all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
+__all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher"]
 
 
 class Searcher(CandidateLists):
@@ -323,40 +323,3 @@ class Searcher(CandidateLists):
         if minutes <= 0:
             return set()
         return set(self.store.reference_counts(now - timedelta(minutes=minutes)))
-
-
-def search(
-    vault: Vault,
-    query: str,
-    *,
-    k: int = 5,
-    filters: Filters | None = None,
-    explain: bool = False,
-    log: bool = True,
-    mode: str = "hybrid",
-    now: datetime | None = None,
-    min_score: float | None = None,
-    use_floor: bool = True,
-    budget: int | None = None,
-) -> SearchResponse:
-    """Search the vault (after a cheap freshness sync) and return the top k results that
-    pass the relevance floor (see Searcher.search for `min_score`, `use_floor`, `budget`).
-
-    Example: search(vault, "why did we pick sqlite", k=3).results[0].snippet
-    """
-    from memctl.search.warm import searcher_for
-
-    # In a long-lived process (memctl serve, the HTTP MCP server) this is the warm one.
-    with searcher_for(vault) as searcher:
-        return searcher.search(
-            query,
-            k=k,
-            filters=filters,
-            explain=explain,
-            log=log,
-            mode=mode,
-            now=now,
-            min_score=min_score,
-            use_floor=use_floor,
-            budget=budget,
-        )

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, cast
 import psycopg
 
 from memctl import clock
-from memctl.index.backend import ContextWindow, Window
 from memctl.index.postgres import schema, search, window_reads
 from memctl.index.postgres.lists import records_by_ids
+from memctl.index.protocol import ContextWindow, Window
 from memctl.index.usage import (
     REFERENCE_KINDS,
     ChunkRecord,
