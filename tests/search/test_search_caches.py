@@ -203,12 +203,15 @@ def test_a_windows_lines_cut_from_its_files_answer_as_its_rows_laid_out(vault: V
 
 
 def test_kept_sentence_splits_are_bounded() -> None:
+    from memctl.search.floor_words import sentences
     from memctl.search.kept import SPLITS_KEPT
 
     memory = IndexMemory()
     for i in range(SPLITS_KEPT + 1):
         memory.sentences(f"line {i}. another")
-    assert memory.sentences("a. b") == memory.sentences("a. b")
+    first = memory.sentences("a. b")
+    assert first == sentences("a. b")  # what floor_words splits...
+    assert memory.sentences("a. b") is first  # ...split once, then kept
     memory.check(None)
     assert not memory.split
 
