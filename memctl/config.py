@@ -67,7 +67,7 @@ class SearchSettings:
     rrf_k: int = 60
     snippet_tokens: int = 200
     # The first results' snippets get more of the budget, the later ones less
-    # (memctl.search.present.RANK_SHARES); false: every snippet gets snippet_tokens.
+    # (memctl.search.present.results.RANK_SHARES); false: every snippet gets snippet_tokens.
     snippet_by_rank: bool = True
     # The results' snippet budget (the average per result with snippet_by_rank); 0: the
     # same as snippet_tokens. Candidates are still compared at snippet_tokens.

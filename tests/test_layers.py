@@ -185,9 +185,9 @@ def test_the_import_reader_sees_lazy_imports_and_skips_type_checking_ones() -> N
     graph = imports()
     # cli/app.py imports index/damage.py inside a function (lazily)...
     assert "index/damage.py" in graph["cli/app.py"]
-    # ...and index/backend.py imports index/chunker.py only for its type hints.
-    assert "index/chunker.py" not in graph["index/backend.py"]
-    assert "search/candidates.py" in graph["search/hybrid.py"]
+    # ...and index/protocol.py imports index/chunker.py only for its type hints.
+    assert "index/chunker.py" not in graph["index/protocol.py"]
+    assert "search/candidates/lexical.py" in graph["search/candidates/lists.py"]
 
 
 if __name__ == "__main__":

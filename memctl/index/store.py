@@ -370,7 +370,7 @@ class Store:
 
     def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]:
         """id -> cosine of the `limit` chunks nearest to a unit vector (sqlite-vec, exact)."""
-        from memctl.search.candidates import Filters, vec0_candidates
+        from memctl.search.candidates.lexical import Filters, vec0_candidates
 
         return vec0_candidates(self.conn, vector, Filters(), limit)
 

@@ -1,10 +1,11 @@
-"""search(): candidates from the index, fusion, composite score, diversity, snippets, usage log.
+"""Searcher: one query through the stages, each in its sub-package of memctl.search.
 
 A `Searcher` holds the open index and (once needed) the embedding model, so `--batch`
-and `memctl eval` pay the model load once; `search()` is the one-shot entry point.
-The stages live beside it: lists.py, candidates.py and vectors.py (the lists),
-ranking.py (scores, settling, diversity), finish.py (the reranking step and the
-results), evidence.py (the relevance floor), present.py (snippets and results).
+and `memctl eval` pay the model load once; `memctl.search.search()` is the one-shot
+entry point. The stages, in order: query/ (the words parsed, their typos and vector),
+candidates/ (the lists), rank/ (fusion, composite score, supersession, diversity),
+rerank/ (the learned second stage), floor/ (the relevance floor), present/ (snippets
+and results).
 """
 
 from __future__ import annotations
@@ -18,16 +19,21 @@ from memctl.index.backend import IndexBackend, open_store
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
 from memctl.index.usage import ChunkRecord
-from memctl.search import finish, present, ranking, vectors, vocab, windows
-from memctl.search.candidates import Filters
-from memctl.search.evidence import judge_results, weighted_terms
+from memctl.search.candidates import vectors
+from memctl.search.candidates.lexical import Filters
+from memctl.search.candidates.lists import CandidateLists
+from memctl.search.floor.evidence import judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
-from memctl.search.lists import CandidateLists
 from memctl.search.options import MODE_LISTS, checked_k, policy_from
-from memctl.search.query import parse_query
-from memctl.search.query_vectors import QueryVectors
+from memctl.search.present import results as present
+from memctl.search.query import vocab
+from memctl.search.query.embedding import QueryVectors
+from memctl.search.query.parse import parse_query
+from memctl.search.rank import ranking
+from memctl.search.rank.scoring import Policy, fuse, weights_for
+from memctl.search.rerank import stage as finish
+from memctl.search.rerank import windows
 from memctl.search.results import SearchResponse, SearchResult
-from memctl.search.scoring import Policy, fuse, weights_for
 from memctl.vault import Vault
 
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher"]

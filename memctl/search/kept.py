@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates import IndexCounts
-from memctl.search.floor_words import Sentences, sentences
-from memctl.search.matcher import TextWords, kept_text_words
-from memctl.search.ranking import KeptFactors
-from memctl.search.rerank_lines import LineWords, TextViews
-from memctl.search.snippets import Snippet
-from memctl.search.substring_list import TrigramMemory
-from memctl.search.windows import KeptWindows
+from memctl.search.candidates.lexical import IndexCounts
+from memctl.search.candidates.substring_list import TrigramMemory
+from memctl.search.floor.words import Sentences, sentences
+from memctl.search.present.snippets import Snippet
+from memctl.search.query.matcher import TextWords, kept_text_words
+from memctl.search.rank.ranking import KeptFactors
+from memctl.search.rerank.lines import LineWords, TextViews
+from memctl.search.rerank.windows import KeptWindows
 
 if TYPE_CHECKING:
     from memctl.index.backend import ContextWindow, IndexBackend

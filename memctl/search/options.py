@@ -4,7 +4,7 @@ arguments people type, and the scoring policy the vault's settings give."""
 from __future__ import annotations
 
 from memctl.errors import UsageError
-from memctl.search.scoring import Policy, Weights
+from memctl.search.rank.scoring import Policy, Weights
 from memctl.vault import Vault
 
 MODES = ("hybrid", "lexical", "vector", "bm25")

@@ -12,9 +12,11 @@ from typer.testing import CliRunner
 from memctl.cli import app
 from memctl.frozen import filled
 from memctl.index.usage import ChunkRecord
-from memctl.search import ranking, windows
-from memctl.search.floor import WeightedTerm
-from memctl.search.rerank import (
+from memctl.search.floor.rule import WeightedTerm
+from memctl.search.rank import ranking
+from memctl.search.rerank import windows
+from memctl.search.rerank.lines import LineWords, TextViews
+from memctl.search.rerank.model import (
     FEATURES,
     Candidate,
     Model,
@@ -22,7 +24,6 @@ from memctl.search.rerank import (
     features,
     rerank,
 )
-from memctl.search.rerank_lines import LineWords, TextViews
 from memctl.vault import Vault
 
 from .conftest import NOW, copy_fixture
@@ -156,7 +157,7 @@ def test_the_quick_word_tests_leave_every_feature_as_it_was() -> None:
     """The snippets' matcher, the kept line words and the substring needles only skip
     words that match no query word: every row is the one the plain word loop gives,
     for Hebrew prefix letters, a stem, and a form holding a sigma."""
-    from memctl.search.snippets import Matcher
+    from memctl.search.present.snippets import Matcher
 
     text = (
         "**Dana:** the ΟΔΟΣ.Α road and the deploys\nblank words here\n\n"
@@ -292,7 +293,7 @@ def test_a_windows_vectors_are_what_numpy_would_compute() -> None:
     reranker's cosines would move in their last bits."""
     import numpy as np
 
-    from memctl.search.windows import WindowVectors
+    from memctl.search.rerank.windows import WindowVectors
 
     rng = np.random.default_rng(3)
     q = rng.normal(size=384).astype(np.float32)

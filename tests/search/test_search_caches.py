@@ -13,10 +13,10 @@ import pytest
 from memctl.index.store import Store
 from memctl.index.sync import sync
 from memctl.index.usage import ChunkRecord
-from memctl.search import candidates as cand
+from memctl.search.candidates import lexical as cand
 from memctl.search.hybrid import Searcher
 from memctl.search.kept import IndexMemory, _FileRows
-from memctl.search.present import (
+from memctl.search.present.results import (
     RANK_SHARES,
     Snippets,
     chunk_snippet,
@@ -24,10 +24,10 @@ from memctl.search.present import (
     matcher_for,
     snippet_lines,
 )
-from memctl.search.query import parse_query
-from memctl.search.ranking import diversify, reach
-from memctl.search.scoring import Policy
-from memctl.search.snippets import Snippet
+from memctl.search.present.snippets import Snippet
+from memctl.search.query.parse import parse_query
+from memctl.search.rank.ranking import diversify, reach
+from memctl.search.rank.scoring import Policy
 from memctl.vault import Vault
 
 NOW = datetime(2026, 11, 22, 9, 30)
@@ -203,7 +203,7 @@ def test_a_windows_lines_cut_from_its_files_answer_as_its_rows_laid_out(vault: V
 
 
 def test_kept_sentence_splits_are_bounded() -> None:
-    from memctl.search.floor_words import sentences
+    from memctl.search.floor.words import sentences
     from memctl.search.kept import SPLITS_KEPT
 
     memory = IndexMemory()
@@ -392,7 +392,7 @@ def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
 
     import numpy as np
 
-    from memctl.search import lists, vectors
+    from memctl.search.candidates import lists, vectors
 
     rows = np.eye(4, dtype=np.float32)
     matrix = vectors.VectorMatrix(np.arange(4, dtype=np.int64), rows)
@@ -431,7 +431,7 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
     ends with the search, also when a statement before the lists raises."""
     import contextlib
 
-    from memctl.search import vectors
+    from memctl.search.candidates import vectors
 
     queries = ["why sqlite", "backup schedule", "deploy friday", "kubernetes migration"]
     started: list[bool] = []
@@ -448,7 +448,7 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
             ended.append(True)
             super().__exit__(*exc)
 
-    from memctl.search import lists
+    from memctl.search.candidates import lists
 
     plan = lists.cand.plan_lexical
 
@@ -502,7 +502,7 @@ def test_kept_window_vectors_and_line_views_answer_as_a_fresh_searcher(
 
 def test_kept_windows_are_bounded() -> None:
     from memctl.search.kept import WINDOWS_KEPT
-    from memctl.search.windows import WindowVectors
+    from memctl.search.rerank.windows import WindowVectors
 
     memory = IndexMemory()
     for i in range(WINDOWS_KEPT + 1):

@@ -10,11 +10,11 @@ import pytest
 
 from memctl.index.sync import sync
 from memctl.index.usage import ChunkRecord
-from memctl.search import query_vectors
 from memctl.search.hybrid import Searcher
-from memctl.search.ranking import diversify
-from memctl.search.scoring import Policy
-from memctl.search.snippets import Snippet
+from memctl.search.present.snippets import Snippet
+from memctl.search.query import embedding as query_vectors
+from memctl.search.rank.ranking import diversify
+from memctl.search.rank.scoring import Policy
 from memctl.vault import Vault
 
 NOW = datetime(2026, 11, 22, 9, 30)

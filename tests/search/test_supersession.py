@@ -14,7 +14,7 @@ from memctl.index.dates import FallbackDates, last_commit_dates
 from memctl.index.note_meta import first_heading_date, needs_fallback_date
 from memctl.index.sync import sync
 from memctl.search.hybrid import Searcher
-from memctl.search.supersession import Item, cold_under_warm, newer_first
+from memctl.search.rank.supersession import Item, cold_under_warm, newer_first
 from memctl.statements import conflict, lines_conflict, parse
 from memctl.vault import Vault
 from tests.search.supersession_pairs import COMPATIBLE, PAIRS

@@ -29,11 +29,11 @@ from memctl.index.postgres.lists import (
     with_records,
     with_texts,
 )
-from memctl.search import candidates as cand
-from memctl.search import substring_list
-from memctl.search.candidates import Filters, LexicalPlan
-from memctl.search.query import Query
-from memctl.search.vocab import fold
+from memctl.search.candidates import lexical as cand
+from memctl.search.candidates import substring_list
+from memctl.search.candidates.lexical import Filters, LexicalPlan
+from memctl.search.query.parse import Query
+from memctl.search.query.vocab import fold
 
 if TYPE_CHECKING:
     from memctl.index.postgres.store import PgStore

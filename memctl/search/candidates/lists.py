@@ -14,19 +14,20 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from memctl.index.backend import IndexBackend, sqlite_connection
 from memctl.index.store import Store
-from memctl.search import candidates as cand
-from memctl.search import substring_list, vectors, vocab
-from memctl.search.candidates import Filters
+from memctl.search.candidates import lexical as cand
+from memctl.search.candidates import substring_list, vectors
+from memctl.search.candidates.lexical import Filters
+from memctl.search.candidates.window_list import window_candidates
 from memctl.search.kept import IndexMemory
 from memctl.search.options import MODE_LISTS
-from memctl.search.query import Query
-from memctl.search.window_list import window_candidates
+from memctl.search.query import vocab
+from memctl.search.query.parse import Query
 from memctl.sqlite import connect
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
     from memctl.config import SearchSettings
-    from memctl.search.scoring import Policy
+    from memctl.search.rank.scoring import Policy
     from memctl.sqlite import Connection
 
 

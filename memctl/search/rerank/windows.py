@@ -4,7 +4,7 @@ each window and their cosines with the query) and the reranker's shipped weights
 Only the ~30 reranked candidates are looked at, so nothing is precomputed at index time:
 the vectors of the chunks their windows show are read when a window is first seen, and
 kept with their sum by a kept Searcher while the index is unchanged (SQLite's; on a shared
-server they are read each search: finish.rerank_probabilities). memctl.search.rerank
+server they are read each search: finish.rerank_probabilities). memctl.search.rerank.model
 holds the policy.
 """
 
@@ -22,9 +22,12 @@ import numpy as np
 from memctl.frozen import field_names, filled
 from memctl.index.backend import IndexBackend
 from memctl.index.usage import ChunkRecord
-from memctl.search import ranking
-from memctl.search.floor import WeightedTerm
-from memctl.search.rerank import (
+from memctl.search.floor.rule import WeightedTerm
+from memctl.search.present.snippets import Snippet
+from memctl.search.rank import ranking
+from memctl.search.rank.scoring import Weights
+from memctl.search.rerank.lines import LineWords, TextViews
+from memctl.search.rerank.model import (
     FEATURES,
     Candidate,
     Model,
@@ -32,9 +35,6 @@ from memctl.search.rerank import (
     features,
     rerank,
 )
-from memctl.search.rerank_lines import LineWords, TextViews
-from memctl.search.scoring import Weights
-from memctl.search.snippets import Snippet
 
 WEIGHTS_FILE = "rerank_weights.json"
 _model: Model | None = None
@@ -83,7 +83,7 @@ def model() -> Model:
     """The shipped reranker (written by scripts/train_reranker)."""
     global _model
     if _model is None:
-        text = (resources.files("memctl.search") / WEIGHTS_FILE).read_text(encoding="utf-8")
+        text = (resources.files("memctl.search.rerank") / WEIGHTS_FILE).read_text(encoding="utf-8")
         _model = Model.from_dict(json.loads(text))
     return _model
 

@@ -10,14 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.index.backend import IndexBackend
 from memctl.index.usage import ChunkRecord
-from memctl.search import present, ranking, windows
-from memctl.search.candidates import LexicalPlan
-from memctl.search.evidence import Verdict, weighted_terms
-from memctl.search.floor import WeightedTerm
+from memctl.search.candidates.lexical import LexicalPlan
+from memctl.search.floor.evidence import Verdict, weighted_terms
+from memctl.search.floor.rule import WeightedTerm
 from memctl.search.kept import IndexMemory
-from memctl.search.query import Query
+from memctl.search.present import results as present
+from memctl.search.query.parse import Query
+from memctl.search.rank import ranking
+from memctl.search.rank.scoring import Weights
+from memctl.search.rerank import windows
 from memctl.search.results import SearchResponse
-from memctl.search.scoring import Weights
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
-from memctl.search.query import Query, Term, fts_expression, quote
+from memctl.search.query.parse import Query, Term, fts_expression, quote
 from memctl.sqlite import select_in
 
 if TYPE_CHECKING:

@@ -8,14 +8,14 @@ from typing import Any
 
 from memctl.index.backend import ContextWindow, IndexBackend
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates import LexicalPlan
-from memctl.search.evidence import Judged, Verdict
-from memctl.search.matcher import Matcher, TextWords
-from memctl.search.query import Query
-from memctl.search.ranking import CONTEXT_SOURCES
+from memctl.search.candidates.lexical import LexicalPlan
+from memctl.search.floor.evidence import Judged, Verdict
+from memctl.search.present.snippets import Snippet, best_snippet, fitted_snippet
+from memctl.search.query.matcher import Matcher, TextWords
+from memctl.search.query.parse import Query
+from memctl.search.rank.ranking import CONTEXT_SOURCES
+from memctl.search.rank.scoring import Weights
 from memctl.search.results import SearchResult
-from memctl.search.scoring import Weights
-from memctl.search.snippets import Snippet, best_snippet, fitted_snippet
 from memctl.tokens import estimate_tokens
 
 # How far around a chunk the snippet may look for context lines.

@@ -1,0 +1,1 @@
+"""The relevance floor: each result's evidence, the calibrated rule, its calibration."""
