@@ -34,6 +34,7 @@ from memctl.search.rank.scoring import Policy, fuse, weights_for
 from memctl.search.rerank import stage as finish
 from memctl.search.rerank import windows
 from memctl.search.results import SearchResponse, SearchResult
+from memctl.search.trace import SearchTrace
 from memctl.vault import Vault
 
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher"]
@@ -56,8 +57,6 @@ class Searcher(CandidateLists):
         self._kept = IndexMemory()
         self._beside = None  # lists.py: the window list's connection, once needed
         self.timings: dict[str, float] = {}
-        # scripts/train_reranker: receives every search's reranking features and windows.
-        self.rerank_sink: finish.RerankSink | None = None
 
     @property
     def store(self) -> IndexBackend:
@@ -114,10 +113,12 @@ class Searcher(CandidateLists):
         min_score: float | None = None,
         use_floor: bool = True,
         budget: int | None = None,
+        trace: SearchTrace | None = None,
     ) -> SearchResponse:
         """`use_floor` False returns everything (--all); `min_score` overrides the calibrated
         floor; `budget` returns as many results as fit that many snippet tokens, best first
-        (k is then at most MAX_BUDGET_RESULTS, options.py); `vector` is the query's, if already embedded.
+        (k is then at most MAX_BUDGET_RESULTS, options.py); `vector` is the query's, if already embedded;
+        `trace` is filled in with what the stages saw (memctl.search.trace).
 
         Stages: freshness, candidate lists, fusion and scoring (ranking.score), diversity
         (ranking.diversify), the relevance floor (evidence.judge_results), results."""
@@ -193,7 +194,7 @@ class Searcher(CandidateLists):
             weighted_terms(conn, parsed, plan, self._kept.counts) if conn is not None else None
         )
         scores, probability = scored.scores, {}
-        if rerank or self.rerank_sink is not None:
+        if rerank or (trace is not None and trace.rerank_features):
             probability = finish.rerank_probabilities(
                 self.store,
                 conn,
@@ -211,7 +212,7 @@ class Searcher(CandidateLists):
                 rows=self._rows(conn),
                 matrix=self._matrix or None,
                 apply=rerank,
-                sink=self.rerank_sink,
+                sink=trace.keep_rerank if trace is not None else None,
                 terms=weighted[0] if weighted else None,
             )
             scores = ranking.rescore(scored, probability, records, now)
@@ -246,6 +247,12 @@ class Searcher(CandidateLists):
             words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
             sentences_of=self._kept.sentences,
         )
+        if trace is not None:
+            trace.query, trace.plan, trace.conn, trace.snippets = parsed, plan, conn, snippet
+            trace.lists, trace.records, trace.chosen = lists, records, list(chosen)
+            trace.rerank, trace.verdict = dict(probability), verdict
+            if weighted is not None:
+                trace.terms, trace.present = weighted
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
         response.matched, response.missing = verdict.matched, verdict.missing
         notices.extend(verdict.notices)

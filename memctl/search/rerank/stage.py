@@ -56,7 +56,7 @@ def rerank_probabilities(
     terms: list[WeightedTerm] | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
-    `apply`; `sink`, scripts/train_reranker's, receives every search's features; `terms`:
+    `apply`; `sink`, a SearchTrace's, receives every search's features and windows; `terms`:
     the query's weighted terms, when the caller has them)."""
     return windows.rerank_scores(
         store,
