@@ -19,11 +19,16 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_chec
 from memctl.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import numpy as np
 
     from memctl.index.chunker import Chunk
     from memctl.index.neighbours import BlockSource, NeighbourPair
     from memctl.index.usage import ChunkRecord, ChunkSpan, ChunkUsage, ContextRow, IndexCounts
+    from memctl.search.candidates.lexical import Candidates, Filters
+    from memctl.search.kept import IndexMemory
+    from memctl.search.query.parse import Query
     from memctl.vault import Vault
 
 # What showed a chunk to someone: a search, an agent's context, a tool call.
@@ -35,6 +40,36 @@ ENV_DATABASE_URL = "MEMCTL_DATABASE_URL"
 Window = dict[str, tuple[int, str | None, str | None]]
 # (vault, path, first line, last line): the lines around a chunk a snippet may widen into.
 ContextWindow = tuple[str, str, int, int]
+
+
+class CandidateSource(Protocol):
+    """Where a search's candidate lists come from: each backend's own, beside its data
+    (SQLite: memctl.search.candidates.lists.SqliteCandidates, in process; PostgreSQL:
+    memctl.index.postgres.search.PgCandidates, in SQL). Fusion, scoring, reranking, the
+    floor and the snippets are the same for both."""
+
+    fresh: bool  # this search re-checks what the source keeps (set before each search)
+
+    @property
+    def matrix(self) -> Any: ...  # the vectors held in memory for the reranker (falsy: none)
+    def close(self) -> None: ...
+    def rows(self) -> int | None: ...  # a shared server's row count (None: SQLite counts its own)
+    def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]: ...
+    def vector_first(
+        self, query: str, parsed: Query, mode: str, filters: Filters, vector: Any, limit: int
+    ) -> AbstractContextManager[Any]: ...
+    def lists(
+        self,
+        query: str,
+        parsed: Query,
+        filters: Filters,
+        wanted: tuple[str, ...],
+        vector: Any,
+        notices: list[str],
+        limit: int,
+        common_fraction: float,
+        first: Any = None,
+    ) -> Candidates: ...
 
 
 @runtime_checkable
@@ -93,6 +128,9 @@ class IndexBackend(Protocol):
         spans: dict[str, list[tuple[int, int, int]]] | None = None,
     ) -> list[dict[int, np.ndarray]]: ...
     def has_vectors(self) -> bool: ...
+    def candidate_source(
+        self, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+    ) -> CandidateSource: ...
     def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]: ...
     def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:
         """Every chunk with its last reference, in id order; with `cold_before` (an ISO

@@ -9,7 +9,7 @@ table in step with `chunks`, so no code path can leave a stale FTS or vector row
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from memctl.index.protocol import ReferenceKind
+    from memctl.search.candidates.lists import SqliteCandidates
+    from memctl.search.kept import IndexMemory
     from memctl.sqlite import Connection
 
 INDEX_FILE = "index.db"
@@ -377,6 +379,14 @@ class Store:
     def has_vectors(self) -> bool:
         # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.
         return self.conn.execute("SELECT 1 FROM chunks_vec_rowids LIMIT 1").fetchone() is not None
+
+    def candidate_source(
+        self, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+    ) -> SqliteCandidates:
+        """Search's in-process candidate lists over this index (memctl.search.candidates)."""
+        from memctl.search.candidates.lists import SqliteCandidates
+
+        return SqliteCandidates(self, vault, kept, embed)
 
     def reference_window(
         self, since: datetime, until: datetime

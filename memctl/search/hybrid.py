@@ -12,21 +12,18 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from memctl import clock
-from memctl.index.backend import IndexBackend, open_store
+from memctl.index.backend import IndexBackend, open_store, sqlite_connection
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
-from memctl.index.usage import ChunkRecord
-from memctl.search.candidates import vectors
+from memctl.index.protocol import CandidateSource
 from memctl.search.candidates.lexical import Filters
-from memctl.search.candidates.lists import CandidateLists
 from memctl.search.floor.evidence import judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
 from memctl.search.options import MODE_LISTS, checked_k, policy_from
 from memctl.search.present import results as present
-from memctl.search.query import vocab
 from memctl.search.query.embedding import QueryVectors
 from memctl.search.query.parse import parse_query
 from memctl.search.rank import ranking
@@ -37,10 +34,13 @@ from memctl.search.results import SearchResponse, SearchResult
 from memctl.search.trace import SearchTrace
 from memctl.vault import Vault
 
+if TYPE_CHECKING:
+    from memctl.sqlite import Connection
+
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher"]
 
 
-class Searcher(CandidateLists):
+class Searcher:
     """Searches one vault; keep it for many queries (batch, eval), close it when done."""
 
     def __init__(self, vault: Vault, *, fresh: bool = True, policy: Policy | None = None) -> None:
@@ -50,12 +50,10 @@ class Searcher(CandidateLists):
         self.fresh = fresh
         self._store: IndexBackend | None = None
         self._query_vectors = QueryVectors(vault.settings)
-        self._vocab: vocab.Vocabulary | None = None
-        self._matrix: vectors.VectorMatrix | Literal[False] | None = None  # False: not worth it
         # What earlier searches read from the index (memctl.search.kept): valid while the
         # index does not change, so emptied whenever a search re-checks freshness.
         self._kept = IndexMemory()
-        self._beside = None  # lists.py: the window list's connection, once needed
+        self._candidates: CandidateSource | None = None
         self.timings: dict[str, float] = {}
 
     @property
@@ -64,8 +62,22 @@ class Searcher(CandidateLists):
             self._store = open_store(self.vault)
         return self._store
 
+    @property
+    def candidates(self) -> CandidateSource:
+        """Where this index's candidate lists come from (the store's own source: in process
+        for SQLite, in SQL for a shared server), kept with what it holds between searches."""
+        if self._candidates is None:
+            self._candidates = self.store.candidate_source(self.vault, self._kept, self.embed_query)
+        return self._candidates
+
+    def _conn(self) -> Connection | None:
+        """The index's in-process SQLite connection (None: a shared server's store)."""
+        return sqlite_connection(self.store)
+
     def close(self) -> None:
-        self._close_beside()
+        if self._candidates is not None:
+            self._candidates.close()
+            self._candidates = None
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -128,9 +140,12 @@ class Searcher(CandidateLists):
         notices: list[str] = self.refresh(now) if self.fresh else []
         kept = self._kept if self._conn() is not None else None
         parsed = parse_query(query)
+        source = self.candidates
+        source.fresh = self.fresh
+        limit = self.settings.candidates
         # A kept Searcher's vector product starts here, beside the statements below and
-        # the lexical lists (lists.CandidateLists._vector_first).
-        with self._vector_first(query, parsed, mode, filters, vector) as first:
+        # the lexical lists (SqliteCandidates.vector_first).
+        with source.vector_first(query, parsed, mode, filters, vector, limit) as first:
             self._kept.check(self._conn())
             pending = self.store.pending_count()
             if pending and self.fresh and mode in ("hybrid", "vector"):
@@ -145,13 +160,23 @@ class Searcher(CandidateLists):
             # with a re-index, which the freshness walk above would have run).
             model_id = self.store.model_id
             wanted = self._lists_wanted(mode, notices, model_id)
-            found = self._candidate_lists(query, parsed, filters, wanted, vector, notices, first)
+            found = source.lists(
+                query,
+                parsed,
+                filters,
+                self._with_window(wanted),
+                vector,
+                notices,
+                limit,
+                self.settings.common_term_fraction,
+                first,
+            )
         plan, lists = found.plan, found.lists
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in lists))
         weights = weights_for(self.policy.weights, query, model_id)
         fused = fuse(lists, self.policy, weights)
-        records = self._records(list(fused))
+        records = source.records(list(fused))
         scored = ranking.score(
             fused,
             lists,
@@ -209,8 +234,8 @@ class Searcher(CandidateLists):
                 snippet,
                 self._kept,
                 found.vector,
-                rows=self._rows(conn),
-                matrix=self._matrix or None,
+                rows=source.rows(),
+                matrix=source.matrix or None,
                 apply=rerank,
                 sink=trace.keep_rerank if trace is not None else None,
                 terms=weighted[0] if weighted else None,
@@ -291,12 +316,6 @@ class Searcher(CandidateLists):
             self._kept.forget_usage(verdict.kept)
         return response
 
-    def _records(self, ids: list[int]) -> dict[int, ChunkRecord]:
-        """The candidates' chunk records (kept between searches of an unchanged SQLite index)."""
-        if self.store.backend != "sqlite":
-            return {r.id: r for r in self.store.chunks_by_ids(ids)}
-        return self._kept.chunk_records(ids, self.store.chunks_by_ids)
-
     def _lists_wanted(self, mode: str, notices: list[str], model_id: str) -> tuple[str, ...]:
         wanted = MODE_LISTS[mode]
         if "vector" in wanted and (other := self._other_model(model_id)):
@@ -307,13 +326,12 @@ class Searcher(CandidateLists):
             wanted = tuple(name for name in wanted if name != "vector")
         return wanted
 
-    def _rows(self, conn: Any) -> int | None:
-        """A shared server's chunk count of this vault (SQLite counts its own): its
-        statistics row, as BM25 reads it, not a count of the rows (~150 ms at 100k)."""
-        if conn is not None:
-            return None
-        rows, _ = self.store.stats([self.store.vault_name])  # type: ignore[attr-defined]
-        return max(int(rows), 1)
+    def _with_window(self, wanted: tuple[str, ...]) -> tuple[str, ...]:
+        """The window list goes beside the words list in hybrid and lexical modes (bm25
+        stays the plain baseline), on either backend."""
+        if self.policy.weights.window > 0 and "fts" in wanted and "trigram" in wanted:
+            return (*wanted, "window")
+        return wanted
 
     def _catch_up(self, pending: int, notices: list[str]) -> int:
         """Embed a few pending chunks before answering (memctl.index.catch_up)."""

@@ -31,7 +31,7 @@ from memctl.search.rerank.lines import LineWords, TextViews
 from memctl.search.rerank.windows import KeptWindows
 
 if TYPE_CHECKING:
-    from memctl.index.backend import ContextWindow, IndexBackend
+    from memctl.index.protocol import ContextWindow, IndexBackend
     from memctl.sqlite import Connection
 
 ContextRows = Sequence[tuple[int, int, str]]

@@ -14,6 +14,7 @@ from memctl.index.store import Store
 from memctl.index.sync import sync
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates import lexical as cand
+from memctl.search.candidates import lists
 from memctl.search.hybrid import Searcher
 from memctl.search.kept import IndexMemory, _FileRows
 from memctl.search.present.results import (
@@ -381,8 +382,10 @@ def test_a_kept_searcher_s_window_list_on_its_second_connection_answers_as_one_c
                 for q in queries
             ]
             assert answers == expected
-        assert kept._beside is not None  # the window list ranked on the second connection
-    assert kept._beside is None  # closed with the Searcher
+        source = kept.candidates
+        assert isinstance(source, lists.SqliteCandidates)
+        assert source._beside is not None  # the window list ranked on the second connection
+    assert source._beside is None  # closed with the Searcher
 
 
 def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
@@ -392,7 +395,7 @@ def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
 
     import numpy as np
 
-    from memctl.search.candidates import lists, vectors
+    from memctl.search.candidates import vectors
 
     rows = np.eye(4, dtype=np.float32)
     matrix = vectors.VectorMatrix(np.arange(4, dtype=np.int64), rows)
@@ -410,8 +413,8 @@ def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
     try:
         with Searcher(indexed_fixture, fresh=False) as kept:
             monkeypatch.setattr(
-                Searcher,
-                "_vector_ahead",
+                lists.SqliteCandidates,
+                "vector_ahead",
                 lambda self, qvec, filters, limit: Spied(worker, matrix, rows[0], limit),
             )
             monkeypatch.setattr(lists.cand, "fts_candidates", broken)
@@ -426,7 +429,7 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
     fixture_copy: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A kept Searcher holding the matrix starts the product before the index's counts
-    and the lexical plan (lists._vector_first): the same answers as when it starts with
+    and the lexical plan (SqliteCandidates.vector_first): the same answers as when it starts with
     the lists, none for a query with no words or a mode without vectors, and its span
     ends with the search, also when a statement before the lists raises."""
     import contextlib
@@ -448,8 +451,6 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
             ended.append(True)
             super().__exit__(*exc)
 
-    from memctl.search.candidates import lists
-
     plan = lists.cand.plan_lexical
 
     def planned(*args: Any, **kwargs: Any) -> Any:
@@ -459,7 +460,9 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
     monkeypatch.setattr(lists.cand, "plan_lexical", planned)
     monkeypatch.setattr(vectors, "Ahead", Spied)
     with Searcher(fixture_copy, fresh=False) as kept:
-        kept._matrix = vectors.load(kept._sqlite(), fixture_copy.state_dir, min_vectors=1)
+        source = kept.candidates
+        assert isinstance(source, lists.SqliteCandidates)
+        source.matrix = vectors.load(source.conn, fixture_copy.state_dir, min_vectors=1)
         first = []
         for q in queries:
             first.append(kept.search(q, log=False, now=NOW, explain=True).to_dict())
@@ -471,7 +474,9 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
         assert len(started) == len(queries)
         order.clear()
         with monkeypatch.context() as patch:
-            patch.setattr(Searcher, "_vector_first", lambda *a: contextlib.nullcontext())
+            patch.setattr(
+                lists.SqliteCandidates, "vector_first", lambda *a: contextlib.nullcontext()
+            )
             later = [kept.search(q, log=False, now=NOW, explain=True).to_dict() for q in queries]
         assert order[:2] == ["plan", "product"]
         assert later == first and len(started) == len(ended) == 2 * len(queries)

@@ -35,6 +35,17 @@ COMMON_MIN_ROWS = 2000
 TYPO_MIN_RATIO = 80.0
 
 
+@dataclass
+class Candidates:
+    """A search's candidate lists (name -> chunk id -> raw score) and the lexical plan
+    they were read with, from either backend's CandidateSource."""
+
+    plan: LexicalPlan
+    lists: dict[str, dict[int, float]]
+    started: float  # perf_counter when the lists' queries began (timings["search_ms"])
+    vector: Any = None  # the query's vector, when the vector list was searched
+
+
 @dataclass(frozen=True)
 class Filters:
     """Restrict a search to a tier, a source, or a date range (inclusive).

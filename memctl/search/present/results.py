@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from memctl.index.backend import ContextWindow, IndexBackend
+from memctl.index.protocol import ContextWindow, IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates.lexical import LexicalPlan
 from memctl.search.floor.evidence import Judged, Verdict

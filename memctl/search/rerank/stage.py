@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from memctl.index.backend import IndexBackend
+from memctl.index.protocol import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates.lexical import LexicalPlan
 from memctl.search.floor.evidence import Verdict, weighted_terms

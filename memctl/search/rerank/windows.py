@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from memctl.frozen import field_names, filled
-from memctl.index.backend import IndexBackend
+from memctl.index.protocol import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.floor.rule import WeightedTerm
 from memctl.search.present.snippets import Snippet
