@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from memctl.search.floor import fit as ff
-from memctl.search.floor import learn as floor_learn
 from memctl.search.floor import rule as fl
-from memctl.search.floor.fit import Observed, Question
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
+from tools import floor_fit as ff
+from tools import floor_learn
+from tools.floor_fit import Observed, Question
 
 
 def term(word: str, weight: float) -> WeightedTerm:

@@ -25,7 +25,7 @@ model over those signals and a few of the query's (the best cosine of its vector
 a capitalised name in it the vault never mentions), one per query script, with its own
 offset for results in another script: a result needs its cosine and its words
 together, where the older rule below let either alone through. It is fitted on the
-calibration parts of the dev sets (floor_learn.py); its offsets are the loosest that keep
+calibration parts of the dev sets (tools/floor_learn.py); its offsets are the loosest that keep
 each set's own answers. A result that is not its query's best also needs the
 classifier's `later` logits (keep()): a question is answered by one result, and a
 foreign question is rejected when at most one stays.

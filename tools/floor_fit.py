@@ -4,7 +4,7 @@ it returns thresholds; memctl.search.floor.rule applies them).
 What a calibration sees (Observed, Question), what a floor does to it (outcome), and
 `calibrate`: a grid over the hand-made rule's thresholds (coverage, cosine bars, missing
 gate, coverage weight), for MiniLM and the lexical fallback. The classifier of the
-default model is fitted by memctl.search.floor.learn. Both choose on the calibration
+default model is fitted by tools.floor_learn. Both choose on the calibration
 parts of the dev sets only.
 """
 

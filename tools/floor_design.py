@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from memctl.search.floor.fit import Question
 from memctl.search.floor.rule import QuerySignals
+from tools.floor_fit import Question
 
 BAR_MARGIN = 1e-4  # logits
 # The share of each set's own-loss target the bar of a query's best result may spend;
