@@ -19,18 +19,18 @@ from memctl.index.backend import IndexBackend, open_store, sqlite_connection
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
 from memctl.index.protocol import CandidateSource
-from memctl.search.candidates.lexical import Filters
-from memctl.search.floor.evidence import judge_results, weighted_terms
+from memctl.search.candidates.lexical import Candidates, Filters
+from memctl.search.floor.evidence import Verdict, judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
 from memctl.search.options import MODE_LISTS, checked_k, policy_from
 from memctl.search.present import results as present
 from memctl.search.query.embedding import QueryVectors
-from memctl.search.query.parse import parse_query
+from memctl.search.query.parse import Query, parse_query
 from memctl.search.rank import ranking
 from memctl.search.rank.scoring import Policy, fuse, weights_for
-from memctl.search.rerank import stage as finish
-from memctl.search.rerank import windows
+from memctl.search.rerank import stage, windows
 from memctl.search.results import SearchResponse, SearchResult
+from memctl.search.run import SearchRun
 from memctl.search.trace import SearchTrace
 from memctl.vault import Vault
 
@@ -138,7 +138,6 @@ class Searcher:
         now = now or clock.now()
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
-        kept = self._kept if self._conn() is not None else None
         parsed = parse_query(query)
         source = self.candidates
         source.fresh = self.fresh
@@ -171,12 +170,67 @@ class Searcher:
                 self.settings.common_term_fraction,
                 first,
             )
-        plan, lists = found.plan, found.lists
         if pending and "vector" in wanted:
-            notices.append(pending_notice(pending, "vector" in lists))
+            notices.append(pending_notice(pending, "vector" in found.lists))
+        rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
+        run = self._ranked(query, parsed, mode, k, now, explain, model_id, found, rerank)
+        scores, probability = run.scored.scores, {}
+        if rerank or (trace is not None and trace.rerank_features):
+            probability = stage.rerank_probabilities(
+                self.store,
+                run,
+                rows=source.rows(),
+                matrix=source.matrix or None,
+                apply=rerank,
+                sink=trace.keep_rerank if trace is not None else None,
+            )
+            scores = ranking.rescore(run.scored, probability, run.records, now)
+        chosen = self._diversified(run, scores)
+        verdict = self._judged(run, chosen, min_score, use_floor, budget)
+        if trace is not None:
+            trace.query, trace.plan, trace.conn, trace.snippets = (
+                parsed,
+                run.plan,
+                run.conn,
+                run.snippets,
+            )
+            trace.lists, trace.records, trace.chosen = run.lists, run.records, list(chosen)
+            trace.rerank, trace.verdict = dict(probability), verdict
+            if run.weighted is not None:
+                trace.terms, trace.present = run.weighted
+        response.floor, response.below_floor = verdict.floor, verdict.below_floor
+        response.matched, response.missing = verdict.matched, verdict.missing
+        notices.extend(verdict.notices)
+        self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
+        self._results(run, response, verdict, scores, probability, explain, budget)
+        if log and response.results:
+            self.store.record_references(
+                [(r.hash, r.path) for r in response.results], "search", query, now
+            )
+            self._kept.forget_usage(verdict.kept)
+        return response
+
+    def _ranked(
+        self,
+        query: str,
+        parsed: Query,
+        mode: str,
+        k: int,
+        now: datetime,
+        explain: bool,
+        model_id: str,
+        found: Candidates,
+        rerank: bool,
+    ) -> SearchRun:
+        """Fusion and the composite score (rank/), the candidates' snippets (present/) and
+        the query's weighted words: the run the later stages read (`rerank`: whether
+        the reranker reorders, so a server reads its candidates' context at once)."""
+        plan, lists = found.plan, found.lists
+        conn = self._conn()
+        kept = self._kept if conn is not None else None
         weights = weights_for(self.policy.weights, query, model_id)
         fused = fuse(lists, self.policy, weights)
-        records = source.records(list(fused))
+        records = self.candidates.records(list(fused))
         scored = ranking.score(
             fused,
             lists,
@@ -189,12 +243,11 @@ class Searcher:
             context=mode != "bm25",
             explain=explain,
             # An entry stands while its record object is the same: only kept records
-            # (SQLite's, see _records) ever find theirs. A shared server's (no `kept`)
-            # would only grow the table, ~5 objects a candidate the cyclic collector walks.
+            # (SQLite's, see SqliteCandidates.records) ever find theirs. A shared server's
+            # (no `kept`) would only grow the table, ~5 objects a candidate the cyclic
+            # collector walks.
             kept=kept.factors if kept else None,
         )
-        conn = self._conn()
-        rerank = finish.reranks(model_id, self.settings.rerank, mode, lists)
         snippet = present.Snippets(
             self.store,
             records,
@@ -218,34 +271,34 @@ class Searcher:
         weighted = (
             weighted_terms(conn, parsed, plan, self._kept.counts) if conn is not None else None
         )
-        scores, probability = scored.scores, {}
-        if rerank or (trace is not None and trace.rerank_features):
-            probability = finish.rerank_probabilities(
-                self.store,
-                conn,
-                query,
-                parsed,
-                plan,
-                scored,
-                fused,
-                lists,
-                weights,
-                records,
-                snippet,
-                self._kept,
-                found.vector,
-                rows=source.rows(),
-                matrix=source.matrix or None,
-                apply=rerank,
-                sink=trace.keep_rerank if trace is not None else None,
-                terms=weighted[0] if weighted else None,
-            )
-            scores = ranking.rescore(scored, probability, records, now)
-        chosen = ranking.diversify(
+        return SearchRun(
+            text=query,
+            parsed=parsed,
+            mode=mode,
+            k=k,
+            now=now,
+            model_id=model_id,
+            plan=plan,
+            lists=lists,
+            vector=found.vector,
+            weights=weights,
+            fused=fused,
+            records=records,
+            scored=scored,
+            snippets=snippet,
+            kept=self._kept,
+            conn=conn,
+            weighted=weighted,
+        )
+
+    def _diversified(self, run: SearchRun, scores: dict[int, float]) -> list[int]:
+        """The best k that do not repeat each other (rank/ranking.diversify)."""
+        snippet = run.snippets
+        return ranking.diversify(
             scores,
-            records,
+            run.records,
             snippet,
-            k,
+            run.k,
             self.policy,
             self.settings.snippet_tokens,
             reach_of=snippet.reach,
@@ -253,40 +306,54 @@ class Searcher:
             words_of=self._kept.word_sets,
             overlaps=self._kept.overlaps,
         )
-        verdict = judge_results(
-            conn,
-            parsed,
-            plan,
-            lists,
-            records,
+
+    def _judged(
+        self,
+        run: SearchRun,
+        chosen: list[int],
+        min_score: float | None,
+        use_floor: bool,
+        budget: int | None,
+    ) -> Verdict:
+        """The relevance floor over the chosen (floor/evidence.judge_results)."""
+        snippet = run.snippets
+        return judge_results(
+            run.conn,
+            run.parsed,
+            run.plan,
+            run.lists,
+            run.records,
             chosen,
             snippet,
-            model_id=model_id,
-            trusted="vector" in lists and weights.vector >= self.policy.weights.vector,
+            model_id=run.model_id,
+            trusted="vector" in run.lists and run.weights.vector >= self.policy.weights.vector,
             floor=(True if min_score is None else min_score) if use_floor else None,
             budget=budget,
             counts=self._kept.counts,
-            weighted=weighted,
+            weighted=run.weighted,
             # Every term's forms and stem are the snippets' matcher's: only the words it
             # may match are read (each text's words kept by text).
             words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
             sentences_of=self._kept.sentences,
         )
-        if trace is not None:
-            trace.query, trace.plan, trace.conn, trace.snippets = parsed, plan, conn, snippet
-            trace.lists, trace.records, trace.chosen = lists, records, list(chosen)
-            trace.rerank, trace.verdict = dict(probability), verdict
-            if weighted is not None:
-                trace.terms, trace.present = weighted
-        response.floor, response.below_floor = verdict.floor, verdict.below_floor
-        response.matched, response.missing = verdict.matched, verdict.missing
-        notices.extend(verdict.notices)
-        self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
-        finish.fill(
+
+    def _results(
+        self,
+        run: SearchRun,
+        response: SearchResponse,
+        verdict: Verdict,
+        scores: dict[int, float],
+        probability: dict[int, float],
+        explain: bool,
+        budget: int | None,
+    ) -> None:
+        """The kept candidates as results, with --explain's detail (present/)."""
+        scored, records = run.scored, run.records
+        stage.fill(
             response,
             verdict,
             records,
-            snippet,
+            run.snippets,
             scores,
             probability,
             self.store.vault_name,
@@ -294,8 +361,8 @@ class Searcher:
                 lambda cid, rr: present.explain(
                     scored.detail[cid],
                     records[cid],
-                    plan,
-                    weights,
+                    run.plan,
+                    run.weights,
                     verdict,
                     verdict.judged[cid],
                     rr,
@@ -309,12 +376,6 @@ class Searcher:
             # windows); only the results' snippets grow to result_tokens.
             result_tokens=(self.settings.result_tokens or None) if budget is None else None,
         )
-        if log and response.results:
-            self.store.record_references(
-                [(r.hash, r.path) for r in response.results], "search", query, now
-            )
-            self._kept.forget_usage(verdict.kept)
-        return response
 
     def _lists_wanted(self, mode: str, notices: list[str], model_id: str) -> tuple[str, ...]:
         wanted = MODE_LISTS[mode]
