@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates.lexical import IndexCounts
+from memctl.search.candidates.lexical import KeptCounts
 from memctl.search.candidates.substring_list import TrigramMemory
 from memctl.search.floor.words import Sentences, sentences
 from memctl.search.present.snippets import Snippet
@@ -45,7 +45,7 @@ WINDOWS_KEPT = 10_000  # the reranker's windows and chunks' vectors (~1.6 KB eac
 class IndexMemory:
     """What earlier searches read from an unchanged index (module docstring)."""
 
-    counts: IndexCounts = field(default_factory=IndexCounts)
+    counts: KeptCounts = field(default_factory=KeptCounts)
     trigram: TrigramMemory = field(default_factory=TrigramMemory)
     records: dict[int, ChunkRecord] = field(default_factory=dict)
     context: dict[ContextWindow, ContextRows] = field(default_factory=dict)

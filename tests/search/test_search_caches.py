@@ -39,7 +39,7 @@ def test_counts_are_kept_until_cleared(vault: Vault) -> None:
         "# 2026-11-20\n\n- 10:00 backup every night\n- 11:00 backup moved\n", encoding="utf-8"
     )
     sync(vault, embed=False, now=NOW)
-    counts = cand.IndexCounts()
+    counts = cand.KeptCounts()
     with Store.open(vault) as store:
         assert cand.doc_freqs(store.conn, ["backup"], cap=10, counts=counts) == {"backup": 1}
         rows = cand.row_count(store.conn, counts)

@@ -113,7 +113,7 @@ class LexicalPlan:
 
 
 @dataclass
-class IndexCounts:
+class KeptCounts:
     """Counts read from the index by earlier searches. A Searcher keeps them while the
     index does not change (it empties them whenever a search re-checks freshness): the
     same words come back query after query, and each count is an FTS5 lookup."""
@@ -132,7 +132,7 @@ def ensure_vocab(conn: Connection) -> None:
     )
 
 
-def row_count(conn: Connection, counts: IndexCounts | None = None) -> int:
+def row_count(conn: Connection, counts: KeptCounts | None = None) -> int:
     if counts is not None and counts.rows is not None:
         return counts.rows
     rows = int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
@@ -145,7 +145,7 @@ def doc_freqs(
     conn: Connection,
     words: Iterable[str],
     cap: int | None = None,
-    counts: IndexCounts | None = None,
+    counts: KeptCounts | None = None,
 ) -> dict[str, int]:
     """Rows holding each word. With `cap`, counting stops past it (a value above `cap`
     means "more than cap"): fts5vocab walks a word's whole posting list, ~20 ms for a
@@ -162,7 +162,7 @@ def doc_freqs(
 
 
 def capped_count(
-    conn: Connection, expression: str, cap: int, counts: IndexCounts | None = None
+    conn: Connection, expression: str, cap: int, counts: KeptCounts | None = None
 ) -> int:
     """Rows matching an FTS5 expression, counted up to cap + 1."""
     if counts is not None and (expression, cap) in counts.capped:
@@ -181,7 +181,7 @@ def prefix_freq(
     prefix: str,
     cap: int,
     terms: Iterable[str] | None = None,
-    counts: IndexCounts | None = None,
+    counts: KeptCounts | None = None,
 ) -> int:
     """Documents matching `prefix*`, counted up to `cap` (enough to decide a drop).
 
@@ -223,7 +223,7 @@ def plan_lexical(
     common_fraction: float,
     corrector: Callable[[str], str | None] | None = None,
     prefix_terms: Callable[[str], list[str]] | None = None,
-    counts: IndexCounts | None = None,
+    counts: KeptCounts | None = None,
 ) -> LexicalPlan:
     """Choose the FTS5 forms: drop very common ones (never all), correct unknown words.
 

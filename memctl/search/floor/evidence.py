@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from memctl.search.candidates.lexical import IndexCounts, LexicalPlan, doc_freqs, row_count
+from memctl.search.candidates.lexical import KeptCounts, LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import rule as fl
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
 from memctl.search.floor.words import Sentences, TermHits, best_sentence, sentences
@@ -62,7 +62,7 @@ def weighted_terms(
     conn: Connection | None,
     query: Query,
     plan: LexicalPlan,
-    counts: IndexCounts | None = None,
+    counts: KeptCounts | None = None,
     rows: int | None = None,
 ) -> tuple[list[WeightedTerm], list[bool]]:
     """Each content word of the query with its IDF and a matcher for its forms, and
@@ -230,7 +230,7 @@ def judge_results(
     trusted: bool,
     floor: float | bool | None = True,
     budget: int | None = None,
-    counts: IndexCounts | None = None,
+    counts: KeptCounts | None = None,
     weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
     words_of: Callable[[str], Iterable[str]] | None = None,
     sentences_of: Callable[[str], Sentences] | None = None,
