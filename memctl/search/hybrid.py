@@ -90,7 +90,7 @@ class Searcher:
 
     def embed_query(self, text: str) -> Any:
         """The query vector of `text` (loads the model on first use; the last queries'
-        vectors are kept: query_vectors.py). Callers running one query in several modes
+        vectors are kept: query/embedding.py). Callers running one query in several modes
         embed it once and pass it to `search(vector=...)`."""
         vector, self.timings["embed_ms"] = self._query_vectors.embed(text)
         return vector

@@ -55,7 +55,7 @@ class IndexMemory:
     _file_rows: int = 0
     word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
     overlaps: dict[tuple[int, int], float] = field(default_factory=dict)  # two chunks' words
-    fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present.py
+    fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present/results.py
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     line_words: LineWords = field(default_factory=dict)  # the same
     views: TextViews = field(default_factory=TextViews)  # the same (the reranker's lines)
