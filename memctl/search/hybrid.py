@@ -22,7 +22,7 @@ from memctl.index.protocol import CandidateSource
 from memctl.search.candidates.lexical import Candidates, Filters
 from memctl.search.floor.evidence import Verdict, judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
-from memctl.search.options import MODE_LISTS, checked_k, policy_from
+from memctl.search.options import checked_k, lists_wanted, policy_from, with_window
 from memctl.search.present import results as present
 from memctl.search.query.embedding import QueryVectors
 from memctl.search.query.parse import Query, parse_query
@@ -158,12 +158,15 @@ class Searcher:
             # Read once: each read of it is a statement (the index's model changes only
             # with a re-index, which the freshness walk above would have run).
             model_id = self.store.model_id
-            wanted = self._lists_wanted(mode, notices, model_id)
+            # Vectors of another model than the configured one (the setting or the default
+            # changed; `memctl index` re-embeds) must never meet this model's query vector.
+            configured = canonical(self.vault.settings.embed.model)
+            wanted = lists_wanted(mode, model_id, configured, notices)
             found = source.lists(
                 query,
                 parsed,
                 filters,
-                self._with_window(wanted),
+                with_window(wanted, self.policy),
                 vector,
                 notices,
                 limit,
@@ -377,23 +380,6 @@ class Searcher:
             result_tokens=(self.settings.result_tokens or None) if budget is None else None,
         )
 
-    def _lists_wanted(self, mode: str, notices: list[str], model_id: str) -> tuple[str, ...]:
-        wanted = MODE_LISTS[mode]
-        if "vector" in wanted and (other := self._other_model(model_id)):
-            notices.append(
-                f"the index holds vectors of {other}, not of the configured model: "
-                "answered from keyword search only until `memctl index` re-embeds"
-            )
-            wanted = tuple(name for name in wanted if name != "vector")
-        return wanted
-
-    def _with_window(self, wanted: tuple[str, ...]) -> tuple[str, ...]:
-        """The window list goes beside the words list in hybrid and lexical modes (bm25
-        stays the plain baseline), on either backend."""
-        if self.policy.weights.window > 0 and "fts" in wanted and "trigram" in wanted:
-            return (*wanted, "window")
-        return wanted
-
     def _catch_up(self, pending: int, notices: list[str]) -> int:
         """Embed a few pending chunks before answering (memctl.index.catch_up)."""
         started = time.perf_counter()
@@ -403,12 +389,6 @@ class Searcher:
         if done.busy:
             notices.append("another memctl process is computing embeddings")
         return done.pending
-
-    def _other_model(self, model_id: str) -> str | None:
-        # Vectors of another model than the configured one (the setting or the default
-        # changed; `memctl index` re-embeds) must never meet this model's query vector.
-        wanted = canonical(self.vault.settings.embed.model)
-        return model_id if model_id != wanted else None
 
     def _recent_hashes(self, now: datetime) -> set[str]:
         minutes = self.settings.recent_penalty_minutes
