@@ -68,7 +68,7 @@ class SearchSettings:
     rrf_k: int = 60
     snippet_tokens: int = 200
     # The first results' snippets get more of the budget, the later ones less
-    # (memctl.search.present.RANK_SHARES); false: every snippet gets snippet_tokens.
+    # (memctl.search.present.results.RANK_SHARES); false: every snippet gets snippet_tokens.
     snippet_by_rank: bool = True
     # The results' snippet budget (the average per result with snippet_by_rank); 0: the
     # same as snippet_tokens. Candidates are still compared at snippet_tokens.
@@ -329,7 +329,7 @@ def _check_llm(llm: LLMSettings) -> None:
 def _check_index(index: IndexSettings) -> None:
     if index.backend not in ("sqlite", "postgres"):
         raise UsageError(f'{CONFIG_FILE}: [index] backend must be "sqlite" or "postgres"')
-    from memctl.index.backend import has_password
+    from memctl.secrets import has_password
 
     if has_password(index.database_url):
         # Never echo the URL itself: it holds the secret.

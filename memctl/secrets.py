@@ -183,3 +183,25 @@ def strip_private(text: str) -> str:
     if "<private" not in text.casefold():
         return text
     return _PRIVATE.sub(PRIVATE_MARK, text)
+
+
+# A connection URL's password (postgresql://user:PASSWORD@host, or password=... in a
+# keyword string): refused in the committed .memctl.toml, hidden in every error shown.
+_USERINFO = re.compile(
+    r"(?P<head>[a-z][a-z0-9+.-]*://[^:@/\s]*)(?::(?P<password>[^@/\s]*))?@", re.IGNORECASE
+)
+_KEYWORD_PASSWORD = re.compile(r"(password\s*=\s*)('[^']*'|[^\s&]+)", re.IGNORECASE)
+
+
+def has_password(url: str) -> bool:
+    """Whether a connection URL or keyword string holds a password."""
+    match = _USERINFO.search(url)
+    return bool(match and match.group("password")) or bool(_KEYWORD_PASSWORD.search(url))
+
+
+def redact_url(text: str) -> str:
+    """`text` with the password of any connection URL or keyword string replaced by ***."""
+    text = _USERINFO.sub(
+        lambda m: m.group("head") + (":***" if m.group("password") else "") + "@", text
+    )
+    return _KEYWORD_PASSWORD.sub(r"\1***", text)

@@ -8,10 +8,11 @@ The stdlib module is used where it can load extensions; many Python builds
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from memctl.errors import MemctlError
 
@@ -69,3 +70,37 @@ def load_sqlite_vec(conn: Connection) -> None:
         conn.load_extension(str(candidates[0].with_suffix("")))
     finally:
         conn.enable_load_extension(False)
+
+
+# SQLite caps bound parameters (999 in old builds): an IN list of 500 stays below every limit.
+IN_BATCH = 500
+
+
+def iter_batches(items: Sequence[Any], size: int = IN_BATCH) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def select_in(
+    conn: Connection, sql: str, items: Sequence[Any], params: Sequence[Any] = ()
+) -> Iterator[Any]:
+    """The rows of `sql` for every item, IN_BATCH at a time: `sql` holds one `{marks}` (the
+    IN list's placeholders, bound first), then `params`' placeholders."""
+    for part in iter_batches(items):
+        yield from conn.execute(sql.replace("{marks}", ",".join("?" * len(part))), [*part, *params])
+
+
+# Rows per multi-row INSERT: 80 x up to 12 values stays under SQLite's oldest 999.
+ROWS_PER_INSERT = 80
+
+
+def insert_rows(conn: Connection, head: str, values: str, rows: Sequence[Sequence[Any]]) -> None:
+    """`head` ("INSERT INTO t(a, b)") with one `values` group ("(?, ?)") per row,
+    ROWS_PER_INSERT rows a statement. Into a table with FTS triggers, each statement opens
+    a savepoint at which FTS5 flushes its pending terms to a new segment: one row per
+    statement made one segment per chunk (and their merges), most of a first build's time."""
+    for part in iter_batches(rows, ROWS_PER_INSERT):
+        conn.execute(
+            f"{head} VALUES " + ",".join([values] * len(part)),
+            [value for row in part for value in row],
+        )

@@ -2,6 +2,9 @@
 and no module imports from a layer above its own except the upward imports it lists (each
 with its reason). Imports under `if TYPE_CHECKING:` are types only and do not count.
 
+No import circle either: modules that import each other, however far round, cannot be
+read (or loaded) one before the other.
+
 `python tests/test_layers.py` prints each module's layer and the memctl modules it imports.
 """
 
@@ -125,13 +128,66 @@ def test_no_module_imports_from_a_layer_above_except_those_listed() -> None:
     assert sorted(documented_upward() - upward_imports()) == [], "listed but no longer there"
 
 
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The graph's import circles: its strongly connected parts of more than one module
+    (Tarjan's algorithm, iterative), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work: list[tuple[str, list[str]]] = [(root, sorted(graph.get(root, ())))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, targets = work[-1]
+            if targets:
+                target = targets.pop()
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, sorted(graph.get(target, ()))))
+                elif target in on_stack:
+                    low[node] = min(low[node], index[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                part: list[str] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    part.append(member)
+                    if member == node:
+                        break
+                if len(part) > 1:
+                    found.append(sorted(part))
+    return sorted(found)
+
+
+def test_no_import_circle() -> None:
+    assert circles(imports()) == []
+
+
+def test_the_circle_finder_finds_a_long_circle_and_passes_a_fork() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"d", "a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+    assert circles({"a": {"b", "c"}, "b": {"d"}, "c": {"d"}, "d": set()}) == []
+
+
 def test_the_import_reader_sees_lazy_imports_and_skips_type_checking_ones() -> None:
     graph = imports()
     # cli/app.py imports index/damage.py inside a function (lazily)...
     assert "index/damage.py" in graph["cli/app.py"]
-    # ...and index/backend.py imports index/chunker.py only for its type hints.
-    assert "index/chunker.py" not in graph["index/backend.py"]
-    assert "search/candidates.py" in graph["search/hybrid.py"]
+    # ...and index/protocol.py imports index/chunker.py only for its type hints.
+    assert "index/chunker.py" not in graph["index/protocol.py"]
+    assert "search/candidates/lexical.py" in graph["search/candidates/lists.py"]
 
 
 if __name__ == "__main__":

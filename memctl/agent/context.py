@@ -244,7 +244,8 @@ def gather_blocks(
 
 def cold_blocks(vault: Vault, query: str, *, k: int) -> tuple[list[ContextBlock], list[str]]:
     """The top COLD (archive) snippets for `query`, via hybrid search."""
-    from memctl.search.hybrid import Filters, search
+    from memctl.search import search
+    from memctl.search.hybrid import Filters
 
     response = search(vault, query, k=k, filters=Filters(tier="cold"), log=True)
     blocks = [

@@ -70,12 +70,12 @@ class ToolContext:
 
 
 def _search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    from memctl.search.hybrid import search
+    from memctl.search import search
 
     query = args["query"].strip()
     if not query:
         raise ToolFailure("invalid_arguments", "query: must not be blank")
-    from memctl.search.candidates import Filters
+    from memctl.search.candidates.lexical import Filters
 
     options: dict[str, Any] = {
         "k": int(args.get("k", 5)),

@@ -161,10 +161,10 @@ class MemctlGroup(TyperGroup):
             if type(exc).__module__.startswith("psycopg"):
                 # The shared index failed mid-command (a dropped connection, a
                 # conflict): one line, the URL's password redacted, no traceback.
-                from memctl.index.backend import redact
+                from memctl.secrets import redact_url
 
                 lines = [line for line in str(exc).splitlines() if line.strip()] or [""]
-                err(f"memctl: error: PostgreSQL: {redact(lines[0].strip())}")
+                err(f"memctl: error: PostgreSQL: {redact_url(lines[0].strip())}")
                 raise typer.Exit(1) from None
             # Typer vendors its own click (typer._click); its usage errors carry `exit_code`
             # and `show()` and must print as usage errors, not internal ones.

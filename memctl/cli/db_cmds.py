@@ -61,8 +61,8 @@ def status_cmd(
 
     Example: memctl db status --json
     """
-    from memctl.index.backend import redact
     from memctl.index.postgres import schema
+    from memctl.secrets import redact_url
 
     url, _ = _url(ctx)
     with schema.connect(url) as conn:
@@ -76,7 +76,7 @@ def status_cmd(
                 )
             ]
     data = {
-        "database": redact(url),
+        "database": redact_url(url),
         "schema_version": version,
         "latest": schema.LATEST,
         "vaults": vaults,

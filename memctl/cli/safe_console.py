@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from memctl.cli._common import terminal_safe
+from memctl.terminal import terminal_safe
 
 
 def _safe(item: Any) -> Any:

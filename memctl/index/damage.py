@@ -57,10 +57,6 @@ def is_read_only(exc: BaseException) -> bool:
     )
 
 
-def damage_hint(vault: Vault, exc: BaseException) -> str:
-    return f"the index under {vault.state_dir} is damaged ({exc}): {REBUILD_HINT}"
-
-
 def _wal_has_frames(path: Path) -> bool:
     try:
         return Path(str(path) + "-wal").stat().st_size > 0

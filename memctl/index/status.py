@@ -78,13 +78,14 @@ class IndexStatus:
 
 
 def index_status(vault: Vault) -> IndexStatus:
-    from memctl.index.backend import backend_of, database_url, has_index, open_store, redact
+    from memctl.index.backend import backend_of, database_url, has_index, open_store
     from memctl.index.store import index_path
+    from memctl.secrets import redact_url
 
     if not has_index(vault):
         return IndexStatus(exists=False)
     shared = backend_of(vault) == "postgres"
-    where = redact(database_url(vault)) if shared else vault.rel(index_path(vault))
+    where = redact_url(database_url(vault)) if shared else vault.rel(index_path(vault))
     local = None if shared else index_path(vault)
     signature = _signature(local) if local is not None else ()
     with open_store(vault) as store:

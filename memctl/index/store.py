@@ -9,14 +9,13 @@ table in step with `chunks`, so no code path can leave a stale FTS or vector row
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memctl import clock
 from memctl.index import migrations, neighbours, usage, window_spans, window_words
-from memctl.index.backend import ReferenceEvent, insert_rows, iter_batches, select_in
 from memctl.index.chunker import Chunk
 from memctl.index.damage import (
     REBUILD_HINT,
@@ -27,14 +26,17 @@ from memctl.index.damage import (
 )
 from memctl.index.embed.registry import canonical
 from memctl.index.neighbours import NeighbourPair
+from memctl.index.protocol import ReferenceEvent
 from memctl.index.usage import ChunkRecord, ChunkSpan, ChunkUsage, ContextRow, IndexCounts
-from memctl.sqlite import connect
+from memctl.sqlite import connect, insert_rows, iter_batches, select_in
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from memctl.index.backend import ReferenceKind
+    from memctl.index.protocol import ReferenceKind
+    from memctl.search.candidates.lists import SqliteCandidates
+    from memctl.search.kept import IndexMemory
     from memctl.sqlite import Connection
 
 INDEX_FILE = "index.db"
@@ -107,7 +109,7 @@ class Store:
                 conn.execute("ATTACH DATABASE ? AS state", (str(state),))
                 conn.execute("PRAGMA state.journal_mode=WAL")
                 conn.execute("PRAGMA state.synchronous=NORMAL")
-                from memctl.index.backend import vault_name
+                from memctl.index.protocol import vault_name
 
                 store = cls(conn, path, vault_name(vault))
                 store._ensure_schema(model_id or canonical(vault.settings.embed.model), dim)
@@ -386,13 +388,21 @@ class Store:
 
     def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]:
         """id -> cosine of the `limit` chunks nearest to a unit vector (sqlite-vec, exact)."""
-        from memctl.search.candidates import Filters, vec0_candidates
+        from memctl.search.candidates.lexical import Filters, vec0_candidates
 
         return vec0_candidates(self.conn, vector, Filters(), limit)
 
     def has_vectors(self) -> bool:
         # vec0's own rowid table: O(1), where a scan of chunks for embedded = 1 is not.
         return self.conn.execute("SELECT 1 FROM chunks_vec_rowids LIMIT 1").fetchone() is not None
+
+    def candidate_source(
+        self, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+    ) -> SqliteCandidates:
+        """Search's in-process candidate lists over this index (memctl.search.candidates)."""
+        from memctl.search.candidates.lists import SqliteCandidates
+
+        return SqliteCandidates(self, vault, kept, embed)
 
     def reference_window(
         self, since: datetime, until: datetime

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from memctl import clock
 from memctl.frozen import field_names, filled
-from memctl.index.backend import REFERENCE_KINDS as REFERENCE_KINDS
-from memctl.index.backend import ReferenceEvent, ReferenceKind, select_in
+from memctl.index.protocol import REFERENCE_KINDS as REFERENCE_KINDS
+from memctl.index.protocol import ReferenceEvent, ReferenceKind
+from memctl.sqlite import select_in
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection

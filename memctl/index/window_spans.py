@@ -8,7 +8,7 @@ import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from memctl.index.backend import select_in
+from memctl.sqlite import select_in
 
 if TYPE_CHECKING:
     import numpy as np

@@ -215,13 +215,6 @@ def archive_core_lines(vault: Vault, book: ProposalBook, ids: list[str]) -> Appl
 # -- COLD: prune ------------------------------------------------------------------------------------
 
 
-def propose_prunes(
-    vault: Vault, book: ProposalBook, uses: list[ChunkUse], now: datetime
-) -> list[Proposal]:
-    book.refresh("prune", prune_proposals(vault, uses, now))
-    return book.of_kind("prune", ("proposed", "approved"))
-
-
 def prune_proposals(vault: Vault, uses: list[ChunkUse], now: datetime) -> list[Proposal]:
     """COLD chunks unread for the prune age (reads the archives; writes nothing)."""
     anchors = evidence.anchors_for_prune(vault, uses)

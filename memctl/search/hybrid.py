@@ -1,39 +1,46 @@
-"""search(): candidates from the index, fusion, composite score, diversity, snippets, usage log.
+"""Searcher: one query through the stages, each in its sub-package of memctl.search.
 
 A `Searcher` holds the open index and (once needed) the embedding model, so `--batch`
-and `memctl eval` pay the model load once; `search()` is the one-shot entry point.
-The stages live beside it: lists.py, candidates.py and vectors.py (the lists),
-ranking.py (scores, settling, diversity), finish.py (the reranking step and the
-results), evidence.py (the relevance floor), present.py (snippets and results).
+and `memctl eval` pay the model load once; `memctl.search.search()` is the one-shot
+entry point. The stages, in order: query/ (the words parsed, their typos and vector),
+candidates/ (the lists), rank/ (fusion, composite score, supersession, diversity),
+rerank/ (the learned second stage), floor/ (the relevance floor), present/ (snippets
+and results).
 """
 
 from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from memctl import clock
-from memctl.index.backend import IndexBackend, open_store
+from memctl.index.backend import IndexBackend, open_store, sqlite_connection
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
-from memctl.index.usage import ChunkRecord
-from memctl.search import finish, present, ranking, vectors, vocab, windows
-from memctl.search.candidates import Filters
-from memctl.search.evidence import judge_results, weighted_terms
+from memctl.index.protocol import CandidateSource
+from memctl.search.candidates.lexical import Candidates, Filters
+from memctl.search.floor.evidence import Verdict, judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
-from memctl.search.lists import CandidateLists
-from memctl.search.options import MODE_LISTS, checked_k, policy_from
-from memctl.search.query import parse_query
-from memctl.search.query_vectors import QueryVectors
+from memctl.search.options import checked_k, lists_wanted, policy_from, with_window
+from memctl.search.present import results as present
+from memctl.search.query.embedding import QueryVectors
+from memctl.search.query.parse import Query, parse_query
+from memctl.search.rank import ranking
+from memctl.search.rank.scoring import Policy, fuse, weights_for
+from memctl.search.rerank import stage, windows
 from memctl.search.results import SearchResponse, SearchResult
-from memctl.search.scoring import Policy, fuse, weights_for
+from memctl.search.run import SearchRun
+from memctl.search.trace import SearchTrace
 from memctl.vault import Vault
 
-__all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher", "search"]
+if TYPE_CHECKING:
+    from memctl.sqlite import Connection
+
+__all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher"]
 
 
-class Searcher(CandidateLists):
+class Searcher:
     """Searches one vault; keep it for many queries (batch, eval), close it when done."""
 
     def __init__(self, vault: Vault, *, fresh: bool = True, policy: Policy | None = None) -> None:
@@ -43,15 +50,11 @@ class Searcher(CandidateLists):
         self.fresh = fresh
         self._store: IndexBackend | None = None
         self._query_vectors = QueryVectors(vault.settings)
-        self._vocab: vocab.Vocabulary | None = None
-        self._matrix: vectors.VectorMatrix | Literal[False] | None = None  # False: not worth it
         # What earlier searches read from the index (memctl.search.kept): valid while the
         # index does not change, so emptied whenever a search re-checks freshness.
         self._kept = IndexMemory()
-        self._beside = None  # lists.py: the window list's connection, once needed
+        self._candidates: CandidateSource | None = None
         self.timings: dict[str, float] = {}
-        # scripts/train_reranker: receives every search's reranking features and windows.
-        self.rerank_sink: finish.RerankSink | None = None
 
     @property
     def store(self) -> IndexBackend:
@@ -59,8 +62,22 @@ class Searcher(CandidateLists):
             self._store = open_store(self.vault)
         return self._store
 
+    @property
+    def candidates(self) -> CandidateSource:
+        """Where this index's candidate lists come from (the store's own source: in process
+        for SQLite, in SQL for a shared server), kept with what it holds between searches."""
+        if self._candidates is None:
+            self._candidates = self.store.candidate_source(self.vault, self._kept, self.embed_query)
+        return self._candidates
+
+    def _conn(self) -> Connection | None:
+        """The index's in-process SQLite connection (None: a shared server's store)."""
+        return sqlite_connection(self.store)
+
     def close(self) -> None:
-        self._close_beside()
+        if self._candidates is not None:
+            self._candidates.close()
+            self._candidates = None
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -73,7 +90,7 @@ class Searcher(CandidateLists):
 
     def embed_query(self, text: str) -> Any:
         """The query vector of `text` (loads the model on first use; the last queries'
-        vectors are kept: query_vectors.py). Callers running one query in several modes
+        vectors are kept: query/embedding.py). Callers running one query in several modes
         embed it once and pass it to `search(vector=...)`."""
         vector, self.timings["embed_ms"] = self._query_vectors.embed(text)
         return vector
@@ -108,10 +125,12 @@ class Searcher(CandidateLists):
         min_score: float | None = None,
         use_floor: bool = True,
         budget: int | None = None,
+        trace: SearchTrace | None = None,
     ) -> SearchResponse:
         """`use_floor` False returns everything (--all); `min_score` overrides the calibrated
         floor; `budget` returns as many results as fit that many snippet tokens, best first
-        (k is then at most MAX_BUDGET_RESULTS, options.py); `vector` is the query's, if already embedded.
+        (k is then at most MAX_BUDGET_RESULTS, options.py); `vector` is the query's, if already embedded;
+        `trace` is filled in with what the stages saw (memctl.search.trace).
 
         Stages: freshness, candidate lists, fusion and scoring (ranking.score), diversity
         (ranking.diversify), the relevance floor (evidence.judge_results), results."""
@@ -119,11 +138,13 @@ class Searcher(CandidateLists):
         now = now or clock.now()
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
-        kept = self._kept if self._conn() is not None else None
         parsed = parse_query(query)
+        source = self.candidates
+        source.fresh = self.fresh
+        limit = self.settings.candidates
         # A kept Searcher's vector product starts here, beside the statements below and
-        # the lexical lists (lists.CandidateLists._vector_first).
-        with self._vector_first(query, parsed, mode, filters, vector) as first:
+        # the lexical lists (SqliteCandidates.vector_first).
+        with source.vector_first(query, parsed, mode, filters, vector, limit) as first:
             self._kept.check(self._conn())
             pending = self.store.pending_count()
             if pending and self.fresh and mode in ("hybrid", "vector"):
@@ -137,14 +158,82 @@ class Searcher(CandidateLists):
             # Read once: each read of it is a statement (the index's model changes only
             # with a re-index, which the freshness walk above would have run).
             model_id = self.store.model_id
-            wanted = self._lists_wanted(mode, notices, model_id)
-            found = self._candidate_lists(query, parsed, filters, wanted, vector, notices, first)
-        plan, lists = found.plan, found.lists
+            # Vectors of another model than the configured one (the setting or the default
+            # changed; `memctl index` re-embeds) must never meet this model's query vector.
+            configured = canonical(self.vault.settings.embed.model)
+            wanted = lists_wanted(mode, model_id, configured, notices)
+            found = source.lists(
+                query,
+                parsed,
+                filters,
+                with_window(wanted, self.policy),
+                vector,
+                notices,
+                limit,
+                self.settings.common_term_fraction,
+                first,
+            )
         if pending and "vector" in wanted:
-            notices.append(pending_notice(pending, "vector" in lists))
+            notices.append(pending_notice(pending, "vector" in found.lists))
+        rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
+        run = self._ranked(query, parsed, mode, k, now, explain, model_id, found, rerank)
+        scores, probability = run.scored.scores, {}
+        if rerank or (trace is not None and trace.rerank_features):
+            probability = stage.rerank_probabilities(
+                self.store,
+                run,
+                rows=source.rows(),
+                matrix=source.matrix or None,
+                apply=rerank,
+                sink=trace.keep_rerank if trace is not None else None,
+            )
+            scores = ranking.rescore(run.scored, probability, run.records, now)
+        chosen = self._diversified(run, scores)
+        verdict = self._judged(run, chosen, min_score, use_floor, budget)
+        if trace is not None:
+            trace.query, trace.plan, trace.conn, trace.snippets = (
+                parsed,
+                run.plan,
+                run.conn,
+                run.snippets,
+            )
+            trace.lists, trace.records, trace.chosen = run.lists, run.records, list(chosen)
+            trace.rerank, trace.verdict = dict(probability), verdict
+            if run.weighted is not None:
+                trace.terms, trace.present = run.weighted
+        response.floor, response.below_floor = verdict.floor, verdict.below_floor
+        response.matched, response.missing = verdict.matched, verdict.missing
+        notices.extend(verdict.notices)
+        self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
+        self._results(run, response, verdict, scores, probability, explain, budget)
+        if log and response.results:
+            self.store.record_references(
+                [(r.hash, r.path) for r in response.results], "search", query, now
+            )
+            self._kept.forget_usage(verdict.kept)
+        return response
+
+    def _ranked(
+        self,
+        query: str,
+        parsed: Query,
+        mode: str,
+        k: int,
+        now: datetime,
+        explain: bool,
+        model_id: str,
+        found: Candidates,
+        rerank: bool,
+    ) -> SearchRun:
+        """Fusion and the composite score (rank/), the candidates' snippets (present/) and
+        the query's weighted words: the run the later stages read (`rerank`: whether
+        the reranker reorders, so a server reads its candidates' context at once)."""
+        plan, lists = found.plan, found.lists
+        conn = self._conn()
+        kept = self._kept if conn is not None else None
         weights = weights_for(self.policy.weights, query, model_id)
         fused = fuse(lists, self.policy, weights)
-        records = self._records(list(fused))
+        records = self.candidates.records(list(fused))
         scored = ranking.score(
             fused,
             lists,
@@ -157,12 +246,11 @@ class Searcher(CandidateLists):
             context=mode != "bm25",
             explain=explain,
             # An entry stands while its record object is the same: only kept records
-            # (SQLite's, see _records) ever find theirs. A shared server's (no `kept`)
-            # would only grow the table, ~5 objects a candidate the cyclic collector walks.
+            # (SQLite's, see SqliteCandidates.records) ever find theirs. A shared server's
+            # (no `kept`) would only grow the table, ~5 objects a candidate the cyclic
+            # collector walks.
             kept=kept.factors if kept else None,
         )
-        conn = self._conn()
-        rerank = finish.reranks(model_id, self.settings.rerank, mode, lists)
         snippet = present.Snippets(
             self.store,
             records,
@@ -186,34 +274,34 @@ class Searcher(CandidateLists):
         weighted = (
             weighted_terms(conn, parsed, plan, self._kept.counts) if conn is not None else None
         )
-        scores, probability = scored.scores, {}
-        if rerank or self.rerank_sink is not None:
-            probability = finish.rerank_probabilities(
-                self.store,
-                conn,
-                query,
-                parsed,
-                plan,
-                scored,
-                fused,
-                lists,
-                weights,
-                records,
-                snippet,
-                self._kept,
-                found.vector,
-                rows=self._rows(conn),
-                matrix=self._matrix or None,
-                apply=rerank,
-                sink=self.rerank_sink,
-                terms=weighted[0] if weighted else None,
-            )
-            scores = ranking.rescore(scored, probability, records, now)
-        chosen = ranking.diversify(
+        return SearchRun(
+            text=query,
+            parsed=parsed,
+            mode=mode,
+            k=k,
+            now=now,
+            model_id=model_id,
+            plan=plan,
+            lists=lists,
+            vector=found.vector,
+            weights=weights,
+            fused=fused,
+            records=records,
+            scored=scored,
+            snippets=snippet,
+            kept=self._kept,
+            conn=conn,
+            weighted=weighted,
+        )
+
+    def _diversified(self, run: SearchRun, scores: dict[int, float]) -> list[int]:
+        """The best k that do not repeat each other (rank/ranking.diversify)."""
+        snippet = run.snippets
+        return ranking.diversify(
             scores,
-            records,
+            run.records,
             snippet,
-            k,
+            run.k,
             self.policy,
             self.settings.snippet_tokens,
             reach_of=snippet.reach,
@@ -221,34 +309,54 @@ class Searcher(CandidateLists):
             words_of=self._kept.word_sets,
             overlaps=self._kept.overlaps,
         )
-        verdict = judge_results(
-            conn,
-            parsed,
-            plan,
-            lists,
-            records,
+
+    def _judged(
+        self,
+        run: SearchRun,
+        chosen: list[int],
+        min_score: float | None,
+        use_floor: bool,
+        budget: int | None,
+    ) -> Verdict:
+        """The relevance floor over the chosen (floor/evidence.judge_results)."""
+        snippet = run.snippets
+        return judge_results(
+            run.conn,
+            run.parsed,
+            run.plan,
+            run.lists,
+            run.records,
             chosen,
             snippet,
-            model_id=model_id,
-            trusted="vector" in lists and weights.vector >= self.policy.weights.vector,
+            model_id=run.model_id,
+            trusted="vector" in run.lists and run.weights.vector >= self.policy.weights.vector,
             floor=(True if min_score is None else min_score) if use_floor else None,
             budget=budget,
             counts=self._kept.counts,
-            weighted=weighted,
+            weighted=run.weighted,
             # Every term's forms and stem are the snippets' matcher's: only the words it
             # may match are read (each text's words kept by text).
             words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
             sentences_of=self._kept.sentences,
         )
-        response.floor, response.below_floor = verdict.floor, verdict.below_floor
-        response.matched, response.missing = verdict.matched, verdict.missing
-        notices.extend(verdict.notices)
-        self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
-        finish.fill(
+
+    def _results(
+        self,
+        run: SearchRun,
+        response: SearchResponse,
+        verdict: Verdict,
+        scores: dict[int, float],
+        probability: dict[int, float],
+        explain: bool,
+        budget: int | None,
+    ) -> None:
+        """The kept candidates as results, with --explain's detail (present/)."""
+        scored, records = run.scored, run.records
+        stage.fill(
             response,
             verdict,
             records,
-            snippet,
+            run.snippets,
             scores,
             probability,
             self.store.vault_name,
@@ -256,8 +364,8 @@ class Searcher(CandidateLists):
                 lambda cid, rr: present.explain(
                     scored.detail[cid],
                     records[cid],
-                    plan,
-                    weights,
+                    run.plan,
+                    run.weights,
                     verdict,
                     verdict.judged[cid],
                     rr,
@@ -271,36 +379,6 @@ class Searcher(CandidateLists):
             # windows); only the results' snippets grow to result_tokens.
             result_tokens=(self.settings.result_tokens or None) if budget is None else None,
         )
-        if log and response.results:
-            self.store.record_references(
-                [(r.hash, r.path) for r in response.results], "search", query, now
-            )
-            self._kept.forget_usage(verdict.kept)
-        return response
-
-    def _records(self, ids: list[int]) -> dict[int, ChunkRecord]:
-        """The candidates' chunk records (kept between searches of an unchanged SQLite index)."""
-        if self.store.backend != "sqlite":
-            return {r.id: r for r in self.store.chunks_by_ids(ids)}
-        return self._kept.chunk_records(ids, self.store.chunks_by_ids)
-
-    def _lists_wanted(self, mode: str, notices: list[str], model_id: str) -> tuple[str, ...]:
-        wanted = MODE_LISTS[mode]
-        if "vector" in wanted and (other := self._other_model(model_id)):
-            notices.append(
-                f"the index holds vectors of {other}, not of the configured model: "
-                "answered from keyword search only until `memctl index` re-embeds"
-            )
-            wanted = tuple(name for name in wanted if name != "vector")
-        return wanted
-
-    def _rows(self, conn: Any) -> int | None:
-        """A shared server's chunk count of this vault (SQLite counts its own): its
-        statistics row, as BM25 reads it, not a count of the rows (~150 ms at 100k)."""
-        if conn is not None:
-            return None
-        rows, _ = self.store.stats([self.store.vault_name])  # type: ignore[attr-defined]
-        return max(int(rows), 1)
 
     def _catch_up(self, pending: int, notices: list[str]) -> int:
         """Embed a few pending chunks before answering (memctl.index.catch_up)."""
@@ -312,51 +390,8 @@ class Searcher(CandidateLists):
             notices.append("another memctl process is computing embeddings")
         return done.pending
 
-    def _other_model(self, model_id: str) -> str | None:
-        # Vectors of another model than the configured one (the setting or the default
-        # changed; `memctl index` re-embeds) must never meet this model's query vector.
-        wanted = canonical(self.vault.settings.embed.model)
-        return model_id if model_id != wanted else None
-
     def _recent_hashes(self, now: datetime) -> set[str]:
         minutes = self.settings.recent_penalty_minutes
         if minutes <= 0:
             return set()
         return set(self.store.reference_counts(now - timedelta(minutes=minutes)))
-
-
-def search(
-    vault: Vault,
-    query: str,
-    *,
-    k: int = 5,
-    filters: Filters | None = None,
-    explain: bool = False,
-    log: bool = True,
-    mode: str = "hybrid",
-    now: datetime | None = None,
-    min_score: float | None = None,
-    use_floor: bool = True,
-    budget: int | None = None,
-) -> SearchResponse:
-    """Search the vault (after a cheap freshness sync) and return the top k results that
-    pass the relevance floor (see Searcher.search for `min_score`, `use_floor`, `budget`).
-
-    Example: search(vault, "why did we pick sqlite", k=3).results[0].snippet
-    """
-    from memctl.search.warm import searcher_for
-
-    # In a long-lived process (memctl serve, the HTTP MCP server) this is the warm one.
-    with searcher_for(vault) as searcher:
-        return searcher.search(
-            query,
-            k=k,
-            filters=filters,
-            explain=explain,
-            log=log,
-            mode=mode,
-            now=now,
-            min_score=min_score,
-            use_floor=use_floor,
-            budget=budget,
-        )

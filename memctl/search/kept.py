@@ -21,17 +21,17 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates import IndexCounts
-from memctl.search.floor_words import Sentences, sentences
-from memctl.search.matcher import TextWords, kept_text_words
-from memctl.search.ranking import KeptFactors
-from memctl.search.rerank_lines import LineWords, TextViews
-from memctl.search.snippets import Snippet
-from memctl.search.substring_list import TrigramMemory
-from memctl.search.windows import KeptWindows
+from memctl.search.candidates.lexical import KeptCounts
+from memctl.search.candidates.substring_list import TrigramMemory
+from memctl.search.floor.words import Sentences, sentences
+from memctl.search.present.snippets import Snippet
+from memctl.search.query.matcher import TextWords, kept_text_words
+from memctl.search.rank.ranking import KeptFactors
+from memctl.search.rerank.lines import LineWords, TextViews
+from memctl.search.rerank.windows import KeptWindows
 
 if TYPE_CHECKING:
-    from memctl.index.backend import ContextWindow, IndexBackend
+    from memctl.index.protocol import ContextWindow, IndexBackend
     from memctl.sqlite import Connection
 
 ContextRows = Sequence[tuple[int, int, str]]
@@ -45,7 +45,7 @@ WINDOWS_KEPT = 10_000  # the reranker's windows and chunks' vectors (~1.6 KB eac
 class IndexMemory:
     """What earlier searches read from an unchanged index (module docstring)."""
 
-    counts: IndexCounts = field(default_factory=IndexCounts)
+    counts: KeptCounts = field(default_factory=KeptCounts)
     trigram: TrigramMemory = field(default_factory=TrigramMemory)
     records: dict[int, ChunkRecord] = field(default_factory=dict)
     context: dict[ContextWindow, ContextRows] = field(default_factory=dict)
@@ -55,7 +55,7 @@ class IndexMemory:
     _file_rows: int = 0
     word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
     overlaps: dict[tuple[int, int], float] = field(default_factory=dict)  # two chunks' words
-    fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present.py
+    fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present/results.py
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     line_words: LineWords = field(default_factory=dict)  # the same
     views: TextViews = field(default_factory=TextViews)  # the same (the reranker's lines)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import date
 
 from memctl.errors import UsageError
-from memctl.search.candidates import Filters
-from memctl.search.scoring import Policy, Weights
+from memctl.search.candidates.lexical import Filters
+from memctl.search.rank.scoring import Policy, Weights
 from memctl.vault import SOURCES, TIERS, Vault
 
 MODES = ("hybrid", "lexical", "vector", "bm25")
@@ -83,3 +83,27 @@ def checked_filters(
         until=_date(until, "--until"),
         path=path.removeprefix("./") if path else None,
     )
+
+
+def lists_wanted(
+    mode: str, index_model: str, configured: str, notices: list[str]
+) -> tuple[str, ...]:
+    """The lists a mode reads, without the vector list when the index holds another
+    model's vectors than the configured one (a notice says so)."""
+    wanted = MODE_LISTS[mode]
+    # An index without a model yet ("") holds no vectors of another one.
+    if "vector" in wanted and index_model and index_model != configured:
+        notices.append(
+            f"the index holds vectors of {index_model}, not of the configured model: "
+            "answered from keyword search only until `memctl index` re-embeds"
+        )
+        wanted = tuple(name for name in wanted if name != "vector")
+    return wanted
+
+
+def with_window(wanted: tuple[str, ...], policy: Policy) -> tuple[str, ...]:
+    """The window list goes beside the words list in hybrid and lexical modes (bm25
+    stays the plain baseline), on either backend."""
+    if policy.weights.window > 0 and "fts" in wanted and "trigram" in wanted:
+        return (*wanted, "window")
+    return wanted

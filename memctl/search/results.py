@@ -22,7 +22,7 @@ class SearchResult:
     vault: str = ""  # the namespace (agent) it belongs to
     chunk_lines: tuple[int, int] = (0, 0)  # the matched chunk's own lines (not in the JSON)
     explain: dict[str, Any] | None = None
-    evidence: float = 1.0  # what the relevance floor compares (memctl.search.floor)
+    evidence: float = 1.0  # what the relevance floor compares (memctl.search.floor.rule)
     coverage: float = 1.0  # its parts, kept for the floor's calibration (not in the JSON)
     cosine: float | None = None
     cross: bool = False  # written in another script than the query (its own cosine bar)

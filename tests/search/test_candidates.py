@@ -10,10 +10,10 @@ import pytest
 
 from memctl.index.store import Store
 from memctl.index.sync import sync
-from memctl.search import candidates as cand
-from memctl.search import vocab
-from memctl.search.query import parse_query, quote
-from memctl.search.substring_list import TrigramMemory, _held_by_all, trigram_candidates
+from memctl.search.candidates import lexical as cand
+from memctl.search.candidates.substring_list import TrigramMemory, _held_by_all, trigram_candidates
+from memctl.search.query import vocab
+from memctl.search.query.parse import parse_query, quote
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 

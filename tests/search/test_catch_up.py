@@ -9,7 +9,7 @@ from pathlib import Path
 from memctl.index.catch_up import catch_up_bound, pending_notice
 from memctl.index.store import Store
 from memctl.index.sync import sync
-from memctl.search.hybrid import search
+from memctl.search import search
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 

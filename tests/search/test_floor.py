@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from memctl.search import floor as fl
-from memctl.search import floor_fit as ff
-from memctl.search import floor_learn
-from memctl.search.floor import FloorThresholds, WeightedTerm
-from memctl.search.floor_fit import Observed, Question
+from memctl.search.floor import rule as fl
+from memctl.search.floor.rule import FloorThresholds, WeightedTerm
+from tools import floor_fit as ff
+from tools import floor_learn
+from tools.floor_fit import Observed, Question
 
 
 def term(word: str, weight: float) -> WeightedTerm:
@@ -142,7 +142,7 @@ def test_coverage_lowers_the_cosine_bar() -> None:
 
 
 def test_table_entries_read_back_with_defaults() -> None:
-    from memctl.search import evidence as ev
+    from memctl.search.floor import evidence as ev
 
     table = ev.load_table()
     for thresholds in table.values():
@@ -329,7 +329,7 @@ def test_a_result_bm25_ranks_first_counts_for_it() -> None:
 def test_sentence_coverage_from_kept_sentences_is_the_best_sentence_s_coverage() -> None:
     """best_sentence over a text's kept `sentences`, its term tests shared by one query's
     texts, is the max of coverage() over the sentences' words, float for float."""
-    from memctl.search.floor_words import TermHits, best_sentence, sentences
+    from memctl.search.floor.words import TermHits, best_sentence, sentences
 
     terms = [
         fl.WeightedTerm(w, lambda x, t=t: x.lower().startswith(t))
@@ -366,7 +366,7 @@ def test_sentence_coverage_from_kept_sentences_is_the_best_sentence_s_coverage()
 def test_a_query_s_kept_term_tests_give_coverage_float_for_float() -> None:
     """TermHits.coverage (the Judge's: each word tested once per query, shared with the
     sentence coverage) is coverage() over the same words, across a query's texts."""
-    from memctl.search.floor_words import TermHits
+    from memctl.search.floor.words import TermHits
 
     terms = [
         fl.WeightedTerm(w, lambda x, t=t: x.lower().startswith(t))

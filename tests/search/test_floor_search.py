@@ -10,9 +10,10 @@ from typer.testing import CliRunner
 from memctl.agent.context import cold_blocks
 from memctl.agent.tools import NO_MATCH, call_tool
 from memctl.config import DEFAULT_EMBED_MODEL
-from memctl.search import evidence as ev
+from memctl.search import search
 from memctl.search.evaluate import Hit, matches, parse_queries
-from memctl.search.hybrid import Filters, search
+from memctl.search.floor import evidence as ev
+from memctl.search.hybrid import Filters
 from memctl.tokens import estimate_tokens
 from memctl.vault import Vault
 from tests.search.conftest import FIXTURE, NOW, copy_fixture

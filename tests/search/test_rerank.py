@@ -12,9 +12,11 @@ from typer.testing import CliRunner
 from memctl.cli import app
 from memctl.frozen import filled
 from memctl.index.usage import ChunkRecord
-from memctl.search import ranking, windows
-from memctl.search.floor import WeightedTerm
-from memctl.search.rerank import (
+from memctl.search.floor.rule import WeightedTerm
+from memctl.search.rank import ranking
+from memctl.search.rerank import windows
+from memctl.search.rerank.lines import LineWords, TextViews
+from memctl.search.rerank.model import (
     FEATURES,
     Candidate,
     Model,
@@ -22,7 +24,6 @@ from memctl.search.rerank import (
     features,
     rerank,
 )
-from memctl.search.rerank_lines import LineWords, TextViews
 from memctl.vault import Vault
 
 from .conftest import NOW, copy_fixture
@@ -156,7 +157,7 @@ def test_the_quick_word_tests_leave_every_feature_as_it_was() -> None:
     """The snippets' matcher, the kept line words and the substring needles only skip
     words that match no query word: every row is the one the plain word loop gives,
     for Hebrew prefix letters, a stem, and a form holding a sigma."""
-    from memctl.search.snippets import Matcher
+    from memctl.search.present.snippets import Matcher
 
     text = (
         "**Dana:** the ΟΔΟΣ.Α road and the deploys\nblank words here\n\n"
@@ -285,21 +286,31 @@ def test_adjacent_pairs_are_the_word_by_word_loop() -> None:
         assert row[adjacent] == plain(text)
 
 
-def test_a_vectors_dot_is_its_matmul() -> None:
-    """windows.shown takes the chunk and mean cosines by `.dot` rather than `@`: the same
-    BLAS dot of two float32 vectors, so the same floats (were they not, on some platform,
-    the reranker's cosines would move in their last bits)."""
+def test_a_windows_vectors_are_what_numpy_would_compute() -> None:
+    """windows.WindowVectors sums a window's vectors row by row and windows.shown takes
+    the chunk and mean cosines by `.dot` rather than `@`: each must give the floats the
+    plain NumPy expressions give (np.sum(axis=0), np.linalg.norm, `@`), or the
+    reranker's cosines would move in their last bits."""
     import numpy as np
+
+    from memctl.search.rerank.windows import WindowVectors
 
     rng = np.random.default_rng(3)
     q = rng.normal(size=384).astype(np.float32)
     q /= np.linalg.norm(q)
-    for _ in range(300):
-        v = rng.normal(size=384).astype(np.float32)
-        v /= np.linalg.norm(v)
-        assert float(v.dot(q)) == float(v @ q)
-        total = v + q
-        assert float(total.dot(q)) == float(total @ q)
+    for n in (1, 2, 3, 7):
+        rows = rng.normal(size=(n, 384)).astype(np.float32)
+        rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+        window = WindowVectors({i: row for i, row in enumerate(rows)})
+        assert window.ids == tuple(range(n))
+        assert window.total is not None
+        assert np.array_equal(window.total, np.sum(rows, axis=0))
+        assert window.norm == float(np.linalg.norm(np.sum(rows, axis=0)))
+        assert float(window.total.dot(q)) == float(np.sum(rows, axis=0) @ q)
+        for row in rows:
+            assert float(row.dot(q)) == float(row @ q)
+    empty = WindowVectors({})
+    assert (empty.ids, empty.total, empty.norm) == ((), None, 0.0)
 
 
 def test_windows_fill_shown_and_candidates_as_their_init_does() -> None:

@@ -6,7 +6,7 @@ from math import prod
 
 import pytest
 
-from memctl.search.scoring import (
+from memctl.search.rank.scoring import (
     Policy,
     Signals,
     Weights,
@@ -119,7 +119,7 @@ def test_text_similarity_bounds() -> None:
 
 
 def test_english_only_model_gets_less_say_on_hebrew_and_russian_queries() -> None:
-    from memctl.search.scoring import weights_for
+    from memctl.search.rank.scoring import weights_for
 
     model = "sentence-transformers/all-MiniLM-L6-v2"
     assert weights_for(Weights(), "deploy checklist", model) == Weights()
@@ -131,7 +131,7 @@ def test_english_only_model_gets_less_say_on_hebrew_and_russian_queries() -> Non
 
 
 def test_context_boost_adds_the_best_following_neighbour_of_the_same_file() -> None:
-    from memctl.search.scoring import Placed, context_boost
+    from memctl.search.rank.scoring import Placed, context_boost
 
     placed = {
         1: Placed("memory/daily/2026-11-20.md", 10, 11),  # followed by 2 within 12 lines
@@ -151,7 +151,7 @@ def test_context_boost_adds_the_best_following_neighbour_of_the_same_file() -> N
 
 
 def test_context_boost_takes_the_best_neighbour_not_the_sum() -> None:
-    from memctl.search.scoring import Placed, context_boost
+    from memctl.search.rank.scoring import Placed, context_boost
 
     placed = {i: Placed("memory/archive/ru.md", 3 * i, 3 * i + 1) for i in range(1, 5)}
     relevance = {1: 0.1, 2: 0.5, 3: 0.5, 4: 0.5}
@@ -188,7 +188,7 @@ def test_composite_product_is_composite_s_score_and_factors_product(
 def test_best_first_is_the_order_of_falling_score_then_rising_id() -> None:
     import random
 
-    from memctl.search.scoring import best_first
+    from memctl.search.rank.scoring import best_first
 
     rng = random.Random(5)
     for _ in range(200):

@@ -13,10 +13,11 @@ import pytest
 from memctl.index.store import Store
 from memctl.index.sync import sync
 from memctl.index.usage import ChunkRecord
-from memctl.search import candidates as cand
+from memctl.search.candidates import lexical as cand
+from memctl.search.candidates import lists
 from memctl.search.hybrid import Searcher
 from memctl.search.kept import IndexMemory, _FileRows
-from memctl.search.present import (
+from memctl.search.present.results import (
     RANK_SHARES,
     Snippets,
     chunk_snippet,
@@ -24,10 +25,10 @@ from memctl.search.present import (
     matcher_for,
     snippet_lines,
 )
-from memctl.search.query import parse_query
-from memctl.search.ranking import diversify, reach
-from memctl.search.scoring import Policy
-from memctl.search.snippets import Snippet
+from memctl.search.present.snippets import Snippet
+from memctl.search.query.parse import parse_query
+from memctl.search.rank.ranking import diversify, reach
+from memctl.search.rank.scoring import Policy
 from memctl.vault import Vault
 
 NOW = datetime(2026, 11, 22, 9, 30)
@@ -38,7 +39,7 @@ def test_counts_are_kept_until_cleared(vault: Vault) -> None:
         "# 2026-11-20\n\n- 10:00 backup every night\n- 11:00 backup moved\n", encoding="utf-8"
     )
     sync(vault, embed=False, now=NOW)
-    counts = cand.IndexCounts()
+    counts = cand.KeptCounts()
     with Store.open(vault) as store:
         assert cand.doc_freqs(store.conn, ["backup"], cap=10, counts=counts) == {"backup": 1}
         rows = cand.row_count(store.conn, counts)
@@ -203,12 +204,15 @@ def test_a_windows_lines_cut_from_its_files_answer_as_its_rows_laid_out(vault: V
 
 
 def test_kept_sentence_splits_are_bounded() -> None:
+    from memctl.search.floor.words import sentences
     from memctl.search.kept import SPLITS_KEPT
 
     memory = IndexMemory()
     for i in range(SPLITS_KEPT + 1):
         memory.sentences(f"line {i}. another")
-    assert memory.sentences("a. b") == memory.sentences("a. b")
+    first = memory.sentences("a. b")
+    assert first == sentences("a. b")  # what floor_words splits...
+    assert memory.sentences("a. b") is first  # ...split once, then kept
     memory.check(None)
     assert not memory.split
 
@@ -378,8 +382,10 @@ def test_a_kept_searcher_s_window_list_on_its_second_connection_answers_as_one_c
                 for q in queries
             ]
             assert answers == expected
-        assert kept._beside is not None  # the window list ranked on the second connection
-    assert kept._beside is None  # closed with the Searcher
+        source = kept.candidates
+        assert isinstance(source, lists.SqliteCandidates)
+        assert source._beside is not None  # the window list ranked on the second connection
+    assert source._beside is None  # closed with the Searcher
 
 
 def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
@@ -389,7 +395,7 @@ def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
 
     import numpy as np
 
-    from memctl.search import lists, vectors
+    from memctl.search.candidates import vectors
 
     rows = np.eye(4, dtype=np.float32)
     matrix = vectors.VectorMatrix(np.arange(4, dtype=np.int64), rows)
@@ -407,8 +413,8 @@ def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
     try:
         with Searcher(indexed_fixture, fresh=False) as kept:
             monkeypatch.setattr(
-                Searcher,
-                "_vector_ahead",
+                lists.SqliteCandidates,
+                "vector_ahead",
                 lambda self, qvec, filters, limit: Spied(worker, matrix, rows[0], limit),
             )
             monkeypatch.setattr(lists.cand, "fts_candidates", broken)
@@ -423,12 +429,12 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
     fixture_copy: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A kept Searcher holding the matrix starts the product before the index's counts
-    and the lexical plan (lists._vector_first): the same answers as when it starts with
+    and the lexical plan (SqliteCandidates.vector_first): the same answers as when it starts with
     the lists, none for a query with no words or a mode without vectors, and its span
     ends with the search, also when a statement before the lists raises."""
     import contextlib
 
-    from memctl.search import vectors
+    from memctl.search.candidates import vectors
 
     queries = ["why sqlite", "backup schedule", "deploy friday", "kubernetes migration"]
     started: list[bool] = []
@@ -445,8 +451,6 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
             ended.append(True)
             super().__exit__(*exc)
 
-    from memctl.search import lists
-
     plan = lists.cand.plan_lexical
 
     def planned(*args: Any, **kwargs: Any) -> Any:
@@ -456,7 +460,9 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
     monkeypatch.setattr(lists.cand, "plan_lexical", planned)
     monkeypatch.setattr(vectors, "Ahead", Spied)
     with Searcher(fixture_copy, fresh=False) as kept:
-        kept._matrix = vectors.load(kept._sqlite(), fixture_copy.state_dir, min_vectors=1)
+        source = kept.candidates
+        assert isinstance(source, lists.SqliteCandidates)
+        source.matrix = vectors.load(source.conn, fixture_copy.state_dir, min_vectors=1)
         first = []
         for q in queries:
             first.append(kept.search(q, log=False, now=NOW, explain=True).to_dict())
@@ -468,7 +474,9 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
         assert len(started) == len(queries)
         order.clear()
         with monkeypatch.context() as patch:
-            patch.setattr(Searcher, "_vector_first", lambda *a: contextlib.nullcontext())
+            patch.setattr(
+                lists.SqliteCandidates, "vector_first", lambda *a: contextlib.nullcontext()
+            )
             later = [kept.search(q, log=False, now=NOW, explain=True).to_dict() for q in queries]
         assert order[:2] == ["plan", "product"]
         assert later == first and len(started) == len(ended) == 2 * len(queries)
@@ -499,7 +507,7 @@ def test_kept_window_vectors_and_line_views_answer_as_a_fresh_searcher(
 
 def test_kept_windows_are_bounded() -> None:
     from memctl.search.kept import WINDOWS_KEPT
-    from memctl.search.windows import WindowVectors
+    from memctl.search.rerank.windows import WindowVectors
 
     memory = IndexMemory()
     for i in range(WINDOWS_KEPT + 1):

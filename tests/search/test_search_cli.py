@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from memctl.cli import app
 from memctl.index.store import Store
 from memctl.index.sync import sync
-from memctl.search.hybrid import Filters, search
+from memctl.search import search
+from memctl.search.hybrid import Filters
 from memctl.vault import Vault
 from tests.search.conftest import FIXTURE, NOW, copy_fixture
 

@@ -10,11 +10,11 @@ import pytest
 
 from memctl.index.sync import sync
 from memctl.index.usage import ChunkRecord
-from memctl.search import query_vectors
 from memctl.search.hybrid import Searcher
-from memctl.search.ranking import diversify
-from memctl.search.scoring import Policy
-from memctl.search.snippets import Snippet
+from memctl.search.present.snippets import Snippet
+from memctl.search.query import embedding as query_vectors
+from memctl.search.rank.ranking import diversify
+from memctl.search.rank.scoring import Policy
 from memctl.vault import Vault
 
 NOW = datetime(2026, 11, 22, 9, 30)
@@ -103,3 +103,22 @@ def test_diversify_drops_the_same_lines_shown_twice_and_keeps_the_rest_in_order(
     assert diversify(scores, records, snippet, 4, Policy()) == [1, 3]
     shown[2] = (10, 12)  # shown on its own lines, chunk 2 is a result of its own
     assert diversify(scores, records, snippet, 4, Policy()) == [1, 2, 3]
+
+
+def test_the_lists_a_mode_reads_drop_another_models_vectors_and_add_the_window_list() -> None:
+    from memctl.search.options import lists_wanted, with_window
+
+    notices: list[str] = []
+    assert lists_wanted("hybrid", "e5", "e5", notices) == ("fts", "trigram", "vector")
+    assert lists_wanted("hybrid", "", "e5", notices) == ("fts", "trigram", "vector")
+    assert notices == []  # an index without a model yet holds no other model's vectors
+    assert lists_wanted("vector", "minilm", "e5", notices) == ()
+    assert notices and "minilm" in notices[0]
+    assert lists_wanted("bm25", "minilm", "e5", []) == ("fts",)
+    import dataclasses
+
+    policy = Policy()
+    assert with_window(("fts", "trigram"), policy) == ("fts", "trigram")  # weight 0: left out
+    policy = dataclasses.replace(policy, weights=dataclasses.replace(policy.weights, window=0.4))
+    assert with_window(("fts", "trigram"), policy) == ("fts", "trigram", "window")
+    assert with_window(("fts",), policy) == ("fts",)  # bm25 stays the plain baseline

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from memctl.search.matcher import has_words
-from memctl.search.snippets import Matcher, TextWords, best_snippet, text_words
+from memctl.search.present.snippets import Matcher, TextWords, best_snippet, text_words
+from memctl.search.query.matcher import has_words
 from memctl.tokens import estimate_tokens
 
 
@@ -99,7 +99,7 @@ def test_maybe_is_the_word_by_word_definition() -> None:
     """TextWords.maybe (stems found by bisecting the sorted words, Hebrew-initial words
     kept) is exactly the words a test of each word picks: a lowercase form, a word
     starting with a stem (itself or lowercased), a Hebrew prefix letter first."""
-    from memctl.search.query import HEBREW_PREFIXES
+    from memctl.search.query.parse import HEBREW_PREFIXES
 
     texts = [
         "Deploys DEPLOYED the deploy; deplo dep deployment Zdeploy בבית ובית שבת הבית",
@@ -156,7 +156,7 @@ def test_has_words_is_whether_text_words_finds_any() -> None:
 
 
 def test_laid_out_puts_each_row_at_its_lines_with_blanks_between() -> None:
-    from memctl.search.present import _slotted, laid_out
+    from memctl.search.present.results import _slotted, laid_out
 
     rows = [(3, 4, "a\nb"), (7, 7, "c"), (8, 9, "d\ne")]
     assert laid_out(rows, 3) == ["a", "b", "", "", "c", "d", "e"]
@@ -172,7 +172,7 @@ def test_laid_out_puts_each_row_at_its_lines_with_blanks_between() -> None:
 
 
 def test_a_line_too_long_for_the_room_is_not_priced() -> None:
-    from memctl.search.snippets import _Costs
+    from memctl.search.present.snippets import _Costs
 
     long = "wordy " * 40  # 80 tokens and its newline; 200 non-space characters
     known: dict[str, int] = {}

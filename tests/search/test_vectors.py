@@ -7,8 +7,8 @@ import numpy as np
 
 from memctl.index.store import Store
 from memctl.index.sync import sync
-from memctl.search import vectors
-from memctl.search.candidates import Filters, vec0_candidates
+from memctl.search.candidates import vectors
+from memctl.search.candidates.lexical import Filters, vec0_candidates
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from memctl.index.store import Store
 from memctl.index.sync import sync
-from memctl.search import vocab
-from memctl.search.candidates import VOCAB_TABLE, ensure_vocab
+from memctl.search.candidates.lexical import VOCAB_TABLE, ensure_vocab
+from memctl.search.query import vocab
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 

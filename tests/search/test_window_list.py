@@ -7,10 +7,10 @@ from pathlib import Path
 
 from memctl.index.store import Store
 from memctl.index.sync import sync
-from memctl.search import candidates as cand
-from memctl.search.candidates import Filters
-from memctl.search.query import parse_query
-from memctl.search.window_list import window_candidates
+from memctl.search.candidates import lexical as cand
+from memctl.search.candidates.lexical import Filters
+from memctl.search.candidates.window_list import window_candidates
+from memctl.search.query.parse import parse_query
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 

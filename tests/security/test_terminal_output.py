@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from memctl.cli import app
-from memctl.cli._common import terminal_safe
+from memctl.terminal import terminal_safe
 from memctl.vault import Vault
 from tests.lifecycle.helpers import write
 

@@ -148,10 +148,3 @@ def installed(spec: ModelSpec) -> bool:
 def needs_e5_prefixes(model_name: str) -> bool:
     """e5 models were trained with `query: ` / `passage: ` in front of every text."""
     return "e5" in model_name.lower().rsplit("/", 1)[-1].split("-")
-
-
-def raw_cosine(calibrated: float, model_id: str) -> float:
-    """The model's own cosine for a cosine on MiniLM's scale (`calibrated_cosine` undone)."""
-    spec = find(model_id)
-    floor = spec.unrelated_cosine if spec else 0.0
-    return floor + calibrated * (1.0 - floor)

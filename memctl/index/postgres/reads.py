@@ -5,7 +5,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, cast
 import psycopg
 
 from memctl import clock
-from memctl.index.backend import ContextWindow, ReferenceEvent, Window
 from memctl.index.postgres import schema, search, window_reads
 from memctl.index.postgres.lists import records_by_ids
+from memctl.index.protocol import ContextWindow, ReferenceEvent, Window
 from memctl.index.usage import (
     REFERENCE_KINDS,
     ChunkRecord,
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
     from memctl.index.neighbours import BlockSource, NeighbourPair
     from memctl.index.postgres.store import PgStore
+    from memctl.search.kept import IndexMemory
+    from memctl.vault import Vault
 
 
 class _Lexemes:
@@ -317,9 +319,13 @@ class PgReads:
     def vaults(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT vault FROM vault_stats ORDER BY vault")]
 
-    def candidate_lists(self, *args: Any) -> tuple[Any, dict[str, dict[int, float]]]:
+    def candidate_source(
+        self, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+    ) -> search.PgCandidates:
+        """The candidate lists computed in SQL beside the data (`vault` and `kept`: the
+        SQLite source's; a shared server's rows are read each search)."""
         # The mixin is only ever part of PgStore.
-        return search.candidate_lists(cast("PgStore", self), *args)
+        return search.PgCandidates(cast("PgStore", self), embed)
 
     # -- usage (this vault's) ---------------------------------------------------------------
 

@@ -15,7 +15,6 @@ import psycopg
 
 from memctl import __version__
 from memctl.errors import MemctlError
-from memctl.index.backend import redact
 from memctl.index.postgres import claims
 from memctl.index.postgres.substring_functions import (
     held_substrings,
@@ -25,6 +24,7 @@ from memctl.index.postgres.substring_functions import (
 )
 from memctl.index.postgres.term_functions import scanned_window_terms, term_rows
 from memctl.index.postgres.word_counts import word_counts
+from memctl.secrets import redact_url
 
 _Row = TypeVar("_Row")
 
@@ -49,7 +49,7 @@ class DatabaseError(MemctlError):
 def _reason(exc: BaseException) -> str:
     lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
     # psycopg joins one attempt per address; the last line says what finally failed.
-    return redact(lines[-1] if lines else type(exc).__name__)
+    return redact_url(lines[-1] if lines else type(exc).__name__)
 
 
 def connect(url: str) -> psycopg.Connection[Any]:
@@ -58,7 +58,7 @@ def connect(url: str) -> psycopg.Connection[Any]:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
     except psycopg.Error as exc:
         raise DatabaseError(
-            f"cannot connect to the PostgreSQL index at {redact(url)}: {_reason(exc)}"
+            f"cannot connect to the PostgreSQL index at {redact_url(url)}: {_reason(exc)}"
         ) from None
     return conn
 

@@ -22,16 +22,16 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 
 from memctl import clock
-from memctl.index.backend import database_url, vault_name
 from memctl.index.postgres import schema, word_counts
 from memctl.index.postgres.lists import Lists, SideConnections
 from memctl.index.postgres.reads import PgReads
 from memctl.index.postgres.writes import PgWrites
+from memctl.index.protocol import database_url, vault_name
 from memctl.index.usage import ChunkRecord
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
-    from memctl.search.substring_list import ChunkWords
+    from memctl.search.candidates.substring_list import ChunkWords
 
 
 class PgStore(PgWrites, PgReads):

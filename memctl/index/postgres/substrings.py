@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
-from memctl.search.candidates import Filters, LexicalPlan
-from memctl.search.query import Query
-from memctl.search.substring_list import ChunkWords, chunk_words, words_score
-from memctl.search.vocab import fold
+from memctl.search.candidates.lexical import Filters, LexicalPlan
+from memctl.search.candidates.substring_list import ChunkWords, chunk_words, words_score
+from memctl.search.query.parse import Query
+from memctl.search.query.vocab import fold
 
 if TYPE_CHECKING:
     from memctl.index.postgres.store import PgStore

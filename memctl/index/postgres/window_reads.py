@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 from psycopg.types.string import ByteaBinaryLoader
 
-from memctl.index.backend import ContextWindow
+from memctl.index.protocol import ContextWindow
 from memctl.index.usage import ContextRow
 
 if TYPE_CHECKING:

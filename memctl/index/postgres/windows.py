@@ -51,16 +51,6 @@ def write(
         conn.execute("DELETE FROM chunk_windows WHERE id = ANY(%s::bigint[])", (lone,))
 
 
-def rewrite_file(conn: Any, vault: str, path: str) -> None:
-    """Give a file's current rows their windows (`fill` recounts the vault's)."""
-    rows = conn.execute(
-        "SELECT id, heading, text FROM chunks WHERE vault = %s AND path = %s "
-        "ORDER BY line_start, id",
-        (vault, path),
-    ).fetchall()
-    write(conn, vault, [r[0] for r in rows], windows([(r[1], r[2]) for r in rows]))
-
-
 def fill(conn: Any) -> None:
     """Every chunk's window into an empty `chunk_windows` (an index migrated from before
     they existed) and each vault's count and total length of them: the chunks read once

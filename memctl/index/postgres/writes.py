@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 
 from memctl import clock
-from memctl.index.backend import iter_batches
 from memctl.index.chunker import Chunk
 from memctl.index.postgres import claims, schema, words
 from memctl.index.postgres import windows as window_rows
+from memctl.sqlite import iter_batches
 from memctl.vault import Vault
 
 if TYPE_CHECKING:

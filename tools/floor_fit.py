@@ -1,10 +1,10 @@
 """Calibrating the relevance floor (pure: the eval script feeds it what each search saw,
-it returns thresholds; memctl.search.floor applies them).
+it returns thresholds; memctl.search.floor.rule applies them).
 
 What a calibration sees (Observed, Question), what a floor does to it (outcome), and
 `calibrate`: a grid over the hand-made rule's thresholds (coverage, cosine bars, missing
 gate, coverage weight), for MiniLM and the lexical fallback. The classifier of the
-default model is fitted by memctl.search.floor_learn. Both choose on the calibration
+default model is fitted by tools.floor_learn. Both choose on the calibration
 parts of the dev sets only.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memctl.search.floor import FloorThresholds, QuerySignals, evidence, keep
+from memctl.search.floor.rule import FloorThresholds, QuerySignals, evidence, keep
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Raw evidence of each result for the relevance floor (memctl.search.floor holds the policy).
+"""Raw evidence of each result for the relevance floor (memctl.search.floor.rule holds the policy).
 
 Reads the word weights from the plan the lexical lists already made (document counts,
 capped where counting more would cost: a word in more rows than the cap has an IDF
@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from memctl.search import floor as fl
-from memctl.search.candidates import IndexCounts, LexicalPlan, doc_freqs, row_count
-from memctl.search.floor import FloorThresholds, WeightedTerm
-from memctl.search.floor_words import Sentences, TermHits, best_sentence, sentences
-from memctl.search.matcher import Matcher
-from memctl.search.query import HEBREW_PREFIXES, Query, Term, quote
-from memctl.search.snippets import Snippet
+from memctl.search.candidates.lexical import KeptCounts, LexicalPlan, doc_freqs, row_count
+from memctl.search.floor import rule as fl
+from memctl.search.floor.rule import FloorThresholds, WeightedTerm
+from memctl.search.floor.words import Sentences, TermHits, best_sentence, sentences
+from memctl.search.present.snippets import Snippet
+from memctl.search.query.matcher import Matcher
+from memctl.search.query.parse import HEBREW_PREFIXES, Query, Term, quote
 from memctl.tokens import estimate_tokens, words
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ def load_table() -> dict[str, FloorThresholds]:
     """The calibrated thresholds per embedding model (written by scripts/eval_shared)."""
     import json
 
-    text = (resources.files("memctl.search") / TABLE_FILE).read_text(encoding="utf-8")
+    text = (resources.files("memctl.search.floor") / TABLE_FILE).read_text(encoding="utf-8")
     data = json.loads(text)["models"]
     return {model: FloorThresholds.from_dict(v) for model, v in data.items()}
 
@@ -62,7 +62,7 @@ def weighted_terms(
     conn: Connection | None,
     query: Query,
     plan: LexicalPlan,
-    counts: IndexCounts | None = None,
+    counts: KeptCounts | None = None,
     rows: int | None = None,
 ) -> tuple[list[WeightedTerm], list[bool]]:
     """Each content word of the query with its IDF and a matcher for its forms, and
@@ -230,7 +230,7 @@ def judge_results(
     trusted: bool,
     floor: float | bool | None = True,
     budget: int | None = None,
-    counts: IndexCounts | None = None,
+    counts: KeptCounts | None = None,
     weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
     words_of: Callable[[str], Iterable[str]] | None = None,
     sentences_of: Callable[[str], Sentences] | None = None,

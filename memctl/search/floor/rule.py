@@ -25,7 +25,7 @@ model over those signals and a few of the query's (the best cosine of its vector
 a capitalised name in it the vault never mentions), one per query script, with its own
 offset for results in another script: a result needs its cosine and its words
 together, where the older rule below let either alone through. It is fitted on the
-calibration parts of the dev sets (floor_learn.py); its offsets are the loosest that keep
+calibration parts of the dev sets (tools/floor_learn.py); its offsets are the loosest that keep
 each set's own answers. A result that is not its query's best also needs the
 classifier's `later` logits (keep()): a question is answered by one result, and a
 foreign question is rejected when at most one stays.
@@ -48,20 +48,20 @@ from dataclasses import dataclass
 from typing import Any
 
 # The floor's names for what the query and a result are written in.
-from memctl.search.floor_script import QUERY_SCRIPT_SHARE as QUERY_SCRIPT_SHARE
-from memctl.search.floor_script import cross_script as cross_script
-from memctl.search.floor_script import query_script as query_script
-from memctl.search.floor_script import script_of as script_of
+from memctl.search.floor.script import QUERY_SCRIPT_SHARE as QUERY_SCRIPT_SHARE
+from memctl.search.floor.script import cross_script as cross_script
+from memctl.search.floor.script import query_script as query_script
+from memctl.search.floor.script import script_of as script_of
 
 # What the query's words show (coverage, missing words, their weights).
-from memctl.search.floor_words import QUESTION_WORDS as QUESTION_WORDS
-from memctl.search.floor_words import WeightedTerm as WeightedTerm
-from memctl.search.floor_words import asks as asks
-from memctl.search.floor_words import coverage as coverage
-from memctl.search.floor_words import idf as idf
-from memctl.search.floor_words import missing_share as missing_share
-from memctl.search.floor_words import sentence_coverage as sentence_coverage
-from memctl.search.floor_words import unknown_name as unknown_name
+from memctl.search.floor.words import QUESTION_WORDS as QUESTION_WORDS
+from memctl.search.floor.words import WeightedTerm as WeightedTerm
+from memctl.search.floor.words import asks as asks
+from memctl.search.floor.words import coverage as coverage
+from memctl.search.floor.words import idf as idf
+from memctl.search.floor.words import missing_share as missing_share
+from memctl.search.floor.words import sentence_coverage as sentence_coverage
+from memctl.search.floor.words import unknown_name as unknown_name
 
 LEXICAL_ONLY = "lexical"  # the table's key for "no trusted vectors"
 CLASSIFIER_FLOOR = 0.5  # a classifier's evidence is a probability: the floor is even odds

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
-from memctl.search.scoring import best_first
+from memctl.search.rank.scoring import best_first
 from memctl.statements import Line, first_conflict, parse_lines
 
 BELOW = 0.97  # an outranked memory's score becomes at most this share of the winner's

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memctl.search.matcher import Matcher, TextWords, text_words
+from memctl.search.query.matcher import Matcher, TextWords, text_words
 from memctl.tokens import estimate_tokens, least_tokens
 
 __all__ = ["Matcher", "Snippet", "TextWords", "best_snippet", "fitted_snippet", "text_words"]

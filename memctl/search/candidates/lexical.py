@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
-from memctl.index.backend import select_in
-from memctl.search.query import Query, Term, fts_expression, quote
+from memctl.search.query.parse import Query, Term, fts_expression, quote
+from memctl.sqlite import select_in
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
@@ -33,6 +33,17 @@ TYPO_MIN_LENGTH = 4
 # small vaults keep every word (measured on LoCoMo: pruning there cost 0.014 recall@5).
 COMMON_MIN_ROWS = 2000
 TYPO_MIN_RATIO = 80.0
+
+
+@dataclass
+class Candidates:
+    """A search's candidate lists (name -> chunk id -> raw score) and the lexical plan
+    they were read with, from either backend's CandidateSource."""
+
+    plan: LexicalPlan
+    lists: dict[str, dict[int, float]]
+    started: float  # perf_counter when the lists' queries began (timings["search_ms"])
+    vector: Any = None  # the query's vector, when the vector list was searched
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,7 @@ class LexicalPlan:
 
 
 @dataclass
-class IndexCounts:
+class KeptCounts:
     """Counts read from the index by earlier searches. A Searcher keeps them while the
     index does not change (it empties them whenever a search re-checks freshness): the
     same words come back query after query, and each count is an FTS5 lookup."""
@@ -121,7 +132,7 @@ def ensure_vocab(conn: Connection) -> None:
     )
 
 
-def row_count(conn: Connection, counts: IndexCounts | None = None) -> int:
+def row_count(conn: Connection, counts: KeptCounts | None = None) -> int:
     if counts is not None and counts.rows is not None:
         return counts.rows
     rows = int(conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0)
@@ -134,7 +145,7 @@ def doc_freqs(
     conn: Connection,
     words: Iterable[str],
     cap: int | None = None,
-    counts: IndexCounts | None = None,
+    counts: KeptCounts | None = None,
 ) -> dict[str, int]:
     """Rows holding each word. With `cap`, counting stops past it (a value above `cap`
     means "more than cap"): fts5vocab walks a word's whole posting list, ~20 ms for a
@@ -151,7 +162,7 @@ def doc_freqs(
 
 
 def capped_count(
-    conn: Connection, expression: str, cap: int, counts: IndexCounts | None = None
+    conn: Connection, expression: str, cap: int, counts: KeptCounts | None = None
 ) -> int:
     """Rows matching an FTS5 expression, counted up to cap + 1."""
     if counts is not None and (expression, cap) in counts.capped:
@@ -170,7 +181,7 @@ def prefix_freq(
     prefix: str,
     cap: int,
     terms: Iterable[str] | None = None,
-    counts: IndexCounts | None = None,
+    counts: KeptCounts | None = None,
 ) -> int:
     """Documents matching `prefix*`, counted up to `cap` (enough to decide a drop).
 
@@ -212,7 +223,7 @@ def plan_lexical(
     common_fraction: float,
     corrector: Callable[[str], str | None] | None = None,
     prefix_terms: Callable[[str], list[str]] | None = None,
-    counts: IndexCounts | None = None,
+    counts: KeptCounts | None = None,
 ) -> LexicalPlan:
     """Choose the FTS5 forms: drop very common ones (never all), correct unknown words.
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from memctl.search.floor import ByScript, Classifier, FloorThresholds
-from memctl.search.floor_design import Design
-from memctl.search.floor_fit import FloorOutcome, Question, outcome
+from memctl.search.floor.rule import ByScript, Classifier, FloorThresholds
+from tools.floor_design import Design
+from tools.floor_fit import FloorOutcome, Question, outcome
 
 
 def _logistic(x: Any, y: Any, weight: Any, l2: float) -> tuple[Any, float]:

@@ -1,5 +1,5 @@
 """The second ranking stage: a small learned model over the best fused candidates, each
-seen as the window its snippet shows (pure, no I/O; memctl.search.windows reads the
+seen as the window its snippet shows (pure, no I/O; memctl.search.rerank.windows reads the
 windows' chunks and vectors and the shipped weights).
 
 Fusion scores each chunk alone, but an agent reads the snippet: a turn that lacks the
@@ -19,9 +19,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
-from memctl.search.floor import WeightedTerm
-from memctl.search.rerank_lines import LineWords, Terms, TextViews, share
-from memctl.search.scoring import LISTS
+from memctl.search.floor.rule import WeightedTerm
+from memctl.search.rank.scoring import LISTS
+from memctl.search.rerank.lines import LineWords, Terms, TextViews, share
 
 FEATURES = (
     "fts",  # each list's normalised score (0.2..1), 0 when the chunk is not in it

@@ -4,7 +4,7 @@ each window and their cosines with the query) and the reranker's shipped weights
 Only the ~30 reranked candidates are looked at, so nothing is precomputed at index time:
 the vectors of the chunks their windows show are read when a window is first seen, and
 kept with their sum by a kept Searcher while the index is unchanged (SQLite's; on a shared
-server they are read each search: finish.rerank_probabilities). memctl.search.rerank
+server they are read each search: stage.rerank_probabilities). memctl.search.rerank.model
 holds the policy.
 """
 
@@ -15,16 +15,17 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from memctl.frozen import field_names, filled
-from memctl.index.backend import IndexBackend
+from memctl.index.protocol import IndexBackend
 from memctl.index.usage import ChunkRecord
-from memctl.search import ranking
-from memctl.search.floor import WeightedTerm
-from memctl.search.rerank import (
+from memctl.search.floor.rule import WeightedTerm
+from memctl.search.present.snippets import Snippet
+from memctl.search.rerank.lines import LineWords, TextViews
+from memctl.search.rerank.model import (
     FEATURES,
     Candidate,
     Model,
@@ -32,9 +33,9 @@ from memctl.search.rerank import (
     features,
     rerank,
 )
-from memctl.search.rerank_lines import LineWords, TextViews
-from memctl.search.scoring import Weights
-from memctl.search.snippets import Snippet
+
+if TYPE_CHECKING:
+    from memctl.search.run import SearchRun
 
 WEIGHTS_FILE = "rerank_weights.json"
 _model: Model | None = None
@@ -83,7 +84,7 @@ def model() -> Model:
     """The shipped reranker (written by scripts/train_reranker)."""
     global _model
     if _model is None:
-        text = (resources.files("memctl.search") / WEIGHTS_FILE).read_text(encoding="utf-8")
+        text = (resources.files("memctl.search.rerank") / WEIGHTS_FILE).read_text(encoding="utf-8")
         _model = Model.from_dict(json.loads(text))
     return _model
 
@@ -166,31 +167,28 @@ def reranked(composite: Mapping[int, float]) -> list[int]:
 
 def rerank_scores(
     store: IndexBackend,
-    scored: ranking.Scored,
-    fused: Mapping[int, Mapping[str, float]],
-    lists: Mapping[str, Mapping[int, float]],
-    weights: Weights,
-    records: Mapping[int, ChunkRecord],
-    snippet: Callable[[int], Snippet],
+    run: SearchRun,
     terms: Sequence[WeightedTerm],
-    query_vector: Any,
     query_words: frozenset[str],
     *,
     matrix: Any = None,
     apply: bool = True,
     sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
-    may_match: Callable[[str], object] | None = None,
-    line_words: LineWords | None = None,
-    needles: AbstractSet[str] | None = None,
-    prefixes: Sequence[str] | None = None,
-    spans: dict[str, list[tuple[int, int, int]]] | None = None,
     kept_windows: KeptWindows | None = None,
-    text_views: TextViews | None = None,
 ) -> dict[int, float]:
-    """The reranker's probability for each of the best fused candidates (empty when not
-    `apply`; `sink` receives every candidate's features and window, for training;
-    `may_match`, `line_words`, `needles`, `prefixes`: see rerank.features; `text_views`: its `views`; `spans`: see
-    store.window_vectors; `kept_windows`: see shown)."""
+    """The reranker's probability for each of the best fused candidates of `run` (empty
+    when not `apply`; `sink` receives every candidate's features and window, for training;
+    `kept_windows`: see shown). The snippets' matcher tells rerank.features which words may
+    match; the Searcher's kept tables hold the lines' words, views and spans."""
+    scored, fused, lists, weights = run.scored, run.fused, run.lists, run.weights
+    records, snippet, query_vector, kept = run.records, run.snippets, run.vector, run.kept
+    matcher = snippet.matcher
+    may_match: Callable[[str], object] | None = matcher.matches
+    line_words: LineWords | None = kept.line_words
+    needles: AbstractSet[str] | None = matcher.exact | set(matcher.prefixes)
+    prefixes: Sequence[str] | None = matcher.prefixes
+    spans: dict[str, list[tuple[int, int, int]]] | None = kept.spans
+    text_views: TextViews | None = kept.views
     reranker = model()
     order = reranked(scored.composite)
     if not order:

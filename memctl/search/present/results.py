@@ -6,16 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from memctl.index.backend import ContextWindow, IndexBackend
+from memctl.index.protocol import ContextWindow, IndexBackend
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates import LexicalPlan
-from memctl.search.evidence import Judged, Verdict
-from memctl.search.matcher import Matcher, TextWords
-from memctl.search.query import Query
-from memctl.search.ranking import CONTEXT_SOURCES
+from memctl.search.candidates.lexical import LexicalPlan
+from memctl.search.floor.evidence import Judged, Verdict
+from memctl.search.present.snippets import Snippet, best_snippet, fitted_snippet
+from memctl.search.query.matcher import Matcher, TextWords
+from memctl.search.query.parse import Query
+from memctl.search.rank.ranking import CONTEXT_SOURCES
+from memctl.search.rank.scoring import Weights
 from memctl.search.results import SearchResult
-from memctl.search.scoring import Weights
-from memctl.search.snippets import Snippet, best_snippet, fitted_snippet
 from memctl.tokens import estimate_tokens
 
 # How far around a chunk the snippet may look for context lines.
@@ -152,7 +152,7 @@ class Snippets:
         `laid`: a window's lines cut from its file's, kept (see snippet_lines)."""
         self._read = read
         self._laid = laid
-        self._store, self._records, self._matcher, self._tokens = store, records, matcher, tokens
+        self._store, self._records, self._matcher, self.tokens = store, records, matcher, tokens
         self.matcher = matcher
         self._made: dict[int, Snippet] = {}
         self._lines: dict[int, SnippetLines] = {}
@@ -173,10 +173,10 @@ class Snippets:
 
     def __call__(self, cid: int) -> Snippet:
         if cid not in self._made:
-            self._made[cid] = self._made_at(cid, self._tokens)
+            self._made[cid] = self.made_at(cid, self.tokens)
         return self._made[cid]
 
-    def _made_at(self, cid: int, tokens: int) -> Snippet:
+    def made_at(self, cid: int, tokens: int) -> Snippet:
         """best_snippet's answer at this budget (a chunk that fits it whole: kept)."""
         fit = self._fit(cid, tokens)
         if fit is not None:
@@ -195,14 +195,14 @@ class Snippets:
         kept when it shows no line another result shows (the later ones' snippets as they
         stand, the earlier ones' as remade) and, when larger, holds every line it showed;
         otherwise it stays as it was."""
-        base = self._tokens if tokens is None else tokens
+        base = self.tokens if tokens is None else tokens
         out: dict[int, Snippet] = {}
         for rank, cid in enumerate(ranked):
             budget = max(int(base * shares[min(rank, len(shares) - 1)]), 1)
-            if budget == self._tokens:
+            if budget == self.tokens:
                 out[cid] = self(cid)
                 continue
-            remade = self._made_at(cid, budget)
+            remade = self.made_at(cid, budget)
             path = self._records[cid].path
             others = [
                 out[other] if other in out else self(other)
@@ -215,7 +215,7 @@ class Snippets:
             )
             # A bigger budget may centre a window elsewhere in a long chunk: a larger share
             # only ever adds lines to what the result showed.
-            lost = budget > self._tokens and not (
+            lost = budget > self.tokens and not (
                 remade.line_start <= even.line_start and even.line_end <= remade.line_end
             )
             out[cid] = even if clash or lost else remade
@@ -235,7 +235,7 @@ class Snippets:
         """The chunk's snippet when it fits the budget (default: the search's) whole: the
         same for every query, so a kept Searcher makes it once per chunk and budget (most
         chunks of a running log fit)."""
-        key = (cid, self._tokens if tokens is None else tokens)
+        key = (cid, self.tokens if tokens is None else tokens)
         if key in self._fits:
             return self._fits[key]
         lines, first, core = self._lines_of(cid)

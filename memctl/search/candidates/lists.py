@@ -1,6 +1,7 @@
-"""A Searcher's candidate lists: computed in SQL beside a shared server's data, or from
-the in-process SQLite index (FTS5, trigram, the vector matrix or vec0) with the typo
-and prefix vocabulary; memctl.search.hybrid fuses them."""
+"""The SQLite index's CandidateSource: a search's candidate lists from the in-process index
+(FTS5 words, trigram substrings, the window words, the vector matrix or vec0) with the
+typo and prefix vocabulary; a shared server's are index/postgres/search.py's. A kept
+Searcher's source keeps the vocabulary, the matrix and a second connection."""
 
 from __future__ import annotations
 
@@ -8,25 +9,25 @@ import contextlib
 import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from memctl.index.backend import IndexBackend, sqlite_connection
-from memctl.index.store import Store
-from memctl.search import candidates as cand
-from memctl.search import substring_list, vectors, vocab
-from memctl.search.candidates import Filters
+from memctl.search.candidates import lexical as cand
+from memctl.search.candidates import substring_list, vectors
+from memctl.search.candidates.lexical import Candidates, Filters
+from memctl.search.candidates.window_list import window_candidates
 from memctl.search.kept import IndexMemory
 from memctl.search.options import MODE_LISTS
-from memctl.search.query import Query
-from memctl.search.window_list import window_candidates
+from memctl.search.query import vocab
+from memctl.search.query.parse import Query
 from memctl.sqlite import connect
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
-    from memctl.config import SearchSettings
-    from memctl.search.scoring import Policy
+    from collections.abc import Callable, Sequence
+
+    from memctl.index.store import Store
+    from memctl.index.usage import ChunkRecord
     from memctl.sqlite import Connection
 
 
@@ -57,67 +58,57 @@ class _Beside:
         self.conn.close()
 
 
-@dataclass
-class _Candidates:
-    plan: cand.LexicalPlan
-    lists: dict[str, dict[int, float]]
-    started: float  # perf_counter when the lists' queries began (timings["search_ms"])
-    vector: Any = None  # the query's vector, when the vector list was searched
+class SqliteCandidates:
+    """The candidate lists of an in-process SQLite index (a CandidateSource: see
+    memctl.index.protocol). `fresh`: whether this search re-checks what it keeps (set by
+    the Searcher before each search)."""
 
+    def __init__(
+        self, store: Store, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+    ) -> None:
+        self.store = store
+        self.conn: Connection = store.conn
+        self.vault = vault
+        self.fresh = True
+        self._kept = kept
+        self._embed = embed
+        self._vocab: vocab.Vocabulary | None = None
+        self.matrix: vectors.VectorMatrix | Literal[False] | None = None  # False: not worth it
+        self._beside: _Beside | None = None  # the window list's connection, once needed
 
-class CandidateLists:
-    """The list-building half of `Searcher` (which sets these attributes)."""
+    def close(self) -> None:
+        if self._beside is not None:
+            self._beside.close()
+            self._beside = None
 
-    vault: Vault
-    settings: SearchSettings
-    fresh: bool
-    _vocab: vocab.Vocabulary | None
-    _matrix: vectors.VectorMatrix | Literal[False] | None  # False: not worth it
-    _kept: IndexMemory
-    _beside: _Beside | None
-    policy: Policy
+    def rows(self) -> int | None:
+        """SQLite counts its own rows where the reranker weighs words (None)."""
+        return None
 
-    @property
-    def store(self) -> IndexBackend:
-        raise NotImplementedError
+    def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
+        """The candidates' chunk records (kept between searches of an unchanged index)."""
+        return self._kept.chunk_records(ids, self.store.chunks_by_ids)
 
-    def embed_query(self, text: str) -> Any:
-        raise NotImplementedError
-
-    def has_vectors(self) -> bool:
-        raise NotImplementedError
-
-    def _conn(self) -> Connection | None:
-        """The index's in-process SQLite connection (None: a shared server's store)."""
-        return sqlite_connection(self.store)
-
-    def _sqlite(self) -> Connection:
-        conn = self._conn()
-        assert conn is not None, "an SQLite-only path"
-        return conn
-
-    def _vector_first(
-        self, query: str, parsed: Query, mode: str, filters: Filters, vector: Any
+    def vector_first(
+        self, query: str, parsed: Query, mode: str, filters: Filters, vector: Any, limit: int
     ) -> contextlib.AbstractContextManager[vectors.Ahead | None]:
         """The vector product started before anything else a search does (the index's
         freshness and counts, the lexical plan: ~0.25 ms of the searching thread at 10k),
-        when its list will be wanted and needs no SQL (`_vector_ahead`); its span ends
+        when its list will be wanted and needs no SQL (`vector_ahead`); its span ends
         with the caller's block. A list found unwanted after all (the index holds another
         model's vectors, or none) is dropped unread."""
         if (
             "vector" not in MODE_LISTS[mode]
             or parsed.is_empty()
             or self.fresh
-            or not self._matrix
+            or not self.matrix
             or filters.active()
         ):
             return contextlib.nullcontext()
-        qvec = vector if vector is not None else self.embed_query(query)
-        return self._vector_ahead(qvec, filters, self.settings.candidates) or (
-            contextlib.nullcontext()
-        )
+        qvec = vector if vector is not None else self._embed(query)
+        return self.vector_ahead(qvec, filters, limit) or contextlib.nullcontext()
 
-    def _candidate_lists(
+    def lists(
         self,
         query: str,
         parsed: Query,
@@ -125,43 +116,17 @@ class CandidateLists:
         wanted: tuple[str, ...],
         vector: Any,
         notices: list[str],
+        limit: int,
+        common_fraction: float,
         first: vectors.Ahead | None = None,
-    ) -> _Candidates:
+    ) -> Candidates:
         """Each wanted list's candidates (chunk id -> raw score), and the lexical plan
-        (`first`: the vector list already under way, `_vector_first`)."""
-        limit = self.settings.candidates
-        # The window list goes beside the words list in hybrid and lexical modes (bm25
-        # stays the plain baseline), on either backend.
-        if self.policy.weights.window > 0 and "fts" in wanted and "trigram" in wanted:
-            wanted = (*wanted, "window")
-        if self.store.backend != "sqlite":
-            # A shared server computes the candidate lists in SQL beside the data; the
-            # fusion, scoring and snippets are the same for every backend.
-            started = time.perf_counter()
-            # The store asks for the vector only when it builds the vector list; the
-            # reranker's window cosines need the same one, as on SQLite.
-            asked: list[Any] = []
-
-            def query_vector() -> Any:
-                if not asked:
-                    asked.append(vector if vector is not None else self.embed_query(query))
-                return asked[0]
-
-            plan, shared = self.store.candidate_lists(  # type: ignore[attr-defined]
-                parsed,
-                filters,
-                limit,
-                wanted,
-                query_vector,
-                notices,
-                self.settings.common_term_fraction,
-            )
-            return _Candidates(plan, shared, started, asked[0] if asked else None)
-        conn = self._sqlite()
+        (`first`: the vector list already under way, `vector_first`)."""
+        conn = self.conn
         plan = cand.plan_lexical(
             conn,
             parsed,
-            self.settings.common_term_fraction,
+            common_fraction,
             corrector=self._correct,
             prefix_terms=self._prefix_terms,
             counts=self._kept.counts,
@@ -169,17 +134,17 @@ class CandidateLists:
         lists: dict[str, dict[int, float]] = {}
         started = time.perf_counter()
         qvec = ahead = None
-        if "vector" in wanted and self.has_vectors():
+        if "vector" in wanted and self.store.has_vectors():
             ahead = first
             qvec = first.query if first is not None else vector
             if qvec is None:
-                qvec = self.embed_query(query)
+                qvec = self._embed(query)
         # The vector product runs beside the lexical lists' SQL when it can (both release
         # the GIL): the same list, found while FTS5 ranks. Its span (BLAS held at one
         # thread) ends with this block, also when a lexical list raises.
         with contextlib.ExitStack() as span:
             if qvec is not None and ahead is None:
-                ahead = self._vector_ahead(qvec, filters, limit)
+                ahead = self.vector_ahead(qvec, filters, limit)
                 if ahead is not None:
                     span.enter_context(ahead)
             windows = self._windows_beside(plan, filters, limit) if "window" in wanted else None
@@ -210,13 +175,13 @@ class CandidateLists:
                     else self._vector_candidates(qvec, filters, limit)
                 )
         if qvec is not None:
-            return _Candidates(plan, lists, started, qvec)
-        return _Candidates(plan, lists, started)
+            return Candidates(plan, lists, started, qvec)
+        return Candidates(plan, lists, started)
 
-    def _vector_ahead(self, qvec: Any, filters: Filters, limit: int) -> vectors.Ahead | None:
+    def vector_ahead(self, qvec: Any, filters: Filters, limit: int) -> vectors.Ahead | None:
         """The vector list computed in the background thread, when it needs no SQL (no
         filters, the matrix held and not re-checked; smaller indexes have no matrix)."""
-        matrix = self._matrix
+        matrix = self.matrix
         if self.fresh or not matrix or filters.active():
             return None
         return vectors.Ahead(_background(), matrix, qvec, limit)
@@ -226,7 +191,7 @@ class CandidateLists:
     ) -> Future[dict[int, float]] | None:
         """The window list ranked on the second connection, for a Searcher kept across
         searches (not one that re-checks freshness: it answers on one connection)."""
-        if self.fresh or not isinstance(self.store, Store):
+        if self.fresh:
             return None
         if self._beside is None:
             self._beside = _Beside(self.store.path)
@@ -234,25 +199,20 @@ class CandidateLists:
             window_candidates, self._beside.conn, plan, filters, limit
         )
 
-    def _close_beside(self) -> None:
-        if self._beside is not None:
-            self._beside.close()
-            self._beside = None
-
     def _vector_candidates(self, qvec: Any, filters: Filters, limit: int) -> dict[int, float]:
-        conn = self._sqlite()
+        conn = self.conn
         # A Searcher kept across searches (an agent's session) re-checks the matrix's
         # signature whenever it re-checks freshness and keeps the matrix it holds while
         # that signature is unchanged.
-        if self._matrix is None or self.fresh:
-            previous = self._matrix or None
-            self._matrix = vectors.load(conn, self.vault.state_dir, previous=previous) or False
-        if not self._matrix:
+        if self.matrix is None or self.fresh:
+            previous = self.matrix or None
+            self.matrix = vectors.load(conn, self.vault.state_dir, previous=previous) or False
+        if not self.matrix:
             return cand.vec0_candidates(conn, qvec, filters, limit)
         if not filters.active():
-            return self._matrix.top(qvec, limit)
+            return self.matrix.top(qvec, limit)
         # Filters are applied after an over-fetch; if too few survive, vec0 does it exactly.
-        wide = self._matrix.top(qvec, limit * 20)
+        wide = self.matrix.top(qvec, limit * 20)
         kept = cand.filtered(conn, list(wide), filters)[:limit]
         if len(kept) < limit:
             return cand.vec0_candidates(conn, qvec, filters, limit)
@@ -266,8 +226,7 @@ class CandidateLists:
 
     def _vocabulary(self) -> vocab.Vocabulary:
         if self._vocab is None:
-            conn = self._sqlite()
-            self._vocab = vocab.load(conn, self.vault.state_dir, cand.VOCAB_TABLE)
+            self._vocab = vocab.load(self.conn, self.vault.state_dir, cand.VOCAB_TABLE)
         elif self.fresh:
-            self._vocab.refresh(self._sqlite())
+            self._vocab.refresh(self.conn)
         return self._vocab

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memctl.search.candidates import Filters, LexicalPlan, ranked_bm25
+from memctl.search.candidates.lexical import Filters, LexicalPlan, ranked_bm25
 
 
 def window_candidates(

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from memctl.search.floor import QuerySignals
-from memctl.search.floor_fit import Question
+from memctl.search.floor.rule import QuerySignals
+from tools.floor_fit import Question
 
 BAR_MARGIN = 1e-4  # logits
 # The share of each set's own-loss target the bar of a query's best result may spend;
@@ -48,7 +48,7 @@ class Design:
     ):
         import numpy as np
 
-        from memctl.search.floor import CROSS, features
+        from memctl.search.floor.rule import CROSS, features
 
         rows: list[tuple[int, int, tuple[float, ...], bool]] = []
         questions = [(name, q) for name in groups for q in groups[name]]
@@ -168,7 +168,7 @@ class Design:
         them within the whole target."""
         import numpy as np
 
-        from memctl.search.floor import CROSS
+        from memctl.search.floor.rule import CROSS
 
         bars: dict[str, float] = {}
         gold = self.gold[self.qi, self.rank]

@@ -1,6 +1,6 @@
-"""After scoring: the reranking step over the best candidates' windows, and the results
-built from the candidates the relevance floor kept (memctl.search.hybrid runs the stages;
-windows.py reads the windows, rerank.py holds the model, present.py the snippets)."""
+"""The reranking stage over the best candidates' windows, and the results built from the
+candidates the relevance floor kept (memctl.search.hybrid runs the stages; windows.py
+reads the windows, model.py holds the model, present/results.py the snippets)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,15 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from memctl.index.backend import IndexBackend
+from memctl.index.protocol import IndexBackend
 from memctl.index.usage import ChunkRecord
-from memctl.search import present, ranking, windows
-from memctl.search.candidates import LexicalPlan
-from memctl.search.evidence import Verdict, weighted_terms
-from memctl.search.floor import WeightedTerm
-from memctl.search.kept import IndexMemory
-from memctl.search.query import Query
+from memctl.search.floor.evidence import Verdict, weighted_terms
+from memctl.search.present import results as present
+from memctl.search.rerank import windows
 from memctl.search.results import SearchResponse
-from memctl.search.scoring import Weights
 
 if TYPE_CHECKING:
-    from memctl.sqlite import Connection
+    from memctl.search.run import SearchRun
 
 RerankSink = Callable[[dict[int, list[float]], dict[int, Any]], None]
 
@@ -34,53 +30,35 @@ def reranks(model_id: str, rerank: bool, mode: str, lists: Mapping[str, Any]) ->
 
 def rerank_probabilities(
     store: IndexBackend,
-    conn: Connection | None,
-    query: str,
-    parsed: Query,
-    plan: LexicalPlan,
-    scored: ranking.Scored,
-    fused: Mapping[int, Mapping[str, float]],
-    lists: Mapping[str, Mapping[int, float]],
-    weights: Weights,
-    records: Mapping[int, ChunkRecord],
-    snippet: present.Snippets,
-    kept: IndexMemory,
-    query_vector: Any,
+    run: SearchRun,
     *,
     rows: int | None,
     matrix: Any,
     apply: bool,
     sink: RerankSink | None,
-    terms: list[WeightedTerm] | None = None,
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
-    `apply`; `sink`, scripts/train_reranker's, receives every search's features; `terms`:
-    the query's weighted terms, when the caller has them)."""
+    `apply`; `sink`, a SearchTrace's, receives every search's features and windows;
+    `rows`: a shared server's chunk count for the words' IDF; `matrix`: the vectors held
+    in memory, if any)."""
+    terms = (
+        run.weighted[0]
+        if run.weighted
+        else weighted_terms(run.conn, run.parsed, run.plan, run.kept.counts, rows)[0]
+    )
     return windows.rerank_scores(
         store,
-        scored,
-        fused,
-        lists,
-        weights,
-        records,
-        snippet,
-        terms if terms is not None else weighted_terms(conn, parsed, plan, kept.counts, rows)[0],
-        query_vector,
-        frozenset(w.lower() for w in re.findall(r"\w+", query)),
+        run,
+        terms,
+        frozenset(w.lower() for w in re.findall(r"\w+", run.text)),
         matrix=matrix,
         apply=apply,
         sink=sink,
-        may_match=snippet.matcher.matches,
-        line_words=kept.line_words,
-        needles=snippet.matcher.exact | set(snippet.matcher.prefixes),
-        prefixes=snippet.matcher.prefixes,
-        spans=kept.spans,
         # Windows' vectors are kept by (vault, path, lines) only where the index says when
         # another connection changed it (SQLite's data_version, IndexMemory.check). On a
         # shared server another machine may rewrite a file under a kept Searcher: its
         # chunks there are read each search, never an old chunk's vectors with new text.
-        kept_windows=kept.windows if conn is not None else None,
-        text_views=kept.views,
+        kept_windows=run.kept.windows if run.conn is not None else None,
     )
 
 

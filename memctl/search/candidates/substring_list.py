@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
-from memctl.index.backend import select_in
-from memctl.search.candidates import Filters, LexicalPlan
-from memctl.search.query import Query, quote
+from memctl.search.candidates.lexical import Filters, LexicalPlan
+from memctl.search.query.parse import Query, quote
+from memctl.sqlite import select_in
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection

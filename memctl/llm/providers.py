@@ -13,7 +13,7 @@ import subprocess
 from typing import TYPE_CHECKING, Any
 
 from memctl.config import Settings
-from memctl.llm import LLM, LLMError
+from memctl.llm.base import LLM, LLMError
 
 if TYPE_CHECKING:
     import openai

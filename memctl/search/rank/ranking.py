@@ -15,8 +15,9 @@ from datetime import date, datetime
 from typing import Any
 
 from memctl.index.usage import ChunkRecord
-from memctl.search import supersession
-from memctl.search.scoring import (
+from memctl.search.present.snippets import Snippet
+from memctl.search.rank import supersession
+from memctl.search.rank.scoring import (
     Policy,
     Signals,
     best_first,
@@ -28,7 +29,6 @@ from memctl.search.scoring import (
     record_factors,
     word_set,
 )
-from memctl.search.snippets import Snippet
 
 # Running logs: a chunk's neighbouring lines are the same day's story, so neighbours
 # lend each other relevance and a snippet may widen into them. A decision or a core

@@ -1,7 +1,7 @@
 """The reranker's window lines (pure, no I/O): what each line shows of the query, worked
 out once per line text per search (the ~30 windows of a running log overlap), and what a
 line or a window shows whatever the query, kept across searches by text
-(memctl.search.rerank's window features read them).
+(memctl.search.rerank.model's window features read them).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import MappingProxyType
 
-from memctl.search.floor import WeightedTerm
-from memctl.search.matcher import TextWords, has_words, kept_text_words
+from memctl.search.floor.rule import WeightedTerm
+from memctl.search.query.matcher import TextWords, has_words, kept_text_words
 
 _SPEAKER = re.compile(r"^\s*(?:[-*+]\s+)?\*\*([^*:\n]{1,40}):\*\*")
 

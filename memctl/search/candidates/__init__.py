@@ -1,0 +1,1 @@
+"""The candidate lists: words (BM25), substrings, windows, vectors; SQLite's own reads."""

@@ -1,0 +1,1 @@
+"""Fusion, the composite score, supersession and diversity over the candidate lists."""

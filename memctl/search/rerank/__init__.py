@@ -1,0 +1,1 @@
+"""The learned second stage: the best candidates' windows, their features, the model."""
