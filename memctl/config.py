@@ -1,6 +1,8 @@
-"""Settings: defaults in code, overridden by an optional `.memctl.toml` at the vault root.
+"""Settings: defaults in code, overridden by the user's own config
+(~/.config/memctl/config.toml) and then by an optional `.memctl.toml` at the vault root.
 
-The file is committed with the vault, so a team shares caps, weights and models.
+The vault's file is committed with the vault, so a team shares caps, weights and models;
+what runs and where memory and secrets go (USER_ONLY) only the user's own config sets.
 Unknown keys are an error: a typo in a cap must not silently fall back to a default.
 """
 
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field, fields, is_dataclass, replace
@@ -17,6 +20,20 @@ from typing import Any
 from memctl.errors import UsageError
 
 CONFIG_FILE = ".memctl.toml"
+USER_CONFIG_ENV = "MEMCTL_CONFIG"
+# What runs and where memory text, API keys and database passwords go. A vault's
+# .memctl.toml is committed and travels with every clone: a vault from someone else could
+# name its own endpoint (and the variable holding your key), a command to run, or its own
+# database server (libpq hands it PGPASSWORD). Only the user's own config sets these.
+USER_ONLY: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("llm", "provider"),
+        ("llm", "base_url"),
+        ("llm", "api_key_env"),
+        ("llm", "command"),
+        ("index", "database_url"),
+    }
+)
 
 ENGLISH_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MULTILINGUAL_EMBED_MODEL = "intfloat/multilingual-e5-small-q4"
@@ -214,10 +231,10 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
 NON_EMPTY_LISTS = {("hot", "sections")}
 
 
-def _check_ranges(settings: Settings) -> None:
+def _check_ranges(settings: Settings, source: str) -> None:
     for (section, name), (low, high) in RANGES.items():
         value = getattr(getattr(settings, section), name)
-        where = f"{CONFIG_FILE}: [{section}] {name}"
+        where = f"{source}: [{section}] {name}"
         if isinstance(value, float) and not math.isfinite(value):
             raise UsageError(f"{where} must be a finite number (got {value})")
         if not low <= value <= high:
@@ -226,18 +243,18 @@ def _check_ranges(settings: Settings) -> None:
         value = getattr(getattr(settings, section), name)
         if not value or any(not item.strip() for item in value):
             raise UsageError(
-                f"{CONFIG_FILE}: [{section}] {name} must list at least one name, none blank"
+                f"{source}: [{section}] {name} must list at least one name, none blank"
             )
     for section, name in (("lifecycle", "hot_pinned_sections"), ("capture", "deny_paths")):
         if any(not item.strip() for item in getattr(getattr(settings, section), name)):
-            raise UsageError(f"{CONFIG_FILE}: [{section}] {name} must not hold a blank name")
+            raise UsageError(f"{source}: [{section}] {name} must not hold a blank name")
     search = settings.search
     if search.weight_fts + search.weight_trigram + search.weight_vector <= 0:
-        raise UsageError(f"{CONFIG_FILE}: [search] weights must not all be 0")
+        raise UsageError(f"{source}: [search] weights must not all be 0")
 
 
-def _coerce(section: str, name: str, default: Any, value: Any) -> Any:
-    where = f"{CONFIG_FILE}: [{section}] {name}"
+def _coerce(source: str, section: str, name: str, default: Any, value: Any) -> Any:
+    where = f"{source}: [{section}] {name}"
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise UsageError(f"{where} must be true or false")
@@ -261,50 +278,51 @@ def _coerce(section: str, name: str, default: Any, value: Any) -> Any:
     raise UsageError(f"{where} has an unsupported type")
 
 
-def settings_from_dict(data: dict[str, Any]) -> Settings:
+def settings_from_dict(data: dict[str, Any], source: str = CONFIG_FILE) -> Settings:
+    """Settings from a config file's tables; `source` names the file in every error."""
     settings = Settings()
     sections = {f.name: getattr(settings, f.name) for f in fields(settings)}
     updates: dict[str, Any] = {}
     for section, values in data.items():
         if section not in sections:
             known = ", ".join(sections)
-            raise UsageError(f"{CONFIG_FILE}: unknown section [{section}] (known: {known})")
+            raise UsageError(f"{source}: unknown section [{section}] (known: {known})")
         if not isinstance(values, dict):
-            raise UsageError(f"{CONFIG_FILE}: [{section}] must be a table")
+            raise UsageError(f"{source}: [{section}] must be a table")
         current = sections[section]
         assert is_dataclass(current) and not isinstance(current, type)
         defaults = {f.name: getattr(current, f.name) for f in fields(current)}
         changes = {}
         for name, value in values.items():
             if name not in defaults:
-                raise UsageError(f"{CONFIG_FILE}: unknown setting [{section}] {name}")
-            changes[name] = _coerce(section, name, defaults[name], value)
+                raise UsageError(f"{source}: unknown setting [{section}] {name}")
+            changes[name] = _coerce(source, section, name, defaults[name], value)
         updates[section] = replace(current, **changes)
     result = replace(settings, **updates)
     if result.search.fusion not in ("weighted", "rrf"):
-        raise UsageError(f'{CONFIG_FILE}: [search] fusion must be "weighted" or "rrf"')
-    _check_index(result.index)
-    _check_llm(result.llm)
+        raise UsageError(f'{source}: [search] fusion must be "weighted" or "rrf"')
+    _check_index(result.index, source)
+    _check_llm(result.llm, source)
     if result.capture.extract not in ("auto", "rules", "llm"):
-        raise UsageError(f'{CONFIG_FILE}: [capture] extract must be "auto", "rules" or "llm"')
+        raise UsageError(f'{source}: [capture] extract must be "auto", "rules" or "llm"')
     if result.security.secrets not in ("warn", "refuse"):
-        raise UsageError(f'{CONFIG_FILE}: [security] secrets must be "warn" or "refuse"')
-    _check_ranges(result)
+        raise UsageError(f'{source}: [security] secrets must be "warn" or "refuse"')
+    _check_ranges(result, source)
     return result
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _check_llm(llm: LLMSettings) -> None:
-    where = f"{CONFIG_FILE}: [llm]"
+def _check_llm(llm: LLMSettings, source: str) -> None:
+    where = f"{source}: [llm]"
     if llm.provider not in ("anthropic", "openai", "command"):
         raise UsageError(f'{where} provider must be "anthropic", "openai" or "command"')
     if llm.api_key_env and not _ENV_NAME.fullmatch(llm.api_key_env):
         # Never echo it: it may be the key itself, pasted where its variable's name goes.
         raise UsageError(
             f"{where} api_key_env must name an environment variable (letters, digits, _); "
-            "the key itself never goes in this file, which is committed with the vault"
+            "the key itself never goes in a config file"
         )
     if llm.base_url:
         from urllib.parse import urlsplit
@@ -326,27 +344,64 @@ def _check_llm(llm: LLMSettings) -> None:
         )
 
 
-def _check_index(index: IndexSettings) -> None:
+def _check_index(index: IndexSettings, source: str) -> None:
     if index.backend not in ("sqlite", "postgres"):
-        raise UsageError(f'{CONFIG_FILE}: [index] backend must be "sqlite" or "postgres"')
-    from memctl.secrets import has_password
+        raise UsageError(f'{source}: [index] backend must be "sqlite" or "postgres"')
 
-    if has_password(index.database_url):
-        # Never echo the URL itself: it holds the secret.
-        raise UsageError(
-            f"{CONFIG_FILE}: [index] database_url holds a password; this file is committed "
-            "with the vault: put the password in MEMCTL_DATABASE_URL, PGPASSWORD or ~/.pgpass"
-        )
+
+def user_config_path() -> Path:
+    """The user's own config: $MEMCTL_CONFIG, else $XDG_CONFIG_HOME/memctl/config.toml
+    (~/.config/memctl/config.toml)."""
+    given = os.environ.get(USER_CONFIG_ENV)
+    if given:
+        return Path(given).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "memctl" / "config.toml"
+
+
+def _read_toml(path: Path, label: str) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError:
+        raise UsageError(f"{label}: not valid UTF-8") from None
+    except OSError as exc:
+        raise UsageError(f"{label}: cannot be read ({exc.strerror})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{label}: invalid TOML: {exc}") from None
+
+
+def _refuse_user_only(data: dict[str, Any], user_path: Path) -> None:
+    for section, values in data.items():
+        if not isinstance(values, dict):
+            continue  # settings_from_dict names it
+        for name in values:
+            if (section, name) in USER_ONLY:
+                also = " or MEMCTL_DATABASE_URL" if section == "index" else ""
+                raise UsageError(
+                    f"{CONFIG_FILE}: [{section}] {name} is read only from your own config "
+                    f"({user_path}{also}): this file travels with the vault, and a vault "
+                    "cloned from someone else must not choose what runs or where memory, "
+                    "keys and passwords go"
+                )
 
 
 def load_settings(vault_root: Path) -> Settings:
-    path = vault_root / CONFIG_FILE
-    if not path.exists():
-        return Settings()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: not valid UTF-8") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{path}: invalid TOML: {exc}") from None
-    return settings_from_dict(data)
+    """The vault's settings: the user's own config, then the vault's `.memctl.toml` over
+    it, except USER_ONLY settings, which a vault's file may not set."""
+    user_path = user_config_path()
+    user = _read_toml(user_path, str(user_path))
+    vault = _read_toml(vault_root / CONFIG_FILE, str(vault_root / CONFIG_FILE))
+    _refuse_user_only(vault, user_path)
+    if not user:
+        return settings_from_dict(vault) if vault else Settings()
+    settings_from_dict(user, source=str(user_path))  # its own errors, in its own name
+    merged = dict(user)
+    for section, values in vault.items():
+        below = merged.get(section)
+        both = isinstance(below, dict) and isinstance(values, dict)
+        merged[section] = {**below, **values} if both else values
+    return settings_from_dict(merged)

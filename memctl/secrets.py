@@ -186,17 +186,11 @@ def strip_private(text: str) -> str:
 
 
 # A connection URL's password (postgresql://user:PASSWORD@host, or password=... in a
-# keyword string): refused in the committed .memctl.toml, hidden in every error shown.
+# keyword string): hidden in every error shown.
 _USERINFO = re.compile(
     r"(?P<head>[a-z][a-z0-9+.-]*://[^:@/\s]*)(?::(?P<password>[^@/\s]*))?@", re.IGNORECASE
 )
 _KEYWORD_PASSWORD = re.compile(r"(password\s*=\s*)('[^']*'|[^\s&]+)", re.IGNORECASE)
-
-
-def has_password(url: str) -> bool:
-    """Whether a connection URL or keyword string holds a password."""
-    match = _USERINFO.search(url)
-    return bool(match and match.group("password")) or bool(_KEYWORD_PASSWORD.search(url))
 
 
 def redact_url(text: str) -> str:

@@ -17,6 +17,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.pop("ANTHROPIC_API_KEY", None)
 for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
     os.environ.pop(_name, None)
+# Nor the user's own config (~/.config/memctl/config.toml): a test that wants one sets it.
+os.environ["MEMCTL_CONFIG"] = os.devnull + ".memctl-tests-have-no-user-config"
 
 
 @pytest.fixture

@@ -171,12 +171,15 @@ def vault_name(vault: Vault) -> str:
 
 
 def database_url(vault: Vault) -> str:
-    """MEMCTL_DATABASE_URL, else [index] database_url; a clear error when neither is set."""
+    """MEMCTL_DATABASE_URL, else [index] database_url of the user's own config (never the
+    vault's committed file); a clear error when neither is set."""
+    from memctl.config import user_config_path
+
     url = os.environ.get(ENV_DATABASE_URL) or vault.settings.index.database_url
     if not url:
         raise UsageError(
-            '[index] backend = "postgres" needs a server: set MEMCTL_DATABASE_URL or '
-            "[index] database_url in .memctl.toml"
+            '[index] backend = "postgres" needs a server: set MEMCTL_DATABASE_URL, or '
+            f"[index] database_url in your own config ({user_config_path()})"
         )
     return url
 

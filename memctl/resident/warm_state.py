@@ -40,7 +40,7 @@ class WarmSearch:
         self.changed = threading.Event()  # the index changed since the last search
         self.watch_ready = threading.Event()
         self._seen_version: tuple[int, int] = (0, 0)
-        self._config_stamp: float | None = None
+        self._config_stamp: tuple[float | None, float | None] = (None, None)
 
     def watch(self) -> None:
         """The watcher thread's body: sync after edits until `stop`."""
@@ -122,13 +122,16 @@ class WarmSearch:
         row = store.conn.execute("PRAGMA data_version").fetchone()
         return inode, int(row[0])
 
-    def _config_mtime(self) -> float | None:
-        from memctl.config import CONFIG_FILE
+    def _config_mtime(self) -> tuple[float | None, float | None]:
+        from memctl.config import CONFIG_FILE, user_config_path
 
-        try:
-            return (Path(self.root) / CONFIG_FILE).stat().st_mtime
-        except OSError:
-            return None
+        stamps: list[float | None] = []
+        for path in (Path(self.root) / CONFIG_FILE, user_config_path()):
+            try:
+                stamps.append(path.stat().st_mtime)
+            except OSError:
+                stamps.append(None)
+        return stamps[0], stamps[1]
 
     def refresh_if_reconfigured(self) -> None:
         """An edited memctl.toml may change weights or the model: start a new Searcher."""

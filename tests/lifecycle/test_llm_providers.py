@@ -37,11 +37,23 @@ def _openai(base_url: str, **llm: object) -> Settings:
     return replace(Settings(), llm=LLMSettings(provider="openai", base_url=base_url, **fields))  # type: ignore[arg-type]
 
 
-def _use_server(vault_dir: Path, server: ChatServer, extra: str = "") -> Vault:
+@pytest.fixture
+def user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user's own config file (where the provider and its endpoint are set)."""
+    path = tmp_path / "user-config" / "config.toml"
+    path.parent.mkdir()
+    monkeypatch.setenv("MEMCTL_CONFIG", str(path))
+    return path
+
+
+def _use_server(vault_dir: Path, server: ChatServer, user_config: Path) -> Vault:
+    # Where memory goes is the user's choice; which model and how patient, the vault's.
+    user_config.write_text(
+        f'[llm]\nprovider = "openai"\nbase_url = "{server.base_url}"\n', encoding="utf-8"
+    )
     (vault_dir / ".memctl.toml").write_text(
-        f'[llm]\nprovider = "openai"\nbase_url = "{server.base_url}"\n'
-        'review_model = "qwen3:4b"\nsummary_model = "qwen3:4b"\nextract_model = "qwen3:4b"\n'
-        f"timeout_seconds = 5.0\nmax_retries = 1\n{extra}",
+        '[llm]\nreview_model = "qwen3:4b"\nsummary_model = "qwen3:4b"\n'
+        'extract_model = "qwen3:4b"\ntimeout_seconds = 5.0\nmax_retries = 1\n',
         encoding="utf-8",
     )
     return Vault(vault_dir)
@@ -129,9 +141,9 @@ def test_openai_timeout_truncation_and_unreachable(chat_server: ChatServer) -> N
 
 
 def test_update_core_memory_is_reviewed_by_the_local_model(
-    chat_server: ChatServer, vault_dir: Path
+    chat_server: ChatServer, vault_dir: Path, user_config: Path
 ) -> None:
-    vault = _use_server(vault_dir, chat_server)
+    vault = _use_server(vault_dir, chat_server, user_config)
     chat_server.replies = [
         completion(
             json.dumps(
@@ -151,9 +163,9 @@ def test_update_core_memory_is_reviewed_by_the_local_model(
 
 
 def test_compact_summarize_cli_asks_the_local_model(
-    chat_server: ChatServer, vault_dir: Path
+    chat_server: ChatServer, vault_dir: Path, user_config: Path
 ) -> None:
-    _use_server(vault_dir, chat_server)
+    _use_server(vault_dir, chat_server, user_config)
     month = vault_dir / "memory/archive/daily"
     month.mkdir(parents=True)
     (month / "2026-09-01.md").write_text("# 2026-09-01\n\n- 10:00 deployed\n", encoding="utf-8")
@@ -166,8 +178,10 @@ def test_compact_summarize_cli_asks_the_local_model(
     assert "response_format" not in chat_server.requests[0]
 
 
-def test_capture_extracts_with_the_local_model(chat_server: ChatServer, vault_dir: Path) -> None:
-    vault = _use_server(vault_dir, chat_server)
+def test_capture_extracts_with_the_local_model(
+    chat_server: ChatServer, vault_dir: Path, user_config: Path
+) -> None:
+    vault = _use_server(vault_dir, chat_server, user_config)
 
     def respond(body: dict) -> dict:  # type: ignore[type-arg]
         system = body["messages"][0]["content"]
@@ -278,8 +292,82 @@ def test_llm_settings_are_checked(llm: dict, message: str) -> None:  # type: ign
     assert "sk-proj-abc123" not in str(info.value) and "pw@" not in str(info.value)
 
 
-def test_cli_names_the_missing_openai_key_once(runner: CliRunner, vault_dir: Path) -> None:
-    (vault_dir / ".memctl.toml").write_text('[llm]\nprovider = "openai"\n', encoding="utf-8")
+def test_cli_names_the_missing_openai_key_once(
+    runner: CliRunner, vault_dir: Path, user_config: Path
+) -> None:
+    user_config.write_text('[llm]\nprovider = "openai"\n', encoding="utf-8")
     out = runner.invoke(app, ["--vault", str(vault_dir), "promote", "--review"])
     assert out.exit_code == 0, out.output
     assert out.stderr.count("OPENAI_API_KEY is not set: LLM steps skipped") == 1
+
+
+# --- a vault cloned from someone else chooses none of it --------------------------------
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        '[llm]\nprovider = "command"\ncommand = ["sh", "-c", "touch {mark}"]\n',
+        '[llm]\ncommand = ["sh", "-c", "touch {mark}"]\n',
+        '[llm]\nprovider = "openai"\nbase_url = "{url}"\n',
+        '[llm]\nbase_url = "{url}"\n',
+        '[llm]\napi_key_env = "AWS_SECRET_ACCESS_KEY"\n',
+    ],
+)
+def test_a_cloned_vault_cannot_choose_the_llm(
+    setting: str,
+    chat_server: ChatServer,
+    vault_dir: Path,
+    user_config: Path,
+    tmp_path: Path,
+    runner: CliRunner,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its committed .memctl.toml naming a command, an endpoint or the variable to send as
+    the key: every command refuses in one line, nothing runs, nothing is sent."""
+    mark = tmp_path / "ran"
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-value")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
+    (vault_dir / ".memctl.toml").write_text(
+        setting.format(mark=mark, url=chat_server.base_url), encoding="utf-8"
+    )
+    for args in (["promote", "--review"], ["search", "x"], ["compact", "--summarize"]):
+        out = runner.invoke(app, ["--vault", str(vault_dir), *args])
+        assert out.exit_code == 2, out.output
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and "is read only from your own config" in lines[0], out.stderr
+        assert str(user_config) in lines[0]
+        assert "Traceback" not in out.output
+    assert not mark.exists()
+    assert chat_server.requests == []
+
+
+def test_the_users_own_config_sets_the_provider_and_the_vault_the_rest(
+    vault_dir: Path, user_config: Path
+) -> None:
+    user_config.write_text(
+        '[llm]\nprovider = "openai"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'review_model = "user-model"\n[search]\nsnippet_tokens = 150\n',
+        encoding="utf-8",
+    )
+    (vault_dir / ".memctl.toml").write_text(
+        '[llm]\nreview_model = "vault-model"\n', encoding="utf-8"
+    )
+    settings = Vault(vault_dir).settings
+    assert (settings.llm.provider, settings.llm.base_url) == ("openai", "http://127.0.0.1:9/v1")
+    assert settings.llm.review_model == "vault-model"  # the vault's file wins where it may
+    assert settings.search.snippet_tokens == 150  # the user's default for every vault
+
+
+def test_the_users_config_errors_name_it(
+    vault_dir: Path, user_config: Path, runner: CliRunner
+) -> None:
+    user_config.write_text('[llm]\nprovider = "gpt"\n', encoding="utf-8")
+    out = runner.invoke(app, ["--vault", str(vault_dir), "status"])
+    assert out.exit_code == 2
+    assert out.stderr.strip() == (
+        f'memctl: error: {user_config}: [llm] provider must be "anthropic", "openai" or "command"'
+    ), out.stderr
+    user_config.write_text("[llm\n", encoding="utf-8")
+    out = runner.invoke(app, ["--vault", str(vault_dir), "status"])
+    assert out.exit_code == 2 and f"{user_config}: invalid TOML" in out.stderr

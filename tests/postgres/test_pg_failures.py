@@ -157,14 +157,15 @@ def test_a_connection_dropped_after_the_files_commit_loses_no_word(
         assert pieces and unheld(store, pieces) == set()
 
 
-def test_a_password_in_the_committed_config_is_refused(tmp_path: Path, runner: CliRunner) -> None:
+def test_a_server_in_the_committed_config_is_refused(tmp_path: Path, runner: CliRunner) -> None:
+    """A cloned vault cannot send its index (or PGPASSWORD) to a server of its choosing."""
     root = tmp_path / "v"
     shutil.copytree(FIXTURE / "memory", root / "memory")
     (root / ".memctl.toml").write_text(
         '[index]\nbackend = "postgres"\ndatabase_url = "postgresql://me:s3cret@db/mem"\n'
     )
     out = runner.invoke(app, ["--vault", str(root), "index"])
-    assert out.exit_code == 2 and "holds a password" in out.output
+    assert out.exit_code == 2 and "read only from your own config" in out.output
     assert "s3cret" not in out.output
 
 
