@@ -341,7 +341,7 @@ def _digest(turns: list[Turn]) -> str:
 
 
 def _load_state(vault: Vault) -> dict[str, Any]:
-    path = vault.state_dir / STATE_FILE
+    path = vault.state_entry(STATE_FILE)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -371,7 +371,7 @@ def _remember_captured(vault: Vault, session_id: str, turns: list[Turn]) -> None
             "at": clock.iso(clock.now()),
         }
         kept = dict(list(state.items())[-_STATE_SESSIONS:])
-        atomic_write_text(vault.state_dir / STATE_FILE, json.dumps(kept, ensure_ascii=False))
+        atomic_write_text(vault.state_entry(STATE_FILE), json.dumps(kept, ensure_ascii=False))
 
 
 __all__ = [

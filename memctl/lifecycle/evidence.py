@@ -126,7 +126,7 @@ class LifecycleState:
 
     @classmethod
     def load(cls, vault: Vault) -> LifecycleState:
-        path = vault.state_dir / STATE_FILE
+        path = vault.state_entry(STATE_FILE)
         data: dict[str, Any] = {}
         if path.exists():
             try:

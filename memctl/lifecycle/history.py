@@ -42,7 +42,7 @@ class RunFigures:
 
 def load_runs(vault: Vault) -> list[RunFigures]:
     """The recorded runs, oldest first; a damaged or foreign file reads as none."""
-    path = vault.state_dir / FILE
+    path = vault.state_entry(FILE)
     try:
         raw = json.loads(path.read_bytes().decode("utf-8"))
         names = {f.name for f in fields(RunFigures)}
@@ -55,7 +55,7 @@ def record_run(vault: Vault, figures: RunFigures) -> None:
     """Append one run (the caller holds the vault lock, as for every state write)."""
     runs = [*load_runs(vault), figures][-KEEP:]
     text = json.dumps({"version": 1, "runs": [r.to_dict() for r in runs]}, ensure_ascii=False)
-    atomic_write_text(vault.state_dir / FILE, text + "\n")
+    atomic_write_text(vault.state_entry(FILE), text + "\n")
 
 
 # -- pure: what the trends plot ---------------------------------------------------------------

@@ -153,7 +153,7 @@ class Journal:
     """The pending block moves in `.memctl/moves.json` (written atomically)."""
 
     def __init__(self, vault: Vault) -> None:
-        self.path = vault.state_dir / JOURNAL
+        self.path = vault.state_entry(JOURNAL)
 
     def load(self) -> list[dict[str, Any]]:
         """The pending intents, each checked to be one memctl could have written.

@@ -31,7 +31,7 @@ def _digest(text: str) -> str:
 def secret_hits(vault: Vault, texts: Mapping[str, str]) -> dict[str, list[SecretHit]]:
     """path -> its secrets (only paths with any), scanning only files changed since the
     last call; the memo is rewritten when anything in it changed."""
-    memo = vault.state_dir / MEMO_FILE
+    memo = vault.state_entry(MEMO_FILE)
     before: dict[str, Any] = {}
     with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
         data = json.loads(memo.read_text(encoding="utf-8"))

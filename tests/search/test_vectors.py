@@ -1,14 +1,16 @@
 from __future__ import annotations
 
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from pathlib import Path
 
 from memctl.index.store import Store
 from memctl.index.sync import sync
 from memctl.search.candidates import vectors
-from memctl.search.candidates.lexical import Filters, vec0_candidates
+from memctl.search.candidates.lexical import VOCAB_TABLE, Filters, vec0_candidates
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 
@@ -96,3 +98,43 @@ def test_the_product_computed_ahead_in_another_thread_is_top_s_answer() -> None:
         assert list(inline.items()) == list(matrix.top(query, 30).items())
     finally:
         worker.shutdown()
+
+
+def test_the_caches_never_read_or_write_through_planted_links(
+    fixture_copy: Vault, tmp_path: Path
+) -> None:
+    """A cloned repository can commit `.memctl/` entries: a pointer naming a file elsewhere,
+    links at the cache's own names and at its temp names. The caches read none of them and
+    write through none; the search state is rebuilt beside them."""
+    import os
+
+    from memctl.search.query import vocab
+
+    outside = tmp_path / "outside.npy"
+    np.save(outside, np.zeros((3, 384), dtype=np.float32))
+    victim = tmp_path / "victim.txt"
+    victim.write_text("0\nzanzibarquokka\n", encoding="utf-8")  # as the vocab cache
+    before = (outside.read_bytes(), victim.read_bytes())
+    state = fixture_copy.state_dir
+    with Store.open(fixture_copy) as store:
+        sig = vectors.signature(store.conn)
+        names = {part: f"search-vectors-{sig}.{part}.npy" for part in ("ids", "matrix")}
+        (state / "search-vectors.json").write_text(
+            json.dumps({"signature": sig, "ids": str(outside), "matrix": str(outside)}),
+            encoding="utf-8",
+        )
+        for name in names.values():
+            os.symlink(outside, state / name)
+        for part in ("ids", "matrix", "mean", "bits"):
+            leftover = f".search-vectors-{sig}.{part}.npy.{os.getpid()}.tmp"
+            os.symlink(victim, state / leftover)
+        matrix = vectors.load(store.conn, state, min_vectors=1)
+        assert matrix is not None and len(matrix.ids) == store.chunk_count()
+        assert not any((state / n).is_symlink() for n in names.values())
+    (state / vocab._FILE).unlink(missing_ok=True)
+    os.symlink(victim, state / vocab._FILE)
+    with Store.open(fixture_copy) as store:
+        words = vocab.load(store.conn, state, VOCAB_TABLE)
+        assert "zanzibarquokka" not in words.terms  # the victim was not read as the cache
+        assert not (state / vocab._FILE).is_symlink()
+    assert (outside.read_bytes(), victim.read_bytes()) == before

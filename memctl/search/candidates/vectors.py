@@ -20,10 +20,11 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
@@ -236,15 +237,42 @@ def load(
     sig = signature(conn)
     if previous is not None and previous.signature == sig:
         return previous
-    pointer = state_dir / _POINTER
     with contextlib.suppress(OSError, ValueError, KeyError):
-        current = json.loads(pointer.read_text(encoding="utf-8"))
-        if current["signature"] == sig:
+        if _current_signature(state_dir) == sig:
+            names = _names(sig)
             return VectorMatrix(
-                *(np.load(state_dir / current[part], mmap_mode="r") for part in _PARTS),
+                *(np.load(_plain(state_dir / names[part]), mmap_mode="r") for part in _PARTS),
                 signature=sig,
             )
     return build(conn, state_dir, sig)
+
+
+# The cache's files are named from the index's signature, never from what the pointer says,
+# and read only when they are plain files: a cloned repository can commit `.memctl/`
+# entries, and a pointer or a link there could name any file on the machine. Written only
+# through files created here (O_EXCL), never through a link planted at a temp name.
+
+
+def _names(sig: str) -> dict[str, str]:
+    return {part: f"search-vectors-{sig}.{part}.npy" for part in _PARTS}
+
+
+def _plain(path: Path) -> Path:
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        raise OSError(f"{path.name} is not a plain file")
+    return path
+
+
+def _current_signature(state_dir: Path) -> object:
+    fd = os.open(state_dir / _POINTER, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, encoding="utf-8") as handle:
+        return json.loads(handle.read())["signature"]
+
+
+def _created(path: Path) -> BinaryIO:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # a leftover of a killed build, or a planted link: the link goes
+    return path.open("xb")
 
 
 def cached_blocks(
@@ -254,10 +282,11 @@ def cached_blocks(
     mapped, so a full pass holds one block in memory; None unless the cache is current
     (building it would hold every vector at once: callers fall back to vec0)."""
     with contextlib.suppress(OSError, ValueError, KeyError):
-        current = json.loads((state_dir / _POINTER).read_text(encoding="utf-8"))
-        if current["signature"] == signature(conn):
-            ids = np.load(state_dir / current["ids"])
-            return _file_blocks(ids, state_dir / current["matrix"], rows)
+        sig = signature(conn)
+        if _current_signature(state_dir) == sig:
+            names = _names(sig)
+            ids = np.load(_plain(state_dir / names["ids"]))
+            return _file_blocks(ids, _plain(state_dir / names["matrix"]), rows)
     return None
 
 
@@ -284,7 +313,7 @@ def build(conn: Connection, state_dir: Path, sig: str) -> VectorMatrix:
     """Write the cache files from vec0, one block of rows at a time: memory stays at a
     block (a million vectors are 1.5 GB; the lifecycle builds this too, within 2 GB)."""
     dim = int(conn.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0])
-    names = {part: f"search-vectors-{sig}.{part}.npy" for part in _PARTS}
+    names = _names(sig)
     temp = {part: state_dir / f".{names[part]}.{os.getpid()}.tmp" for part in _PARTS}
     own = not conn.in_transaction
     if own:
@@ -294,7 +323,7 @@ def build(conn: Connection, state_dir: Path, sig: str) -> VectorMatrix:
         ids = np.empty(count, dtype=np.int64)
         total = np.zeros(dim, dtype=np.float64)
         done = 0
-        with temp["matrix"].open("wb") as handle:
+        with _created(temp["matrix"]) as handle:
             header = {"descr": "<f4", "fortran_order": False, "shape": (count, dim)}
             np.lib.format.write_array_header_1_0(handle, header)
             cursor = conn.execute("SELECT rowid, embedding FROM chunks_vec")
@@ -318,13 +347,14 @@ def build(conn: Connection, state_dir: Path, sig: str) -> VectorMatrix:
         axis=1,
     )
     for part, array in (("ids", ids), ("mean", mean), ("bits", bits)):
-        with temp[part].open("wb") as handle:
+        with _created(temp[part]) as handle:
             np.save(handle, array)
     for part in _PARTS:
         os.replace(temp[part], state_dir / names[part])
     # The pointer moves last, so a reader never sees a half-written set.
     tmp = state_dir / f".{_POINTER}.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps({"signature": sig, **names}), encoding="utf-8")
+    with _created(tmp) as handle:
+        handle.write(json.dumps({"signature": sig, **names}).encode("utf-8"))
     os.replace(tmp, state_dir / _POINTER)
     for old in state_dir.glob("search-vectors-*.npy"):
         if old.name not in names.values():

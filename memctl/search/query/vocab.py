@@ -13,6 +13,7 @@ import bisect
 import contextlib
 import os
 import re
+import tempfile
 import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -87,7 +88,10 @@ def load(conn: Connection, state_dir: Path, vocab_table: str) -> Vocabulary:
     path = state_dir / _FILE
     vocab: Vocabulary | None = None
     with contextlib.suppress(OSError, ValueError):
-        head, _, body = path.read_text(encoding="utf-8").partition("\n")
+        # Never through a link (a cloned repository can commit one): read as no cache.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, encoding="utf-8") as handle:
+            head, _, body = handle.read().partition("\n")
         seen = int(head)
         if seen <= top:
             vocab = Vocabulary(set(body.split("\n")) - {""}, seen)
@@ -98,8 +102,10 @@ def load(conn: Connection, state_dir: Path, vocab_table: str) -> Vocabulary:
         _add_newer(conn, vocab, top)
     else:
         return vocab
-    tmp = state_dir / f".{_FILE}.{os.getpid()}.tmp"
-    tmp.write_text(f"{vocab.seen_id}\n" + "\n".join(sorted(vocab.terms)), encoding="utf-8")
+    # A fresh temp name (O_EXCL): never written through a link a cloned repository planted.
+    fd, tmp = tempfile.mkstemp(prefix=f".{_FILE}.", suffix=".tmp", dir=state_dir)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(f"{vocab.seen_id}\n" + "\n".join(sorted(vocab.terms)))
     os.replace(tmp, path)
     return vocab
 
