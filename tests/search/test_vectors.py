@@ -10,7 +10,7 @@ from pathlib import Path
 from memctl.index.store import Store
 from memctl.index.sync import sync
 from memctl.search.candidates import vectors
-from memctl.search.candidates.lexical import VOCAB_TABLE, Filters, vec0_candidates
+from memctl.search.candidates.lexical import VOCAB_TABLE, Filters, ensure_vocab, vec0_candidates
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 
@@ -134,6 +134,7 @@ def test_the_caches_never_read_or_write_through_planted_links(
     (state / vocab._FILE).unlink(missing_ok=True)
     os.symlink(victim, state / vocab._FILE)
     with Store.open(fixture_copy) as store:
+        ensure_vocab(store.conn)
         words = vocab.load(store.conn, state, VOCAB_TABLE)
         assert "zanzibarquokka" not in words.terms  # the victim was not read as the cache
         assert not (state / vocab._FILE).is_symlink()
