@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
-from pathlib import Path
 
 from memctl.index.store import Store
 from memctl.index.sync import sync
