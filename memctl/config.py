@@ -402,6 +402,8 @@ def load_settings(vault_root: Path) -> Settings:
     merged = dict(user)
     for section, values in vault.items():
         below = merged.get(section)
-        both = isinstance(below, dict) and isinstance(values, dict)
-        merged[section] = {**below, **values} if both else values
+        if isinstance(below, dict) and isinstance(values, dict):
+            merged[section] = {**below, **values}
+        else:
+            merged[section] = values
     return settings_from_dict(merged)
