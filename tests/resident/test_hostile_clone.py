@@ -227,7 +227,12 @@ def test_only_terminal_facts_and_digests_are_sent(
     listener.close()
     request = json.loads(seen[0])
     assert request["env"] == {"TERM": "xterm", "COLUMNS": "77"}
-    assert set(request["facts"]["digests"]) == {"ANTHROPIC_API_KEY", "MEMCTL_DATABASE_URL"}
+    # MEMCTL_CONFIG: the tests' own (tests/conftest.py), compared like every MEMCTL_ name.
+    assert set(request["facts"]["digests"]) == {
+        "ANTHROPIC_API_KEY",
+        "MEMCTL_DATABASE_URL",
+        "MEMCTL_CONFIG",
+    }
     for value in (*SECRETS.values(), "hunter2", "/root"):
         assert value.encode() not in seen[0]
 
