@@ -178,11 +178,17 @@ _PRIVATE = re.compile(r"<private\s*>.*?(?:</private\s*>|\Z)", re.IGNORECASE | re
 PRIVATE_MARK = "[private]"
 
 
-def strip_private(text: str) -> str:
-    """`text` with every `<private>` span replaced by a visible `[private]` mark."""
+def strip_private(text: str, *, keep_lines: bool = False) -> str:
+    """`text` with every `<private>` span replaced by a visible `[private]` mark.
+
+    `keep_lines`: the mark is followed by the span's own line breaks, so every later line
+    keeps its number (what the index's file:line must point at).
+    """
     if "<private" not in text.casefold():
         return text
-    return _PRIVATE.sub(PRIVATE_MARK, text)
+    if not keep_lines:
+        return _PRIVATE.sub(PRIVATE_MARK, text)
+    return _PRIVATE.sub(lambda m: PRIVATE_MARK + "\n" * m.group(0).count("\n"), text)
 
 
 # A connection URL's password (postgresql://user:PASSWORD@host, or password=... in a

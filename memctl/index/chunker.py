@@ -29,6 +29,7 @@ from typing import Literal
 
 from memctl.index.note_meta import HEADING, extract_tags, note_date, parse_front_matter
 from memctl.notes import DECISION_HEADING, parse_iso_date
+from memctl.secrets import strip_private
 from memctl.tokens import estimate_tokens
 from memctl.vault import source_of, tier_of
 
@@ -205,7 +206,9 @@ def chunk_markdown(
     tier = tier_of(rel_path)
     if source is None or tier is None:
         return []
-    lines = text.splitlines()
+    # What a person marked <private> in a note is never indexed (so never searched, shown in
+    # a snippet or handed to an agent by search); the file keeps it.
+    lines = strip_private(text, keep_lines=True).splitlines()
     front = parse_front_matter(lines)
     file_date = note_date(lines, rel_path, source, front, fallback_date)
     importance = front.importance if front.importance is not None else DEFAULT_IMPORTANCE[source]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memctl.errors import MemctlError
+from memctl.secrets import strip_private
 
 
 class LLMError(MemctlError):
@@ -64,6 +65,7 @@ class LLM:
         except jsonschema.SchemaError as exc:
             raise ValueError(f"invalid schema for complete_json: {exc.message}") from None
         self.calls += 1
+        system, prompt = _without_private(system, prompt)
         answer = self._answer_json(model, system, prompt, schema, max_tokens)
         if not isinstance(answer, dict):
             raise LLMError("LLM answer malformed: not a JSON object")
@@ -78,7 +80,14 @@ class LLM:
     def complete_text(self, model: str, system: str, prompt: str, max_tokens: int = 1024) -> str:
         """Ask for free text (summaries). An empty answer is an error, not an empty summary."""
         self.calls += 1
+        system, prompt = _without_private(system, prompt)
         text = self._answer_text(model, system, prompt, max_tokens).strip()
         if not text:
             raise LLMError("LLM answer malformed: no text")
         return text
+
+
+def _without_private(system: str, prompt: str) -> tuple[str, str]:
+    # The one door to every provider: a note's <private> span (review, summaries, capture)
+    # never leaves the machine, whichever step built the prompt.
+    return strip_private(system), strip_private(prompt)
