@@ -39,10 +39,10 @@ def serve(
     fraction of the time. One per vault; Ctrl-C or SIGTERM stops it.
 
     With --mcp-port, the MCP tools are served over streamable HTTP by the same process
-    and warm state (as `memctl mcp --http`, same token rules).
+    and warm state (as `memctl mcp --http`, the same bearer token).
 
     With --ui-port, the `memctl ui` page is served too, its searches on the same warm
-    Searcher (same token rules beyond loopback).
+    Searcher (the same bearer token, loopback included).
 
     Example: memctl serve --mcp-port 8765 --ui-port 8766 &
     """
