@@ -1,8 +1,8 @@
 """A cloned vault's `.memctl/` never steers the client to a process that is not this user's.
 
 A hostile repository can force-add `.memctl/serve.json`, a link `.memctl/serve.sock`, or a
-link `.memctl` itself. The listener here runs as another local user (created with useradd
-when this test runs as root; skipped otherwise) and counts what it receives: nothing may
+link `.memctl` itself. The listener here runs as another local user (tests/security/
+second_user.py: made with useradd when this test runs as root; skipped otherwise) and counts what it receives: nothing may
 reach it, not one byte of argv or environment.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import pwd
 import shutil
 import signal
 import socket
@@ -30,8 +29,8 @@ from memctl.terminal import styled_safe
 from memctl.vault import Vault
 from tests.processes import MEMCTL
 from tests.resident.conftest import env_for, fresh_copy, serving
+from tests.security.second_user import need_peer
 
-OTHER = "memctl-other"
 SECRETS = {
     "ANTHROPIC_API_KEY": "sk-ant-SECRET-4242",
     "AWS_SECRET_ACCESS_KEY": "aws-SECRET-4242",
@@ -69,21 +68,8 @@ print(conns, got, flush=True)
 """
 
 
-def _other_user() -> pwd.struct_passwd:
-    if not hasattr(os, "getuid") or os.getuid() != 0 or shutil.which("useradd") is None:
-        pytest.skip("needs root and useradd to create a second local user")
-    try:
-        return pwd.getpwnam(OTHER)
-    except KeyError:
-        pass
-    done = subprocess.run(["useradd", "--no-create-home", OTHER], capture_output=True, text=True)
-    if done.returncode not in (0, 9):  # 9: created meanwhile by a parallel test
-        pytest.skip(f"useradd failed: {done.stderr.strip()}")
-    return pwd.getpwnam(OTHER)
-
-
 class Listener:
-    def __init__(self, kind: str, where: str, user: pwd.struct_passwd | None) -> None:
+    def __init__(self, kind: str, where: str, user: tuple[int, int] | None) -> None:
         # The test's own interpreter may sit in a folder only this user may enter.
         python = shutil.which("python3", path="/usr/bin:/usr/local/bin:/bin") or sys.executable
         self.proc = subprocess.Popen(
@@ -91,8 +77,8 @@ class Listener:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
-            user=None if user is None else user.pw_uid,
-            group=None if user is None else user.pw_gid,
+            user=None if user is None else user[0],
+            group=None if user is None else user[1],
             cwd="/",
         )
         assert self.proc.stdout is not None
@@ -143,7 +129,7 @@ def forge_serve_json(root: Path, port: int, pid: int) -> None:
 
 
 def test_a_forged_serve_json_reaches_no_listener(tmp_path: Path, shared_dir: Path) -> None:
-    user = _other_user()
+    user = need_peer()
     root = bare_vault(tmp_path / "clone")
     listener = Listener("tcp", "", user)
     try:
@@ -160,7 +146,7 @@ def test_a_forged_serve_json_reaches_no_listener(tmp_path: Path, shared_dir: Pat
 
 
 def test_a_link_to_another_users_socket_reaches_nothing(tmp_path: Path, shared_dir: Path) -> None:
-    user = _other_user()
+    user = need_peer()
     theirs = shared_dir / "serve.sock"
     listener = Listener("unix", str(theirs), user)
     try:
