@@ -509,7 +509,7 @@ def hostile_clone(work: Path, memctl: str, quick: bool) -> list[tuple[str, Count
             ("hostile clone", PLANTS),
             ("hostile clone: resident files", RESIDENT_PLANTS),
         ):
-            counts, notes = Counts(), []
+            counts, notes = Counts(), list[str]()
             items = list(plants.items())
             for name, plant in items[::3] if quick and len(items) > 3 else items:
                 one_round(lab, name, plant, counts, notes, served_only=plants is RESIDENT_PLANTS)
