@@ -8,8 +8,9 @@ Runs `memctl --vault OUT/vault index`, then for each mode `search --batch - --js
 r has that path and its snippet holds the phrase (whitespace collapsed); hit@k and MRR (first
 gold hit within k) over every question with gold; fresh: a line stating the newer value
 ranks strictly above every stale line, or no stale line comes back (one snippet holding both
-is a tie, not a pass); abstain: at most one result. Added here: floor = of the questions
-whose gold is in the top k without the floor, how many keep it with the floor.
+is a tie, not a pass); abstain: at most one result. Added here: floor_kept = of the questions
+whose gold is in the top k without the floor, how many keep it with the floor, and
+no_floor_hit@k (per kind: [--all N]) = hit@k of the ranking alone, the floor off.
 """
 
 from __future__ import annotations
@@ -130,7 +131,8 @@ def tally(rows: list[Row], k: int) -> dict[str, Any]:
         if kind == "abstain":
             entry["abstained"] = sum(bool(r.ok) for r in ks)
         else:
-            entry.update(hits=_hits(ks), mrr=round(_mrr(ks), 4))
+            entry.update(hits=_hits(ks), mrr=round(_mrr(ks), 4),
+                         hits_no_floor=sum(r.rank_all is not None for r in ks))
         if kind == "fresh":
             entry["newer_first"] = sum(bool(r.ok) for r in ks)
         kinds[kind] = entry
@@ -142,6 +144,7 @@ def tally(rows: list[Row], k: int) -> dict[str, Any]:
         "k": k,
         f"hit@{k}": round(_hits(gold) / max(1, len(gold)), 4),
         "mrr": round(_mrr(gold), 4),
+        f"no_floor_hit@{k}": round(len(reachable) / max(1, len(gold)), 4),
         f"core_hit@{k}": round(_hits(core) / max(1, len(core)), 4),
         "core_mrr": round(_mrr(core), 4),
         "floor_kept": [sum(r.rank is not None for r in reachable), len(reachable)],
@@ -159,7 +162,7 @@ def format_split(name: str, mode: str, t: dict[str, Any]) -> str:
             continue
         extra = f"  newer-first {e['newer_first']}/{e['n']}" if kind == "fresh" else ""
         lines.append(f"  {kind:<12} n={e['n']:<3d} hit@{k} {e['hits']}/{e['n']}  "
-                     f"mrr {e['mrr']:.3f}  ({langs}){extra}")
+                     f"mrr {e['mrr']:.3f}  ({langs}){extra}  [--all {e['hits_no_floor']}]")
     kinds = t["kinds"]
     xl, fr, ab = (kinds.get(x, {}) for x in ("crosslingual", "fresh", "abstain"))
     kept, reachable = t["floor_kept"]
@@ -169,7 +172,8 @@ def format_split(name: str, mode: str, t: dict[str, Any]) -> str:
         f"crosslingual={xl.get('hits', 0)}/{xl.get('n', 0)} "
         f"fresh={fr.get('newer_first', 0)}/{fr.get('n', 0)} "
         f"abstain={ab.get('abstained', 0)}/{ab.get('n', 0)} "
-        f"floor_kept={kept}/{reachable} n={t['n']} split={name}"
+        f"floor_kept={kept}/{reachable} no_floor_hit@{k}={t[f'no_floor_hit@{k}']:.3f} "
+        f"n={t['n']} split={name}"
     )
     return "\n".join(lines)
 
