@@ -116,6 +116,14 @@ def test_a_slice_scores_through_memctl(tmp_path: Path) -> None:
         "ident-03", "ident-06", "ident-09", "ident-16", "ident-18", "absta-01", "fresh-01"}]
     (tmp_path / "queries.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in picked), encoding="utf-8")
+    # A small vault (the slice's gold files and a few days of others) keeps the index quick.
+    keep = {path for r in picked for path, _ in r.get("gold", [])}
+    dailies = sorted((built.vault / "memory" / "daily").glob("*.md"))
+    keep |= {p.relative_to(built.vault).as_posix() for p in dailies[-6:]}
+    for note in built.vault.rglob("*.md"):
+        rel = note.relative_to(built.vault).as_posix()
+        if rel not in keep and rel not in ("memory/core.md", "memory/decisions.md"):
+            note.unlink()
     figures, text = evaluate(tmp_path, MEMCTL, ["hybrid"], k=5)
     tallies = figures["hybrid"]
     identifiers = [t["kinds"]["identifier"] for t in tallies.values() if "identifier" in t["kinds"]]
