@@ -212,11 +212,15 @@ def against_the_vault(
     records: Mapping[int, Any],
     thresholds: FloorThresholds,
     missing: float,
+    words: int = 0,
+    whole: bool = True,
 ) -> dict[int, Judged]:
     """Each result judged against this vault's own candidates for the query
     (floor/standout.py): a chunk of the template's lines alone is no evidence; when no
     word of the query is in the vault (the gate), the result nearest in meaning passes if
-    it stands out from the query's typical similarity by STANDOUT_MARGIN."""
+    it stands out from the query's typical similarity by STANDOUT_MARGIN, for a query of
+    `words` (its floor terms) enough to restate a fact (so.restates) whose vector list is
+    `whole` (no filter narrowed it: a filtered list is not the vault's typical)."""
     usual = so.typical(cosines.values())
     content = [
         value
@@ -226,7 +230,12 @@ def against_the_vault(
     # The gate leaves a result in the query's script no words to stand on: only the one
     # nearest in meaning may pass, so a query the vault cannot answer keeps ≤ 1 result.
     nearest = max(content, default=2.0)
-    meaning_only = thresholds.classifier is not None and fl.gated(missing, thresholds)
+    meaning_only = (
+        thresholds.classifier is not None
+        and fl.gated(missing, thresholds)
+        and so.restates(words)
+        and whole
+    )
     out = {}
     for cid, seen in judged.items():
         above = so.standout(seen.cosine, usual)
@@ -271,13 +280,15 @@ def judge_results(
     weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
     words_of: Callable[[str], Iterable[str]] | None = None,
     sentences_of: Callable[[str], Sentences] | None = None,
+    whole: bool = True,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
     `floor`: None turns the floor off (--all), a number replaces the calibrated one
     (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for);
     `weighted`: weighted_terms(conn, query, plan, counts), when the caller has them;
-    `words_of`, `sentences_of`: see Judge.
+    `words_of`, `sentences_of`: see Judge; `whole`: no filter narrowed the candidate
+    lists (see against_the_vault).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(conn, query, plan, counts)
@@ -308,7 +319,7 @@ def judge_results(
         judged[cid] = judge.judge(
             cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
         )
-    judged = against_the_vault(judged, cosines, records, thresholds, missing)
+    judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
     value = thresholds.floor if floor is True else floor
     if floor is True and trusted and model_id not in table():
         # A model with vectors but no calibration: its cosines' scale is unknown and the

@@ -33,6 +33,13 @@ STANDOUT_MARGIN = 0.03
 # that its words and meaning carry together.
 STANDOUT_SLOPE = 5.0
 
+# The content words (the floor's terms) a query needs for its meaning alone to carry a
+# result past the gate. One or two words found nowhere in the vault name something it
+# does not hold ("zzzqqq nonexistent", a one-word Hebrew query: e5 scored a 16-chunk
+# fixture's nearest note 0.04-0.08 above the mean for such queries); restating a fact in
+# other words takes a sentence.
+MEANING_MIN_WORDS = 3
+
 _TEMPLATE_FILES = ("core.md", "decisions.md")
 
 
@@ -56,6 +63,11 @@ def template_only(text: str) -> bool:
     known = template_lines()
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return bool(lines) and all(line in known for line in lines)
+
+
+def restates(words: int) -> bool:
+    """Whether a query of this many content words can be a fact restated in other words."""
+    return words >= MEANING_MIN_WORDS
 
 
 def typical(cosines: Iterable[float]) -> float | None:
