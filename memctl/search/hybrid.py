@@ -189,7 +189,7 @@ class Searcher:
             )
             scores = ranking.rescore(run.scored, probability, run.records, now)
         chosen = self._diversified(run, scores)
-        verdict = self._judged(run, chosen, min_score, use_floor, budget)
+        verdict = self._judged(run, chosen, min_score, use_floor, budget, filters.active())
         if trace is not None:
             trace.query, trace.plan, trace.conn, trace.snippets = (
                 parsed,
@@ -317,8 +317,10 @@ class Searcher:
         min_score: float | None,
         use_floor: bool,
         budget: int | None,
+        filtered: bool = False,
     ) -> Verdict:
-        """The relevance floor over the chosen (floor/evidence.judge_results)."""
+        """The relevance floor over the chosen (floor/evidence.judge_results; `filtered`:
+        a filter narrowed the lists)."""
         snippet = run.snippets
         return judge_results(
             run.conn,
@@ -338,6 +340,7 @@ class Searcher:
             # may match are read (each text's words kept by text).
             words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
             sentences_of=self._kept.sentences,
+            whole=not filtered,
         )
 
     def _results(

@@ -112,6 +112,29 @@ def test_mmr_skips_near_duplicates() -> None:
     assert picked == [1, 3]
 
 
+def test_mmr_never_drops_evidence_for_noise() -> None:
+    """Issue 31: a daily note recording the deploy a query names (a tenth of the best
+    score, half its words shared with the best result: the same people, the same
+    times) was dropped for results scoring 0.004 and 0.000."""
+    texts = {
+        1: "- 09:10 Eitan: checkout page fixed, Dana checked it on mobile\n"
+        "- 11:30 Eitan: booking emails to Dana for review",
+        2: "- 09:10 Eitan deployed build 7f3c9e2 to prod: checkout page on mobile\n"
+        "- 11:30 Dana: booking emails reviewed",
+        3: "- 14:00 רוני: הדיסק בשרת מלא",
+        4: "- 16:40 Дима: трансфер из аэропорта",
+        5: "Office plants are watered on Sundays",
+    }
+    scores = {1: 0.9, 2: 0.09, 3: 0.004, 4: 0.0, 5: 0.0}
+    similarity = lambda a, b: text_similarity(texts[a], texts[b])  # noqa: E731
+    assert similarity(1, 2) > 0.5
+    assert mmr(list(scores), scores, similarity, 3, POLICY) == [1, 2, 3]
+    # Redundancy still orders near-equals: a note saying much the same as the first
+    # result gives way to a different one with most of its score.
+    texts[3], scores[3] = "Quarterly VAT report filed on time", 0.08
+    assert mmr(list(scores), scores, similarity, 3, POLICY) == [1, 3, 2]
+
+
 def test_text_similarity_bounds() -> None:
     assert text_similarity("a b", "a b") == 1.0
     assert text_similarity("a", "b") == 0.0

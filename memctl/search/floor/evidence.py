@@ -7,6 +7,7 @@ near zero either way) and each result's snippet, which is what an agent will see
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memctl.search.candidates.lexical import KeptCounts, LexicalPlan, doc_freqs, row_count
 from memctl.search.floor import rule as fl
+from memctl.search.floor import standout as so
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
 from memctl.search.floor.words import Sentences, TermHits, best_sentence, sentences
 from memctl.search.present.snippets import Snippet
@@ -56,6 +58,8 @@ class Judged:
     bm25_rank: float = 0.0  # floor.bm25_rank of its rank in the words list
     words_rank: int | None = None  # that rank (0: BM25's best; None: not in the list)
     sentence: float = 0.0  # floor.sentence_coverage of the snippet
+    # Its cosine above the query's typical similarity in this vault (floor/standout.py).
+    standout: float = 0.0
 
 
 def weighted_terms(
@@ -202,6 +206,48 @@ class Judge:
         return best
 
 
+def against_the_vault(
+    judged: dict[int, Judged],
+    cosines: Mapping[int, float],
+    records: Mapping[int, Any],
+    thresholds: FloorThresholds,
+    missing: float,
+    words: int = 0,
+    whole: bool = True,
+) -> dict[int, Judged]:
+    """Each result judged against this vault's own candidates for the query
+    (floor/standout.py): a chunk of the template's lines alone is no evidence; when no
+    word of the query is in the vault (the gate), the result nearest in meaning passes if
+    it stands out from the query's typical similarity by STANDOUT_MARGIN, for a query of
+    `words` (its floor terms) enough to restate a fact (so.restates) whose vector list is
+    `whole` (no filter narrowed it: a filtered list is not the vault's typical)."""
+    usual = so.typical(cosines.values())
+    content = [
+        value
+        for cid, value in cosines.items()
+        if (record := records.get(cid)) is None or not so.template_only(record.text)
+    ]
+    # The gate leaves a result in the query's script no words to stand on: only the one
+    # nearest in meaning may pass, so a query the vault cannot answer keeps ≤ 1 result.
+    nearest = max(content, default=2.0)
+    meaning_only = (
+        thresholds.classifier is not None
+        and fl.gated(missing, thresholds)
+        and so.restates(words)
+        and whole
+    )
+    out = {}
+    for cid, seen in judged.items():
+        above = so.standout(seen.cosine, usual)
+        value = seen.evidence
+        if so.template_only(records[cid].text):
+            value = 0.0
+        elif meaning_only and not seen.cross and (seen.cosine or 0.0) >= nearest - 1e-9:
+            value = max(value, so.meaning_evidence(above, thresholds.floor))
+        out[cid] = dataclasses.replace(seen, evidence=value, standout=above)
+    return out
+
+
 @dataclass
 class Verdict:
     """What the floor (and a --budget) left of the top k, and why."""
@@ -234,13 +280,15 @@ def judge_results(
     weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
     words_of: Callable[[str], Iterable[str]] | None = None,
     sentences_of: Callable[[str], Sentences] | None = None,
+    whole: bool = True,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
     `floor`: None turns the floor off (--all), a number replaces the calibrated one
     (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for);
     `weighted`: weighted_terms(conn, query, plan, counts), when the caller has them;
-    `words_of`, `sentences_of`: see Judge.
+    `words_of`, `sentences_of`: see Judge; `whole`: no filter narrowed the candidate
+    lists (see against_the_vault).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(conn, query, plan, counts)
@@ -271,6 +319,7 @@ def judge_results(
         judged[cid] = judge.judge(
             cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
         )
+    judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
     value = thresholds.floor if floor is True else floor
     if floor is True and trusted and model_id not in table():
         # A model with vectors but no calibration: its cosines' scale is unknown and the

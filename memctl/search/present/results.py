@@ -301,6 +301,7 @@ def explain(
             "sentence_coverage": round(judged.sentence, 4),
             "cosine": None if judged.cosine is None else round(judged.cosine, 4),
             "cross_script": judged.cross,
+            "standout": round(judged.standout, 4),
             # The bar when another result of the query has more evidence (floor.keep).
             "later_floor": round(
                 verdict.thresholds.later_floor(
