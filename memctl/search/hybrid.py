@@ -24,8 +24,10 @@ from memctl.search.floor.evidence import Verdict, judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
 from memctl.search.options import checked_k, lists_wanted, policy_from, with_window
 from memctl.search.present import results as present
+from memctl.search.query.dates import read_dates
 from memctl.search.query.embedding import QueryVectors
 from memctl.search.query.parse import Query, parse_query
+from memctl.search.rank import dated as dated_stage
 from memctl.search.rank import ranking
 from memctl.search.rank.scoring import Policy, fuse, weights_for
 from memctl.search.rerank import stage, windows
@@ -139,6 +141,15 @@ class Searcher:
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
         parsed = parse_query(query)
+        # The dates the query says (rank/dated.py): not in bm25 mode, the plain baseline.
+        dated = (
+            dated_stage.dated_query(parsed, read_dates(query, now.date()), filters)
+            if mode != "bm25" and self.settings.dates
+            else None
+        )
+        if dated is not None:
+            parsed = dated.parsed
+            filters = dated.filters(filters) if dated.carried else filters
         source = self.candidates
         source.fresh = self.fresh
         limit = self.settings.candidates
@@ -173,10 +184,24 @@ class Searcher:
                 self.settings.common_term_fraction,
                 first,
             )
+            if dated is not None and not dated.carried:
+                # The candidates dated inside the range join the lists, however they rank
+                # in the whole vault: the boost needs them there to lift them.
+                ranged = source.lists(
+                    query,
+                    parsed,
+                    dated.filters(filters),
+                    with_window(wanted, self.policy),
+                    found.vector,
+                    notices,
+                    limit,
+                    self.settings.common_term_fraction,
+                )
+                found.lists = dated_stage.merged(found.lists, ranged.lists)
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in found.lists))
         rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
-        run = self._ranked(query, parsed, mode, k, now, explain, model_id, found, rerank)
+        run = self._ranked(query, parsed, mode, k, now, explain, model_id, found, rerank, dated)
         scores, probability = run.scored.scores, {}
         if rerank or (trace is not None and trace.rerank_features):
             probability = stage.rerank_probabilities(
@@ -189,7 +214,9 @@ class Searcher:
             )
             scores = ranking.rescore(run.scored, probability, run.records, now)
         chosen = self._diversified(run, scores)
-        verdict = self._judged(run, chosen, min_score, use_floor, budget)
+        # A query that says only a date asks for everything dated then: no floor.
+        confined = run.dated is not None and run.dated.carried
+        verdict = self._judged(run, chosen, min_score, use_floor and not confined, budget)
         if trace is not None:
             trace.query, trace.plan, trace.conn, trace.snippets = (
                 parsed,
@@ -202,6 +229,7 @@ class Searcher:
             if run.weighted is not None:
                 trace.terms, trace.present = run.weighted
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
+        response.dates = dated.describe() if dated is not None else None
         response.matched, response.missing = verdict.matched, verdict.missing
         notices.extend(verdict.notices)
         self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
@@ -224,6 +252,7 @@ class Searcher:
         model_id: str,
         found: Candidates,
         rerank: bool,
+        dated: dated_stage.DatedQuery | None = None,
     ) -> SearchRun:
         """Fusion and the composite score (rank/), the candidates' snippets (present/) and
         the query's weighted words: the run the later stages read (`rerank`: whether
@@ -251,6 +280,8 @@ class Searcher:
             # collector walks.
             kept=kept.factors if kept else None,
         )
+        if dated is not None:
+            dated_stage.boost(scored, records, dated)
         snippet = present.Snippets(
             self.store,
             records,
@@ -292,6 +323,7 @@ class Searcher:
             kept=self._kept,
             conn=conn,
             weighted=weighted,
+            dated=dated,
         )
 
     def _diversified(self, run: SearchRun, scores: dict[int, float]) -> list[int]:
@@ -338,6 +370,7 @@ class Searcher:
             # may match are read (each text's words kept by text).
             words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
             sentences_of=self._kept.sentences,
+            credit=dated_stage.credit(run.dated, run.records, chosen) if run.dated else None,
         )
 
     def _results(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -234,13 +234,16 @@ def judge_results(
     weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
     words_of: Callable[[str], Iterable[str]] | None = None,
     sentences_of: Callable[[str], Sentences] | None = None,
+    credit: Mapping[int, float] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
     `floor`: None turns the floor off (--all), a number replaces the calibrated one
     (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for);
     `weighted`: weighted_terms(conn, query, plan, counts), when the caller has them;
-    `words_of`, `sentences_of`: see Judge.
+    `words_of`, `sentences_of`: see Judge; `credit`: the share of the query a result
+    answers outside its words (rank/dated.py: it is dated inside the range the query says,
+    whose words left the query), closing that share of its evidence's gap to 1.
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(conn, query, plan, counts)
@@ -271,6 +274,9 @@ def judge_results(
         judged[cid] = judge.judge(
             cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
         )
+        if credit and cid in credit:
+            seen = judged[cid]
+            judged[cid] = replace(seen, evidence=seen.evidence + (1 - seen.evidence) * credit[cid])
     value = thresholds.floor if floor is True else floor
     if floor is True and trusted and model_id not in table():
         # A model with vectors but no calibration: its cosines' scale is unknown and the
