@@ -65,6 +65,18 @@ class DatesSaid:
         return "; ".join(r.describe() for r in self.ranges)
 
 
+# Words that ask what happened rather than about something: a query of these and a date
+# ("what did we do yesterday?", "מה עשינו אתמול", "что мы делали вчера") asks for the day.
+HAPPENED = frozenset(
+    """happen happened happening do did done doing work worked working write wrote written
+    note noted notes say said discuss discussed talk talked decide decided going new anything
+    something everything whats what's up on
+    עשינו עשיתי עשו קרה קורה היה היו רשמנו רשמתי כתבנו כתבתי נכתב נרשם דיברנו עבדנו הוחלט
+    החלטנו חדש מה
+    делали сделали сделал делал было были был произошло случилось происходило обсуждали
+    обсудили писали написали записали записано работали решили нового новое что""".split()
+)
+
 # --- names ---------------------------------------------------------------------------
 
 _EN_MONTHS = (

@@ -15,7 +15,8 @@ from collections.abc import Mapping
 
 from memctl.index.usage import ChunkRecord
 from memctl.search.candidates.lexical import Filters
-from memctl.search.query.dates import DatesSaid
+from memctl.search.floor.words import asks
+from memctl.search.query.dates import HAPPENED, DatesSaid
 from memctl.search.query.parse import Query
 from memctl.search.rank.ranking import Scored, day_of
 
@@ -54,13 +55,14 @@ def dated_query(parsed: Query, said: DatesSaid | None, filters: Filters) -> Date
     if said is None or filters.since is not None or filters.until is not None:
         return None
     kept = tuple(t for t in parsed.terms if t.text not in said.words)
-    asked = [t for t in kept if not t.stopword]
+    asked = [t for t in kept if not t.stopword and not asks(t.text) and t.text not in HAPPENED]
     if asked:
         # Date words that are not stopwords ("yesterday", not "in"), among the query's.
         spoken = sum(1 for t in parsed.terms if t.text in said.words and not t.stopword)
-        share = spoken / (spoken + len(asked))
+        content = sum(1 for t in kept if not t.stopword)
+        share = spoken / (spoken + content)
         return DatedQuery(said, dataclasses.replace(parsed, terms=kept), False, share)
-    # Only a date (and question words): confined to its range, the query keeps its words
+    # Only a date (and words asking what happened): confined to its range, the query keeps its words
     # (an empty query searches nothing) and they only order the range's notes.
     return DatedQuery(said, parsed, carried=True)
 
