@@ -243,7 +243,9 @@ def judge_results(
     `weighted`: weighted_terms(conn, query, plan, counts), when the caller has them;
     `words_of`, `sentences_of`: see Judge; `credit`: the share of the query a result
     answers outside its words (rank/dated.py: it is dated inside the range the query says,
-    whose words left the query), closing that share of its evidence's gap to 1.
+    whose words left the query), closing that share of its evidence's gap to 1; such a
+    result is held to the floor alone, as the best one is (it answers a part of the
+    question no other result does).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(conn, query, plan, counts)
@@ -287,7 +289,7 @@ def judge_results(
     # bar; --min-score X is one bar for all.
     later = [
         thresholds.later_floor(signals.script, judged[cid].cross)
-        if floor is True
+        if floor is True and not (credit and cid in credit)
         else float(value or 0.0)
         for cid in chosen
     ]
