@@ -226,6 +226,7 @@ class Searcher:
             )
             trace.lists, trace.records, trace.chosen = run.lists, run.records, list(chosen)
             trace.rerank, trace.verdict = dict(probability), verdict
+            trace.dated = run.dated
             if run.weighted is not None:
                 trace.terms, trace.present = run.weighted
         response.floor, response.below_floor = verdict.floor, verdict.below_floor

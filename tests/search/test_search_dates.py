@@ -18,6 +18,7 @@ from memctl.search.hybrid import Searcher
 from memctl.search.query.dates import read_dates
 from memctl.search.query.parse import parse_query
 from memctl.search.rank.dated import dated_query, merged
+from memctl.search.trace import SearchTrace
 from memctl.vault import Vault
 from tests.search.dated_vault import NOW, write_vault
 
@@ -132,3 +133,15 @@ def test_date_words_leave_the_keywords() -> None:
 def test_merged_lists_keep_every_candidate_once() -> None:
     out = merged({"fts": {1: 2.0, 2: 1.0}}, {"fts": {2: 1.0, 3: 0.5}, "vector": {3: 0.8}})
     assert out == {"fts": {1: 2.0, 2: 1.0, 3: 0.5}, "vector": {3: 0.8}}
+
+
+def test_the_trace_holds_the_range_read(dated_vault: Vault) -> None:
+    trace = SearchTrace()
+    with Searcher(dated_vault) as searcher:
+        searcher.search("что Иван говорил в понедельник?", now=NOW, log=False, trace=trace)
+    assert trace.dated is not None and not trace.dated.carried
+    assert [(r.start, r.end) for r in trace.dated.said.ranges] == [
+        (date(2026, 11, 23), date(2026, 11, 23))
+    ]
+    assert trace.query is not None
+    assert "понедельник" not in [t.text for t in trace.query.terms]
