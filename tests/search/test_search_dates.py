@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from memctl.cli.app import app
 from memctl.index.sync import sync
+from memctl.search.candidates import lexical as cand
 from memctl.search.candidates.lexical import Filters
 from memctl.search.hybrid import Searcher
 from memctl.search.query.dates import read_dates
@@ -145,3 +146,24 @@ def test_the_trace_holds_the_range_read(dated_vault: Vault) -> None:
     ]
     assert trace.query is not None
     assert "понедельник" not in [t.text for t in trace.query.terms]
+
+
+def test_a_date_range_has_its_vectors_scored_exactly(
+    dated_vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    day = Filters(since=date(2026, 11, 24), until=date(2026, 11, 27))
+    with Searcher(dated_vault) as searcher:
+        conn = searcher.store.conn  # type: ignore[attr-defined]
+        qvec = searcher.embed_query("who booked the bus?")
+        exact = cand.vectors_within(conn, qvec, day, 30)
+        whole = cand.vec0_candidates(conn, qvec, Filters(), 100)
+        dates = dict(conn.execute("SELECT id, date FROM chunks").fetchall())
+        inside = {
+            cid for cid, when in dates.items() if when and "2026-11-24" <= when <= "2026-11-27"
+        }
+        assert len(inside) >= 4 and inside <= set(whole)
+        assert exact is not None and set(exact) == inside
+        for cid, cosine in exact.items():  # the same cosines as sqlite-vec's
+            assert cosine == pytest.approx(whole[cid], abs=1e-5)
+        monkeypatch.setattr(cand, "EXACT_FILTERED", len(inside) - 1)
+        assert cand.vectors_within(conn, qvec, day, 30) is None  # too many: over-fetch instead
