@@ -58,7 +58,13 @@ def _dates_line(dates: dict[str, Any]) -> str:
         f"{r['said']!r} = {r['since']}" + (f"..{r['until']}" if r["until"] != r["since"] else "")
         for r in dates["ranges"]
     )
-    how = "searched inside it only" if dates["confined"] else f"dated inside ×{dates['boost']:g}"
+    how = (
+        "searched inside it only"
+        if dates["confined"]
+        else f"dated inside ×{dates['boost']:g}"
+        if dates["found"]
+        else "no note dated then: searched as words"
+    )
     return f"dates: {said} ({how})"
 
 

@@ -147,6 +147,7 @@ class Searcher:
             if mode != "bm25" and self.settings.dates
             else None
         )
+        plain = parsed
         if dated is not None:
             parsed = dated.parsed
             filters = dated.filters(filters) if dated.carried else filters
@@ -173,6 +174,13 @@ class Searcher:
             # changed; `memctl index` re-embeds) must never meet this model's query vector.
             configured = canonical(self.vault.settings.embed.model)
             wanted = lists_wanted(mode, model_id, configured, notices)
+            ranged = None
+            if dated is not None and not dated.carried:
+                ranged = self._ranged(query, parsed, dated.filters(filters), wanted, vector)
+                if ranged is None:
+                    # No note of that time matches at all (a vault of other years): the
+                    # date's words are the query's words again, and nothing is boosted.
+                    dated, parsed = dated.unfound(plain), plain
             found = source.lists(
                 query,
                 parsed,
@@ -184,20 +192,8 @@ class Searcher:
                 self.settings.common_term_fraction,
                 first,
             )
-            if dated is not None and not dated.carried:
-                # The candidates dated inside the range join the lists, however they rank
-                # in the whole vault: the boost needs them there to lift them.
-                ranged = source.lists(
-                    query,
-                    parsed,
-                    dated.filters(filters),
-                    with_window(wanted, self.policy),
-                    found.vector,
-                    notices,
-                    limit,
-                    self.settings.common_term_fraction,
-                )
-                found.lists = dated_stage.merged(found.lists, ranged.lists)
+            if ranged is not None:
+                found.lists = dated_stage.merged(found.lists, ranged)
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in found.lists))
         rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
@@ -326,6 +322,24 @@ class Searcher:
             weighted=weighted,
             dated=dated,
         )
+
+    def _ranged(
+        self, query: str, parsed: Query, filters: Filters, wanted: tuple[str, ...], vector: Any
+    ) -> dict[str, dict[int, float]] | None:
+        """The lists read inside the range a query says (rank/dated.py), so the notes
+        dated then are candidates however they rank in the whole vault; None when no
+        note of that time matches at all."""
+        found = self.candidates.lists(
+            query,
+            parsed,
+            filters,
+            with_window(wanted, self.policy),
+            vector,
+            [],  # its notices are the main lists' own
+            self.settings.candidates,
+            self.settings.common_term_fraction,
+        )
+        return found.lists if any(found.lists.values()) else None
 
     def _diversified(self, run: SearchRun, scores: dict[int, float]) -> list[int]:
         """The best k that do not repeat each other (rank/ranking.diversify)."""

@@ -103,7 +103,7 @@ def test_json_and_explain_say_the_range(
     assert dates["ranges"] == [
         {"said": "last Tuesday", "since": "2026-11-24", "until": "2026-11-24"}
     ]
-    assert dates["confined"] is False
+    assert dates["confined"] is False and dates["found"] is True
     done = runner.invoke(app, ["--vault", root, "search", "--no-log", "--explain", "вчера"])
     assert done.exit_code == 0, done.output
     assert "dates: 'вчера' = 2026-11-27 (searched inside it only)" in done.output
@@ -139,13 +139,13 @@ def test_merged_lists_keep_every_candidate_once() -> None:
 def test_the_trace_holds_the_range_read(dated_vault: Vault) -> None:
     trace = SearchTrace()
     with Searcher(dated_vault) as searcher:
-        searcher.search("что Иван говорил в понедельник?", now=NOW, log=False, trace=trace)
+        searcher.search("что Иван говорил во вторник?", now=NOW, log=False, trace=trace)
     assert trace.dated is not None and not trace.dated.carried
     assert [(r.start, r.end) for r in trace.dated.said.ranges] == [
-        (date(2026, 11, 23), date(2026, 11, 23))
+        (date(2026, 11, 24), date(2026, 11, 24))
     ]
     assert trace.query is not None
-    assert "понедельник" not in [t.text for t in trace.query.terms]
+    assert "вторник" not in [t.text for t in trace.query.terms]
 
 
 def test_a_date_range_has_its_vectors_scored_exactly(
@@ -167,3 +167,15 @@ def test_a_date_range_has_its_vectors_scored_exactly(
             assert cosine == pytest.approx(whole[cid], abs=1e-5)
         monkeypatch.setattr(cand, "EXACT_FILTERED", len(inside) - 1)
         assert cand.vectors_within(conn, qvec, day, 30) is None  # too many: over-fetch instead
+
+
+def test_a_range_no_note_matches_leaves_the_words_as_words(dated_vault: Vault) -> None:
+    # Nothing is dated on Monday 2026-11-23 (a vault of other years is the same): the
+    # date's words search as words and nothing is boosted.
+    trace = SearchTrace()
+    with Searcher(dated_vault) as searcher:
+        response = searcher.search("Kartli Coaches on Monday", now=NOW, log=False, trace=trace)
+    assert response.dates is not None
+    assert response.dates["found"] is False and response.dates["boost"] == 1.0
+    assert trace.query is not None and "monday" in [t.text for t in trace.query.terms]
+    assert [r.path for r in response.results][:1] == ["memory/archive/georgia-recce.md"]

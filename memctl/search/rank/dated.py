@@ -34,6 +34,11 @@ class DatedQuery:
     parsed: Query  # the query's words without the ones that said a date
     carried: bool  # nothing but a date is asked: the lists are confined to its range
     share: float = 0.0  # the date words' share of the query's content words
+    found: bool = True  # False: no note of that time matched, the words searched as words
+
+    def unfound(self, plain: Query) -> DatedQuery:
+        """No note dated inside the range matched: the query's own words, no boost."""
+        return dataclasses.replace(self, parsed=plain, found=False)
 
     def filters(self, filters: Filters) -> Filters:
         """`filters` confined to the range the query says."""
@@ -47,7 +52,8 @@ class DatedQuery:
                 for r in self.said.ranges
             ],
             "confined": self.carried,
-            "boost": DATE_BOOST,
+            "found": self.found,
+            "boost": DATE_BOOST if self.found else 1.0,
         }
 
 
@@ -83,6 +89,8 @@ def merged(
 
 def boost(scored: Scored, records: Mapping[int, ChunkRecord], dated: DatedQuery) -> set[int]:
     """Boost the candidates dated inside the range (in place); which they are."""
+    if not dated.found:
+        return set()
     inside = {
         cid
         for cid in scored.scores
@@ -106,4 +114,6 @@ def credit(
 ) -> dict[int, float]:
     """The relevance floor's credit for the chosen dated inside the range: the date words'
     share of the query, which they answer though their words left it (floor/evidence.py)."""
+    if not dated.found:
+        return {}
     return {cid: dated.share for cid in chosen if dated.said.holds(day_of(records[cid].date))}
