@@ -72,6 +72,7 @@ def span(text: str, today: date = TODAY) -> tuple[str, str] | None:
         ("в понедельник", "2026-11-23", "2026-11-23"),
         ("во вторник", "2026-11-24", "2026-11-24"),
         ("в среду", "2026-11-25", "2026-11-25"),
+        ("в прошлую среду", "2026-11-25", "2026-11-25"),
         ("в прошлую пятницу", "2026-11-27", "2026-11-27"),
         ("в прошлое воскресенье", "2026-11-22", "2026-11-22"),
         ("в июле", "2026-07-01", "2026-07-31"),
@@ -95,6 +96,7 @@ def test_reads_the_range_said(text: str, start: str, end: str) -> None:
         "march the tests through CI",  # nor "march" without a preposition
         "the day shift",
         "среда разработки",  # "среда" is also "environment"
+        "настроить среду для тестов",
         "שני אנשים",  # "שני" alone is "two", not Monday
         "deadline 2026-12-20",  # a date after today is not a note's date
         "port 8080 and ticket MT-531",

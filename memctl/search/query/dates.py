@@ -141,7 +141,8 @@ _EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 # Hebrew weekdays follow "יום" (שני alone is also "second"); שבת stands alone.
 _HE_DAYS = ("שני", "שלישי", "רביעי", "חמישי", "שישי", "שבת", "ראשון")
 _HE_DAY_LETTERS = ("ב", "ג", "ד", "ה", "ו", "ש", "א")
-# Russian weekdays in every case; среда only as "среду" (the nominative is also "environment").
+# Russian weekdays in every case; Wednesday only as "в среду" ("среда", "среду" alone are
+# also "environment": "настроить среду").
 _RU_DAYS = (
     "понедельник(?:а|у|ом|е)?",
     "вторник(?:а|у|ом|е)?",
@@ -375,7 +376,14 @@ _RULES: tuple[Rule, ...] = (
         _weekday(_EN_DAYS),
     ),
     _rule(
-        _B + r"(?:во?\s+)?(?:(?:прошл|последн)\w*\s+)?(?P<day>" + _alt(_RU_DAYS)[1:] + _E,
+        _B
+        + r"(?:во?\s+)?(?:(?:прошл|последн)\w*\s+)?(?P<day>"
+        + _alt(_RU_DAYS[:2] + _RU_DAYS[3:])[1:]
+        + _E,
+        _weekday(_RU_DAYS),
+    ),
+    _rule(
+        _B + r"в\s+(?:(?:прошл|последн)\w*\s+)?(?P<day>среду)" + _E,
         _weekday(_RU_DAYS),
     ),
     _rule(
