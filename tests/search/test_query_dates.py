@@ -55,6 +55,9 @@ def span(text: str, today: date = TODAY) -> tuple[str, str] | None:
         ("ביום שלישי שעבר", "2026-11-24", "2026-11-24"),
         ("ביום ג׳", "2026-11-24", "2026-11-24"),
         ("מה קרה בשבת", "2026-11-21", "2026-11-21"),
+        ("שבת שעברה", "2026-11-21", "2026-11-21"),
+        ("in the past Monday standup", "2026-11-23", "2026-11-23"),
+        ("прошлый четверг", "2026-11-26", "2026-11-26"),
         ("איזה נוהל רשמנו באפריל?", "2026-04-01", "2026-04-30"),
         ("ביולי", "2026-07-01", "2026-07-31"),
         ("מיולי", "2026-07-01", "2026-07-31"),
@@ -95,6 +98,9 @@ def test_reads_the_range_said(text: str, start: str, end: str) -> None:
         "may I ask about the refund",  # "may" alone is not the month
         "march the tests through CI",  # nor "march" without a preposition
         "the day shift",
+        "deploy friday",  # a weekday alone may be any such day
+        "пятница без деплоев",
+        "שומרי שבת",
         "среда разработки",  # "среда" is also "environment"
         "настроить среду для тестов",
         "שני אנשים",  # "שני" alone is "two", not Monday

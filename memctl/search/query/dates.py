@@ -370,14 +370,14 @@ _RULES: tuple[Rule, ...] = (
     _rule(_B + r"(?:в\s+)?этом\s+месяце" + _E, lambda _m, t: _months_back(t, 0)),
     _rule(_B + _HE + r"חודש\s+(?:שעבר|הקודם)" + _E, lambda _m, t: _months_back(t, 1)),
     _rule(_B + r"(?:ב|מ)?החודש" + _E, lambda _m, t: _months_back(t, 0)),
-    # Weekdays.
+    # Weekdays, after a word that makes them a day ("deploy friday" may be any Friday).
     _rule(
-        _B + r"(?:(?:last|on|this\s+past)\s+)?(?P<day>" + _alt(_EN_DAYS)[1:] + _E,
+        _B + r"(?:last|on|this\s+past|past|previous)\s+(?P<day>" + _alt(_EN_DAYS)[1:] + _E,
         _weekday(_EN_DAYS),
     ),
     _rule(
         _B
-        + r"(?:во?\s+)?(?:(?:прошл|последн)\w*\s+)?(?P<day>"
+        + r"(?:во?\s+(?:(?:прошл|последн)\w*\s+)?|(?:прошл|последн)\w*\s+)(?P<day>"
         + _alt(_RU_DAYS[:2] + _RU_DAYS[3:])[1:]
         + _E,
         _weekday(_RU_DAYS),
@@ -400,7 +400,13 @@ _RULES: tuple[Rule, ...] = (
         _weekday(_HE_DAY_LETTERS),
     ),
     _rule(
-        _B + _HE + r"(?P<day>שבת)(?:\s+(?:שעברה|האחרונה|הקודמת))?" + _E,
+        _B
+        + r"(?:ו?[במ]|מה)שבת(?:\s+(?:שעברה|האחרונה|הקודמת))?"
+        + _E
+        + r"|"
+        + _B
+        + r"שבת\s+(?:שעברה|האחרונה|הקודמת)"
+        + _E,
         lambda _m, t: _weekday_before(5, t),
     ),
     # Months alone: "in March", "в июле", "ביולי", "March 2026".
