@@ -96,6 +96,7 @@ class SearchSettings:
         0.02  # terms in more rows than this are dropped from BM25 OR-queries
     )
     rerank: bool = True  # the learned second stage over the best fused candidates
+    dates: bool = True  # read the dates a query says: boost notes dated then (rank/dated.py)
 
 
 @dataclass(frozen=True)

@@ -180,8 +180,7 @@ def session_start(vault: Vault, hook: HookInput, agent: Agent) -> HookAnswer:
     notices = list(context.notices)
     if dropped:
         notices.append(
-            f"{len(dropped)} WARM block(s) left out to stay within "
-            f"{MAX_OUTPUT_CHARS:,} characters"
+            f"{len(dropped)} WARM block(s) left out to stay within {MAX_OUTPUT_CHARS:,} characters"
         )
     return HookAnswer(output, notices)
 

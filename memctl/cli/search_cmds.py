@@ -52,7 +52,25 @@ def _shows_heading(snippet: str, heading: str) -> bool:
     )
 
 
+def _dates_line(dates: dict[str, Any]) -> str:
+    """--explain's line on the dates a query was read as (rank/dated.py)."""
+    said = "; ".join(
+        f"{r['said']!r} = {r['since']}" + (f"..{r['until']}" if r["until"] != r["since"] else "")
+        for r in dates["ranges"]
+    )
+    how = (
+        "searched inside it only"
+        if dates["confined"]
+        else f"dated inside ×{dates['boost']:g}"
+        if dates["found"]
+        else "no note dated then: searched as words"
+    )
+    return f"dates: {said} ({how})"
+
+
 def _print_listing(response: SearchResponse, explain: bool) -> None:
+    if explain and response.dates:
+        console.print(Text(_dates_line(response.dates), style="dim"))
     if not response.results:
         if response.below_floor:
             console.print(f"no memory matches {response.query!r}")

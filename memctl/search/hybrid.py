@@ -24,8 +24,10 @@ from memctl.search.floor.evidence import Verdict, judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
 from memctl.search.options import checked_k, lists_wanted, policy_from, with_window
 from memctl.search.present import results as present
+from memctl.search.query.dates import read_dates
 from memctl.search.query.embedding import QueryVectors
 from memctl.search.query.parse import Query, parse_query
+from memctl.search.rank import dated as dated_stage
 from memctl.search.rank import ranking
 from memctl.search.rank.scoring import Policy, fuse, weights_for
 from memctl.search.rerank import stage, windows
@@ -139,6 +141,16 @@ class Searcher:
         filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
         parsed = parse_query(query)
+        # The dates the query says (rank/dated.py): not in bm25 mode, the plain baseline.
+        dated = (
+            dated_stage.dated_query(parsed, read_dates(query, now.date()), filters)
+            if mode != "bm25" and self.settings.dates
+            else None
+        )
+        plain = parsed
+        if dated is not None:
+            parsed = dated.parsed
+            filters = dated.filters(filters) if dated.carried else filters
         source = self.candidates
         source.fresh = self.fresh
         limit = self.settings.candidates
@@ -162,6 +174,13 @@ class Searcher:
             # changed; `memctl index` re-embeds) must never meet this model's query vector.
             configured = canonical(self.vault.settings.embed.model)
             wanted = lists_wanted(mode, model_id, configured, notices)
+            ranged = None
+            if dated is not None and not dated.carried:
+                ranged = self._ranged(query, parsed, dated.filters(filters), wanted, vector)
+                if ranged is None:
+                    # No note of that time matches at all (a vault of other years): the
+                    # date's words are the query's words again, and nothing is boosted.
+                    dated, parsed = dated.unfound(plain), plain
             found = source.lists(
                 query,
                 parsed,
@@ -173,10 +192,12 @@ class Searcher:
                 self.settings.common_term_fraction,
                 first,
             )
+            if ranged is not None:
+                found.lists = dated_stage.merged(found.lists, ranged)
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in found.lists))
         rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
-        run = self._ranked(query, parsed, mode, k, now, explain, model_id, found, rerank)
+        run = self._ranked(query, parsed, mode, k, now, explain, model_id, found, rerank, dated)
         scores, probability = run.scored.scores, {}
         if rerank or (trace is not None and trace.rerank_features):
             probability = stage.rerank_probabilities(
@@ -189,7 +210,11 @@ class Searcher:
             )
             scores = ranking.rescore(run.scored, probability, run.records, now)
         chosen = self._diversified(run, scores)
-        verdict = self._judged(run, chosen, min_score, use_floor, budget, filters.active())
+        # A query that says only a date asks for everything dated then: no floor.
+        confined = run.dated is not None and run.dated.carried
+        verdict = self._judged(
+            run, chosen, min_score, use_floor and not confined, budget, filters.active()
+        )
         if trace is not None:
             trace.query, trace.plan, trace.conn, trace.snippets = (
                 parsed,
@@ -199,9 +224,11 @@ class Searcher:
             )
             trace.lists, trace.records, trace.chosen = run.lists, run.records, list(chosen)
             trace.rerank, trace.verdict = dict(probability), verdict
+            trace.dated = run.dated
             if run.weighted is not None:
                 trace.terms, trace.present = run.weighted
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
+        response.dates = dated.describe() if dated is not None else None
         response.matched, response.missing = verdict.matched, verdict.missing
         notices.extend(verdict.notices)
         self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
@@ -224,6 +251,7 @@ class Searcher:
         model_id: str,
         found: Candidates,
         rerank: bool,
+        dated: dated_stage.DatedQuery | None = None,
     ) -> SearchRun:
         """Fusion and the composite score (rank/), the candidates' snippets (present/) and
         the query's weighted words: the run the later stages read (`rerank`: whether
@@ -251,6 +279,8 @@ class Searcher:
             # collector walks.
             kept=kept.factors if kept else None,
         )
+        if dated is not None:
+            dated_stage.boost(scored, records, dated)
         snippet = present.Snippets(
             self.store,
             records,
@@ -292,7 +322,26 @@ class Searcher:
             kept=self._kept,
             conn=conn,
             weighted=weighted,
+            dated=dated,
         )
+
+    def _ranged(
+        self, query: str, parsed: Query, filters: Filters, wanted: tuple[str, ...], vector: Any
+    ) -> dict[str, dict[int, float]] | None:
+        """The lists read inside the range a query says (rank/dated.py), so the notes
+        dated then are candidates however they rank in the whole vault; None when no
+        note of that time matches at all."""
+        found = self.candidates.lists(
+            query,
+            parsed,
+            filters,
+            with_window(wanted, self.policy),
+            vector,
+            [],  # its notices are the main lists' own
+            self.settings.candidates,
+            self.settings.common_term_fraction,
+        )
+        return found.lists if any(found.lists.values()) else None
 
     def _diversified(self, run: SearchRun, scores: dict[int, float]) -> list[int]:
         """The best k that do not repeat each other (rank/ranking.diversify)."""
@@ -341,6 +390,7 @@ class Searcher:
             words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
             sentences_of=self._kept.sentences,
             whole=not filtered,
+            credit=dated_stage.credit(run.dated, run.records, chosen) if run.dated else None,
         )
 
     def _results(

@@ -60,6 +60,7 @@ class SearchResponse:
     as_of: dict[str, str] | None = None  # {"as_of": what was asked, "commit": sha}
     matched: int = 0  # results that passed the floor, before a --budget cut (not in JSON)
     missing: float = 0.0  # the query's words absent from the vault (floor calibration)
+    dates: dict[str, Any] | None = None  # the date ranges the query was read as (rank/dated.py)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -70,6 +71,8 @@ class SearchResponse:
             "below_floor": self.below_floor,
             "floor": self.floor,
         }
+        if self.dates is not None:
+            out["dates"] = self.dates
         if self.as_of is not None:
             out.update(self.as_of)
         return out

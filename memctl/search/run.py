@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from memctl.search.kept import IndexMemory
     from memctl.search.present.results import Snippets
     from memctl.search.query.parse import Query
+    from memctl.search.rank.dated import DatedQuery
     from memctl.search.rank.ranking import Scored
     from memctl.search.rank.scoring import Weights
     from memctl.sqlite import Connection
@@ -41,3 +42,4 @@ class SearchRun:
     # The query's words by IDF and which the vault holds, read once for the reranker and
     # the floor where the index is in process (None: each reads its own).
     weighted: tuple[list[WeightedTerm], list[bool]] | None
+    dated: DatedQuery | None = None  # the dates the query says, as the search reads them

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from memctl.search.floor.rule import WeightedTerm
     from memctl.search.present.results import Snippets
     from memctl.search.query.parse import Query
+    from memctl.search.rank.dated import DatedQuery
     from memctl.search.rerank.model import Shown
     from memctl.sqlite import Connection
 
@@ -39,6 +40,7 @@ class SearchTrace:
     present: Any = None  # ... and which of them the vault holds
     chosen: list[int] = field(default_factory=list)  # after diversity, before the floor
     verdict: Verdict | None = None
+    dated: DatedQuery | None = None  # the dates the query says, as the search read them
 
     def keep_rerank(self, features: dict[int, list[float]], windows: dict[int, Shown]) -> None:
         """The reranking step's features and windows (rerank.windows.rerank_scores)."""

@@ -204,6 +204,11 @@ class SqliteCandidates:
         # A Searcher kept across searches (an agent's session) re-checks the matrix's
         # signature whenever it re-checks freshness and keeps the matrix it holds while
         # that signature is unchanged.
+        if filters.since is not None or filters.until is not None:
+            # A date range leaves few chunks: scored exactly (cand.vectors_within).
+            exact = cand.vectors_within(conn, qvec, filters, limit)
+            if exact is not None:
+                return exact
         if self.matrix is None or self.fresh:
             previous = self.matrix or None
             self.matrix = vectors.load(conn, self.vault.state_dir, previous=previous) or False

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -281,6 +281,7 @@ def judge_results(
     words_of: Callable[[str], Iterable[str]] | None = None,
     sentences_of: Callable[[str], Sentences] | None = None,
     whole: bool = True,
+    credit: Mapping[int, float] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
@@ -288,7 +289,11 @@ def judge_results(
     (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for);
     `weighted`: weighted_terms(conn, query, plan, counts), when the caller has them;
     `words_of`, `sentences_of`: see Judge; `whole`: no filter narrowed the candidate
-    lists (see against_the_vault).
+    lists (see against_the_vault); `credit`: the share of the query a result
+    answers outside its words (rank/dated.py: it is dated inside the range the query says,
+    whose words left the query), closing that share of its evidence's gap to 1; such a
+    result is held to the floor alone, as the best one is (it answers a part of the
+    question no other result does).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(conn, query, plan, counts)
@@ -319,6 +324,9 @@ def judge_results(
         judged[cid] = judge.judge(
             cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
         )
+        if credit and cid in credit:
+            seen = judged[cid]
+            judged[cid] = replace(seen, evidence=seen.evidence + (1 - seen.evidence) * credit[cid])
     judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
     value = thresholds.floor if floor is True else floor
     if floor is True and trusted and model_id not in table():
@@ -330,7 +338,7 @@ def judge_results(
     # bar; --min-score X is one bar for all.
     later = [
         thresholds.later_floor(signals.script, judged[cid].cross)
-        if floor is True
+        if floor is True and not (credit and cid in credit)
         else float(value or 0.0)
         for cid in chosen
     ]
