@@ -60,6 +60,14 @@ def read_text(path: Path) -> str:
         raise UsageError(f"{path} is not valid UTF-8 (byte {exc.start})") from None
 
 
+def read_unlinked_text(path: Path) -> str:
+    """A cache's UTF-8 text, never read through a link (OSError then, as for no file): a
+    cloned repository can commit a link where memctl keeps its own files."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, encoding="utf-8") as handle:
+        return handle.read()
+
+
 def read_exact(path: Path) -> str:
     """A file as text that round-trips every byte: bytes that are not UTF-8 become lone
     surrogates (surrogateescape) and are written back unchanged by `atomic_write_text`.

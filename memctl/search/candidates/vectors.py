@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import numpy as np
 
+from memctl.files import read_unlinked_text
+
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
 
@@ -264,9 +266,7 @@ def _plain(path: Path) -> Path:
 
 
 def _current_signature(state_dir: Path) -> object:
-    fd = os.open(state_dir / _POINTER, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, encoding="utf-8") as handle:
-        return json.loads(handle.read())["signature"]
+    return json.loads(read_unlinked_text(state_dir / _POINTER))["signature"]
 
 
 def _created(path: Path) -> BinaryIO:

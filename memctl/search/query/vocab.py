@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
 
+from memctl.files import read_unlinked_text
+
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
 
@@ -88,10 +90,7 @@ def load(conn: Connection, state_dir: Path, vocab_table: str) -> Vocabulary:
     path = state_dir / _FILE
     vocab: Vocabulary | None = None
     with contextlib.suppress(OSError, ValueError):
-        # Never through a link (a cloned repository can commit one): read as no cache.
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, encoding="utf-8") as handle:
-            head, _, body = handle.read().partition("\n")
+        head, _, body = read_unlinked_text(path).partition("\n")  # a link: no cache
         seen = int(head)
         if seen <= top:
             vocab = Vocabulary(set(body.split("\n")) - {""}, seen)
