@@ -60,6 +60,8 @@ class Judged:
     sentence: float = 0.0  # floor.sentence_coverage of the snippet
     # Its cosine above the query's typical similarity in this vault (floor/standout.py).
     standout: float = 0.0
+    # The chosen result nearest in meaning: held to the floor alone (nearest_in_meaning).
+    nearest: bool = False
 
 
 def weighted_terms(
@@ -248,6 +250,32 @@ def against_the_vault(
     return out
 
 
+def nearest_in_meaning(
+    judged: dict[int, Judged],
+    records: Mapping[int, Any],
+    thresholds: FloorThresholds,
+    missing: float,
+    whole: bool = True,
+) -> dict[int, Judged]:
+    """The chosen result nearest in meaning (the highest cosine, template-only chunks left
+    out) is judged as the best one is, at the floor alone and not at the later bar, and
+    passes on its meaning when it stands so.NEAREST_MARGIN above the query's typical
+    similarity: a question is answered by the result with the most evidence or by the one
+    whose meaning stands out, and a paraphrase sharing no word with its answer has
+    little evidence from its words. Only for a calibrated classifier, a query whose words
+    the vault holds (a gated one has against_the_vault's stricter rule) and lists no
+    filter narrowed (`whole`: the typical similarity is the vault's)."""
+    if thresholds.classifier is None or fl.gated(missing, thresholds) or not whole:
+        return judged
+    templates = [cid for cid in judged if so.template_only(records[cid].text)]
+    near = so.nearest({cid: seen.cosine for cid, seen in judged.items()}, templates)
+    if near is None:
+        return judged
+    seen = judged[near]
+    value = max(seen.evidence, thresholds.floor) if so.stands_out(seen.standout) else seen.evidence
+    return {**judged, near: replace(seen, evidence=value, nearest=True)}
+
+
 @dataclass
 class Verdict:
     """What the floor (and a --budget) left of the top k, and why."""
@@ -328,17 +356,18 @@ def judge_results(
             seen = judged[cid]
             judged[cid] = replace(seen, evidence=seen.evidence + (1 - seen.evidence) * credit[cid])
     judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
+    judged = nearest_in_meaning(judged, records, thresholds, missing, whole)
     value = thresholds.floor if floor is True else floor
     if floor is True and trusted and model_id not in table():
         # A model with vectors but no calibration: its cosines' scale is unknown and the
         # words-only floor would drop what only meaning found (a Russian question about
         # an English note), so no floor until `scripts/eval_shared --floor --calibrate`.
         value = None
-    # The calibrated floor holds a result that is not the query's best to its later
-    # bar; --min-score X is one bar for all.
+    # The calibrated floor holds a result that is neither the query's best nor the one
+    # nearest in meaning to its later bar; --min-score X is one bar for all.
     later = [
         thresholds.later_floor(signals.script, judged[cid].cross)
-        if floor is True and not (credit and cid in credit)
+        if floor is True and not (credit and cid in credit) and not judged[cid].nearest
         else float(value or 0.0)
         for cid in chosen
     ]

@@ -20,7 +20,8 @@ such near-empty chunks are the ones every query scores high against.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+import math
+from collections.abc import Iterable, Mapping
 from importlib import resources
 
 # How far above the vault's typical similarity for its query (the mean cosine of its
@@ -39,6 +40,16 @@ STANDOUT_SLOPE = 5.0
 # fixture's nearest note 0.04-0.08 above the mean for such queries); restating a fact in
 # other words takes a sentence.
 MEANING_MIN_WORDS = 3
+
+# How far above the query's typical similarity the result nearest in meaning of its
+# chosen few must stand to pass on that alone (the query's words in the vault, no filter):
+# a paraphrase that shares no word with its answer gets little evidence from the
+# classifier, yet it is the one candidate whose meaning stands out. On the vault-shaped
+# sets' tune splits (tools/vaultset, agentvault; docs/lab/search.md, "The result nearest
+# in meaning") such gold stood 0.02-0.04 above, the nearest result of a question the vault
+# cannot answer as often below 0.02 as above: this keeps what stands out without letting
+# a second result through for most of those.
+NEAREST_MARGIN = 0.02
 
 _TEMPLATE_FILES = ("core.md", "decisions.md")
 
@@ -89,3 +100,19 @@ def meaning_evidence(above: float, floor: float) -> float:
     if above < STANDOUT_MARGIN - 1e-9:
         return 0.0
     return min(floor + STANDOUT_SLOPE * (above - STANDOUT_MARGIN), 1.0)
+
+
+def nearest(cosines: Mapping[int, float | None], excluded: Iterable[int] = ()) -> int | None:
+    """The result nearest in meaning among `cosines` (a result's cosine, None without
+    one), `excluded` left out (template-only chunks): ties go to the first."""
+    left = set(excluded)
+    best, value = None, -math.inf
+    for cid, cosine in cosines.items():
+        if cosine is not None and cid not in left and cosine > value:
+            best, value = cid, cosine
+    return best
+
+
+def stands_out(above: float) -> bool:
+    """Whether the nearest result's meaning alone carries it (NEAREST_MARGIN)."""
+    return above >= NEAREST_MARGIN - 1e-9

@@ -303,8 +303,13 @@ def explain(
             "cross_script": judged.cross,
             "standout": round(judged.standout, 4),
             # The bar when another result of the query has more evidence (floor.keep).
+            "nearest": judged.nearest,
+            # The result nearest in meaning is held to the floor alone (see
+            # floor.evidence.nearest_in_meaning).
             "later_floor": round(
-                verdict.thresholds.later_floor(
+                verdict.thresholds.floor
+                if judged.nearest
+                else verdict.thresholds.later_floor(
                     verdict.signals.script if verdict.signals else None, judged.cross
                 ),
                 4,
