@@ -280,20 +280,24 @@ def nearest_in_meaning(
 # The share of the query's words (floor.sentence_coverage) a result in another script must
 # show in one sentence to be judged on its words as well as its meaning (nearest_across).
 CROSS_WORDS = 0.5
+# Cosines this close are one distance (the quantised e5's vectors differ that much for
+# one text embedded twice in different company): the fixture's Hebrew question about an
+# English decision scored 0.8248 against it and 0.8251 against a daily note.
+NEAREST_TIE = 0.002
 
 
 def nearest_across(
     judged: Mapping[int, Judged], chosen: Sequence[int], thresholds: FloorThresholds
 ) -> set[int]:
     """The chosen results that may pass at the later bar: every result in the query's
-    script, and of those in another script only the one nearest in meaning (or one whose
-    best sentence shows CROSS_WORDS of the query's words: "מה זה GC-212?" and the English
-    note naming GC-212). Such a result shares no word with the question, so only its meaning is evidence, and
-    the cross-lingual classifier passes nearly any of them (a Hebrew question against a
-    daily note of English bullets: evidence 0.98-1.00 at cosines 0.78-0.81, whatever it
-    asks); of such results the one that stands out is the answer, the rest are the vault's
-    typical similarity. Only for a calibrated classifier (the lexical floor has no later
-    bar)."""
+    script, and of those in another script only the one nearest in meaning (ties within
+    NEAREST_TIE), or one whose best sentence shows CROSS_WORDS of the query's words ("מה
+    זה GC-212?" and the English note naming GC-212). A result in another script shares
+    no word with the question, so only its meaning is evidence, and the cross-lingual
+    classifier passes nearly any of them (a Hebrew question against a daily note of
+    English bullets: evidence 0.98-1.00 at cosines 0.78-0.81, whatever it asks); of such
+    results the one that stands out is the answer, the rest are the vault's typical
+    similarity. Only for a calibrated classifier (the lexical floor has no later bar)."""
     cross = {
         cid: judged[cid].cosine
         for cid in chosen
@@ -301,8 +305,13 @@ def nearest_across(
     }
     if thresholds.classifier is None or len(cross) < 2:
         return set(chosen)
-    best = so.nearest(cross)
-    return {cid for cid in chosen if cid not in cross or cid == best}
+    best = max((value for value in cross.values() if value is not None), default=None)
+    return {
+        cid
+        for cid in chosen
+        if cid not in cross
+        or (best is not None and (cross[cid] or -1.0) >= best - NEAREST_TIE)
+    }
 
 
 @dataclass
