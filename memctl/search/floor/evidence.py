@@ -297,11 +297,14 @@ def nearest_across(
     classifier passes nearly any of them (a Hebrew question against a daily note of
     English bullets: evidence 0.98-1.00 at cosines 0.78-0.81, whatever it asks); of such
     results the one that stands out is the answer, the rest are the vault's typical
-    similarity. Only for a calibrated classifier (the lexical floor has no later bar)."""
+    similarity. Only results that pass the floor compete (a template-only chunk, evidence
+    0, is no rival). Only for a calibrated classifier (the lexical floor has no later bar)."""
     cross = {
         cid: judged[cid].cosine
         for cid in chosen
-        if judged[cid].cross and judged[cid].sentence < CROSS_WORDS - 1e-9
+        if judged[cid].cross
+        and judged[cid].sentence < CROSS_WORDS - 1e-9
+        and fl.passes(judged[cid].evidence, thresholds.floor)
     }
     if thresholds.classifier is None or len(cross) < 2:
         return set(chosen)
