@@ -302,9 +302,7 @@ def nearest_across(
     cross = {
         cid: judged[cid].cosine
         for cid in chosen
-        if judged[cid].cross
-        and judged[cid].sentence < CROSS_WORDS - 1e-9
-        and fl.passes(judged[cid].evidence, thresholds.floor)
+        if judged[cid].cross and fl.passes(judged[cid].evidence, thresholds.floor)
     }
     if thresholds.classifier is None or len(cross) < 2:
         return set(chosen)
@@ -313,6 +311,7 @@ def nearest_across(
         cid
         for cid in chosen
         if cid not in cross
+        or judged[cid].sentence >= CROSS_WORDS - 1e-9
         or (best is not None and (cross[cid] or -1.0) >= best - NEAREST_TIE)
     }
 
