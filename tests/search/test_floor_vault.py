@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from memctl.config import DEFAULT_EMBED_MODEL
 from memctl.memory import add_note, init_vault, template_dir
 from memctl.search import search
+from memctl.search.floor import evidence as ev
 from memctl.search.floor import standout as so
+from memctl.search.floor.evidence import Judged
 from memctl.vault import Vault
 
 E5 = "intfloat/multilingual-e5-small-q4"
@@ -76,3 +79,73 @@ def test_the_first_search_of_a_new_vault_with_two_notes_finds_a_paraphrase(
         assert response.results == [], foreign
     russian = search(two_notes, "кто отвечает за смену паролей", k=5, log=False)
     assert [r.path for r in russian.results] == ["memory/daily/2026-11-20.md"]
+    hebrew = search(
+        two_notes, "כל כמה זמן מחליפים את הסיסמה של מסד הנתונים לבדיקות", k=5, log=False
+    )
+    assert [r.path for r in hebrew.results] == ["memory/daily/2026-11-20.md"]
+
+
+# One query's chosen results in each language: 1 has the most evidence (its words), 2 the
+# highest cosine (a paraphrase sharing no word with its note), 3 a near-answer naming the
+# person asked about.
+RESULTS = {
+    "en": ("Dana booked the Crete flights", "The hotel keeps late check-in open", "Dana moved"),
+    "he": ("דנה הזמינה טיסות לכרתים", "המלון משאיר צ'ק-אין מאוחר פתוח", "השולחן של דנה עבר"),
+    "ru": ("Дана забронировала рейсы на Крит", "Отель держит поздний заезд", "Стол Даны переехал"),
+}
+
+
+def _judged(cosine: float, evidence: float, standout: float, cross: bool = False) -> Judged:
+    return Judged(0.0, cosine, evidence, cross=cross, standout=standout)
+
+
+@pytest.mark.parametrize("lang", sorted(RESULTS))
+def test_the_result_nearest_in_meaning_passes_when_it_stands_out(lang: str) -> None:
+    thresholds = ev.table()[E5]
+    records = {i: SimpleNamespace(text=t) for i, t in enumerate(RESULTS[lang], 1)}
+    judged = {
+        1: _judged(0.80, 0.95, 0.005),
+        2: _judged(0.83, 0.20, so.NEAREST_MARGIN + 0.005),
+        3: _judged(0.79, 0.90, -0.005),
+    }
+    out = ev.nearest_in_meaning(judged, records, thresholds, missing=0.0)
+    assert out[2].nearest and out[2].evidence == pytest.approx(thresholds.floor)
+    assert not out[1].nearest and not out[3].nearest
+    assert (out[1].evidence, out[3].evidence) == (0.95, 0.90)
+    # Nearest but not standing out: judged as the best one is, on its own evidence.
+    flat = {**judged, 2: _judged(0.83, 0.20, so.NEAREST_MARGIN - 0.005)}
+    out = ev.nearest_in_meaning(flat, records, thresholds, missing=0.0)
+    assert out[2].nearest and out[2].evidence == pytest.approx(0.20)
+    # A gated query (against_the_vault's own rule) or a filtered list: nothing changes.
+    assert ev.nearest_in_meaning(judged, records, thresholds, missing=1.0) == judged
+    assert ev.nearest_in_meaning(judged, records, thresholds, 0.0, whole=False) == judged
+    # A chunk of the template's lines alone is never the nearest.
+    records[2] = SimpleNamespace(text="## Identity\n\n## Iron rules\n")
+    out = ev.nearest_in_meaning(judged, records, thresholds, missing=0.0)
+    assert [cid for cid, seen in out.items() if seen.nearest] == [1]
+
+
+@pytest.mark.parametrize("lang", sorted(RESULTS))
+def test_of_results_in_another_script_only_the_nearest_passes_beyond_the_best(
+    lang: str,
+) -> None:
+    """A question the vault cannot answer naming a person it knows: daily notes in another
+    script name her, the cross-lingual classifier passes each (evidence ~1), and only the
+    one nearest in meaning may stay beside the best."""
+    thresholds = ev.table()[E5]
+    judged = {
+        1: _judged(0.81, 1.0, 0.02, cross=True),
+        2: _judged(0.80, 1.0, 0.01, cross=True),
+        3: _judged(0.79, 1.0, 0.00, cross=True),
+        4: _judged(0.78, 0.9, 0.00),  # in the query's script: its own bars
+        5: _judged(0.77, 0.1, 0.00, cross=True),  # below the floor: no rival
+    }
+    chosen = list(judged)
+    assert ev.nearest_across(judged, chosen, thresholds) == {1, 4, 5}
+    # As near within NEAREST_TIE; a result showing half the query's words in a
+    # sentence passes on them ("מה זה GC-212?", "Что такое GC-212?", "what is GC-212").
+    judged[2] = _judged(0.81 - ev.NEAREST_TIE / 2, 1.0, 0.02, cross=True)
+    judged[3] = Judged(0.6, 0.79, 1.0, cross=True, sentence=ev.CROSS_WORDS)
+    assert ev.nearest_across(judged, chosen, thresholds) == {1, 2, 3, 4, 5}
+    # One result in another script has no rival.
+    assert ev.nearest_across({1: judged[1], 4: judged[4]}, [1, 4], thresholds) == {1, 4}

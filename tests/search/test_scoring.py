@@ -135,6 +135,45 @@ def test_mmr_never_drops_evidence_for_noise() -> None:
     assert mmr(list(scores), scores, similarity, 3, POLICY) == [1, 3, 2]
 
 
+# The case in Hebrew and Russian daily notes: the best result and the note
+# recording the deploy the query names share the people and the times.
+DEPLOY_DAYS = {
+    "he": (
+        "- 09:10 איתן: דף התשלום תוקן, דנה בדקה אותו בנייד\n"
+        "- 11:30 איתן: מיילי ההזמנה נשלחו לדנה לבדיקה",
+        "- 09:10 איתן העלה את גרסה 7f3c9e2 לייצור: דף התשלום בנייד\n"
+        "- 11:30 דנה: מיילי ההזמנה נבדקו",
+    ),
+    "ru": (
+        "- 09:10 Эйтан: страницу оплаты починили, Дана проверила её на телефоне\n"
+        "- 11:30 Эйтан: письма о бронировании отправлены Дане на проверку",
+        "- 09:10 Эйтан выкатил сборку 7f3c9e2 в прод: страница оплаты на телефоне\n"
+        "- 11:30 Дана: письма о бронировании проверены",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(DEPLOY_DAYS))
+def test_mmr_never_drops_the_deploy_note_for_noise_in_hebrew_and_russian(lang: str) -> None:
+    best, deploy = DEPLOY_DAYS[lang]
+    texts = {
+        1: best,
+        2: deploy,
+        3: "- 14:00 Roni: the server disk is full",
+        4: "- 16:40 Дима: трансфер из аэропорта"
+        if lang == "he"
+        else "- 16:40 רוני: הסעה משדה התעופה",
+        5: "Office plants are watered on Sundays",
+    }
+    scores = {1: 0.9, 2: 0.09, 3: 0.004, 4: 0.0, 5: 0.0}
+    similarity = lambda a, b: text_similarity(texts[a], texts[b])  # noqa: E731
+    assert similarity(1, 2) > 0.4  # the same people and times: redundancy is real
+    assert mmr(list(scores), scores, similarity, 3, POLICY) == [1, 2, 3]
+    # Nothing is passed over for a result with a small fraction of its score, at any k.
+    for k in range(2, 6):
+        assert mmr(list(scores), scores, similarity, k, POLICY)[:2] == [1, 2]
+
+
 def test_text_similarity_bounds() -> None:
     assert text_similarity("a b", "a b") == 1.0
     assert text_similarity("a", "b") == 0.0
