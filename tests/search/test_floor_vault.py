@@ -123,29 +123,3 @@ def test_the_result_nearest_in_meaning_passes_when_it_stands_out(lang: str) -> N
     records[2] = SimpleNamespace(text="## Identity\n\n## Iron rules\n")
     out = ev.nearest_in_meaning(judged, records, thresholds, missing=0.0)
     assert [cid for cid, seen in out.items() if seen.nearest] == [1]
-
-
-@pytest.mark.parametrize("lang", sorted(RESULTS))
-def test_of_results_in_another_script_only_the_nearest_passes_beyond_the_best(
-    lang: str,
-) -> None:
-    """A question the vault cannot answer naming a person it knows: daily notes in another
-    script name her, the cross-lingual classifier passes each (evidence ~1), and only the
-    one nearest in meaning may stay beside the best."""
-    thresholds = ev.table()[E5]
-    judged = {
-        1: _judged(0.81, 1.0, 0.02, cross=True),
-        2: _judged(0.80, 1.0, 0.01, cross=True),
-        3: _judged(0.79, 1.0, 0.00, cross=True),
-        4: _judged(0.78, 0.9, 0.00),  # in the query's script: its own bars
-        5: _judged(0.77, 0.1, 0.00, cross=True),  # below the floor: no rival
-    }
-    chosen = list(judged)
-    assert ev.nearest_across(judged, chosen, thresholds) == {1, 4, 5}
-    # As near within NEAREST_TIE; a result showing half the query's words in a
-    # sentence passes on them ("מה זה GC-212?", "Что такое GC-212?", "what is GC-212").
-    judged[2] = _judged(0.81 - ev.NEAREST_TIE / 2, 1.0, 0.02, cross=True)
-    judged[3] = Judged(0.6, 0.79, 1.0, cross=True, sentence=ev.CROSS_WORDS)
-    assert ev.nearest_across(judged, chosen, thresholds) == {1, 2, 3, 4, 5}
-    # One result in another script has no rival.
-    assert ev.nearest_across({1: judged[1], 4: judged[4]}, [1, 4], thresholds) == {1, 4}

@@ -8,7 +8,6 @@ near zero either way) and each result's snippet, which is what an agent will see
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -277,45 +276,6 @@ def nearest_in_meaning(
     return {**judged, near: replace(seen, evidence=value, nearest=True)}
 
 
-# The share of the query's words (floor.sentence_coverage) a result in another script must
-# show in one sentence to be judged on its words as well as its meaning (nearest_across).
-CROSS_WORDS = 0.5
-# Cosines this close are one distance (the quantised e5's vectors differ that much for
-# one text embedded twice in different company): the fixture's Hebrew question about an
-# English decision scored 0.8248 against it and 0.8251 against a daily note.
-NEAREST_TIE = 0.002
-
-
-def nearest_across(
-    judged: Mapping[int, Judged], chosen: Sequence[int], thresholds: FloorThresholds
-) -> set[int]:
-    """The chosen results that may pass at the later bar: every result in the query's
-    script, and of those in another script only the one nearest in meaning (ties within
-    NEAREST_TIE), or one whose best sentence shows CROSS_WORDS of the query's words ("מה
-    זה GC-212?" and the English note naming GC-212). A result in another script shares
-    no word with the question, so only its meaning is evidence, and the cross-lingual
-    classifier passes nearly any of them (a Hebrew question against a daily note of
-    English bullets: evidence 0.98-1.00 at cosines 0.78-0.81, whatever it asks); of such
-    results the one that stands out is the answer, the rest are the vault's typical
-    similarity. Only results that pass the floor compete (a template-only chunk, evidence
-    0, is no rival). Only for a calibrated classifier (the lexical floor has no later bar)."""
-    cross = {
-        cid: judged[cid].cosine
-        for cid in chosen
-        if judged[cid].cross and fl.passes(judged[cid].evidence, thresholds.floor)
-    }
-    if thresholds.classifier is None or len(cross) < 2:
-        return set(chosen)
-    best = max((value for value in cross.values() if value is not None), default=None)
-    return {
-        cid
-        for cid in chosen
-        if cid not in cross
-        or judged[cid].sentence >= CROSS_WORDS - 1e-9
-        or (best is not None and (cross[cid] or -1.0) >= best - NEAREST_TIE)
-    }
-
-
 @dataclass
 class Verdict:
     """What the floor (and a --budget) left of the top k, and why."""
@@ -405,13 +365,8 @@ def judge_results(
         value = None
     # The calibrated floor holds a result that is neither the query's best nor the one
     # nearest in meaning to its later bar; --min-score X is one bar for all.
-    meaning_only = nearest_across(judged, chosen, thresholds)
     later = [
-        (
-            thresholds.later_floor(signals.script, judged[cid].cross)
-            if cid in meaning_only
-            else math.inf
-        )
+        thresholds.later_floor(signals.script, judged[cid].cross)
         if floor is True and not (credit and cid in credit) and not judged[cid].nearest
         else float(value or 0.0)
         for cid in chosen
