@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from memctl.index.chunker import Chunk
     from memctl.index.neighbours import BlockSource, NeighbourPair
     from memctl.index.usage import ChunkRecord, ChunkSpan, ChunkUsage, ContextRow, IndexCounts
-    from memctl.search.candidates.lexical import Candidates, Filters
+    from memctl.lexical.parse import Query
+    from memctl.lexical.plan import Candidates, Filters
     from memctl.search.kept import IndexMemory
-    from memctl.search.query.parse import Query
     from memctl.vault import Vault
 
 # What showed a chunk to someone: a search, an agent's context, a tool call.
@@ -46,7 +46,7 @@ ContextWindow = tuple[str, str, int, int]
 
 class CandidateSource(Protocol):
     """Where a search's candidate lists come from: each backend's own, beside its data
-    (SQLite: memctl.search.candidates.lists.SqliteCandidates, in process; PostgreSQL:
+    (SQLite: memctl.index.sqlite.candidates.SqliteCandidates, in process; PostgreSQL:
     memctl.index.postgres.search.PgCandidates, in SQL). Fusion, scoring, reranking, the
     floor and the snippets are the same for both."""
 
@@ -58,7 +58,13 @@ class CandidateSource(Protocol):
     def rows(self) -> int | None: ...  # a shared server's row count (None: SQLite counts its own)
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]: ...
     def vector_first(
-        self, query: str, parsed: Query, mode: str, filters: Filters, vector: Any, limit: int
+        self,
+        query: str,
+        parsed: Query,
+        reads: tuple[str, ...],
+        filters: Filters,
+        vector: Any,
+        limit: int,
     ) -> AbstractContextManager[Any]: ...
     def lists(
         self,

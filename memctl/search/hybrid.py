@@ -19,14 +19,14 @@ from memctl.index.backend import IndexBackend, open_store, sqlite_connection
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
 from memctl.index.protocol import CandidateSource
-from memctl.search.candidates.lexical import Candidates, Filters
+from memctl.lexical.parse import Query, parse_query
+from memctl.lexical.plan import Candidates, Filters
 from memctl.search.floor.evidence import Verdict, judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
-from memctl.search.options import checked_k, lists_wanted, policy_from, with_window
+from memctl.search.options import MODE_LISTS, checked_k, lists_wanted, policy_from, with_window
 from memctl.search.present import results as present
 from memctl.search.query.dates import read_dates
 from memctl.search.query.embedding import QueryVectors
-from memctl.search.query.parse import Query, parse_query
 from memctl.search.rank import dated as dated_stage
 from memctl.search.rank import ranking
 from memctl.search.rank.scoring import Policy, fuse, weights_for
@@ -156,7 +156,7 @@ class Searcher:
         limit = self.settings.candidates
         # A kept Searcher's vector product starts here, beside the statements below and
         # the lexical lists (SqliteCandidates.vector_first).
-        with source.vector_first(query, parsed, mode, filters, vector, limit) as first:
+        with source.vector_first(query, parsed, MODE_LISTS[mode], filters, vector, limit) as first:
             self._kept.check(self._conn())
             pending = self.store.pending_count()
             if pending and self.fresh and mode in ("hybrid", "vector"):

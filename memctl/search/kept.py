@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from memctl.index.sqlite.lexical import KeptCounts
+from memctl.index.sqlite.substring_list import TrigramMemory
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates.lexical import KeptCounts
-from memctl.search.candidates.substring_list import TrigramMemory
 from memctl.search.floor.words import Sentences, sentences
 from memctl.search.present.snippets import Snippet
 from memctl.search.query.matcher import TextWords, kept_text_words

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memctl.index.usage import ChunkRecord
-    from memctl.search.candidates.lexical import LexicalPlan
+    from memctl.lexical.parse import Query
+    from memctl.lexical.plan import LexicalPlan
     from memctl.search.floor.rule import WeightedTerm
     from memctl.search.kept import IndexMemory
     from memctl.search.present.results import Snippets
-    from memctl.search.query.parse import Query
     from memctl.search.rank.dated import DatedQuery
     from memctl.search.rank.ranking import Scored
     from memctl.search.rank.scoring import Weights

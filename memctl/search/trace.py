@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from memctl.index.usage import ChunkRecord
-    from memctl.search.candidates.lexical import LexicalPlan
+    from memctl.lexical.parse import Query
+    from memctl.lexical.plan import LexicalPlan
     from memctl.search.floor.evidence import Verdict
     from memctl.search.floor.rule import WeightedTerm
     from memctl.search.present.results import Snippets
-    from memctl.search.query.parse import Query
     from memctl.search.rank.dated import DatedQuery
     from memctl.search.rerank.model import Shown
     from memctl.sqlite import Connection

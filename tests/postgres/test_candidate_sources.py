@@ -10,10 +10,10 @@ import pytest
 
 from memctl.index.protocol import CandidateSource
 from memctl.index.sync import sync
-from memctl.search.candidates.lexical import Filters
+from memctl.lexical.parse import parse_query
+from memctl.lexical.plan import Filters
 from memctl.search.evaluate import parse_queries
 from memctl.search.hybrid import Searcher
-from memctl.search.query.parse import parse_query
 from memctl.vault import Vault
 from tests.postgres.test_pg_sync_search import fixture_on_pg
 from tests.search.conftest import FIXTURE, NOW
@@ -58,7 +58,9 @@ def test_both_stores_hold_the_candidate_source_contract(
         assert not pg.candidates.matrix
         for source in (lite.candidates, pg.candidates):
             source.fresh = True
-            with source.vector_first("x", parse_query("x"), "hybrid", Filters(), None, 30) as f:
+            with source.vector_first(
+                "x", parse_query("x"), ("fts", "trigram", "vector"), Filters(), None, 30
+            ) as f:
                 assert f is None  # a search that re-checks starts nothing ahead
         # The same cases on both: the same lists, and the best words candidate the same chunk.
         cases = _cases(lite.candidates, queries)

@@ -31,11 +31,11 @@ from memctl.index.postgres.lists import (
     with_records,
     with_texts,
 )
-from memctl.search.candidates import lexical as cand
-from memctl.search.candidates import substring_list
-from memctl.search.candidates.lexical import Candidates, Filters, LexicalPlan
-from memctl.search.query.parse import Query
-from memctl.search.query.vocab import fold
+from memctl.lexical import plan as cand
+from memctl.lexical import substrings as substring_list
+from memctl.lexical.parse import Query
+from memctl.lexical.plan import Candidates, Filters, LexicalPlan
+from memctl.lexical.vocab import fold
 
 if TYPE_CHECKING:
     from memctl.index.postgres.store import PgStore
@@ -109,7 +109,13 @@ class PgCandidates:
         return {r.id: r for r in self.store.chunks_by_ids(ids)}
 
     def vector_first(
-        self, query: str, parsed: Query, mode: str, filters: Filters, vector: Any, limit: int
+        self,
+        query: str,
+        parsed: Query,
+        reads: tuple[str, ...],
+        filters: Filters,
+        vector: Any,
+        limit: int,
     ) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()
 

@@ -14,14 +14,15 @@ from dataclasses import dataclass, replace
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from memctl.search.candidates.lexical import KeptCounts, LexicalPlan, doc_freqs, row_count
+from memctl.index.sqlite.lexical import KeptCounts, doc_freqs, row_count
+from memctl.lexical.parse import HEBREW_PREFIXES, Query, Term, quote
+from memctl.lexical.plan import LexicalPlan
 from memctl.search.floor import rule as fl
 from memctl.search.floor import standout as so
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
 from memctl.search.floor.words import Sentences, TermHits, best_sentence, sentences
 from memctl.search.present.snippets import Snippet
 from memctl.search.query.matcher import Matcher
-from memctl.search.query.parse import HEBREW_PREFIXES, Query, Term, quote
 from memctl.tokens import estimate_tokens, words
 
 if TYPE_CHECKING:
