@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from memctl.index.neighbours import BlockSource, NeighbourPair
     from memctl.index.usage import ChunkRecord, ChunkSpan, ChunkUsage, ContextRow, IndexCounts
     from memctl.lexical.parse import Query
-    from memctl.lexical.plan import Candidates, Filters
+    from memctl.lexical.plan import Candidates, Filters, LexicalPlan
     from memctl.search.kept import IndexMemory
     from memctl.vault import Vault
 
@@ -44,6 +44,20 @@ ReferenceEvent = tuple[str, str, str | None]
 ContextWindow = tuple[str, str, int, int]
 
 
+class WordCounts(Protocol):
+    """How a search's words weigh in an index (the reranker's and the floor's IDF). The
+    SQLite index counts them itself (`exact`); a shared server's are estimated from what
+    its lexical plan counted."""
+
+    # Read from the index itself: a word it does not hold is known missing (the floor's
+    # gate is calibrated on it), and the words weigh the same for reranker and floor.
+    exact: bool
+
+    def rows(self, plan: LexicalPlan, rows: int | None = None) -> int: ...
+    def doc_freqs(self, words: list[str], cap: int | None = None) -> dict[str, int]: ...
+    def prefixed_rows(self, word: str) -> int: ...
+
+
 class CandidateSource(Protocol):
     """Where a search's candidate lists come from: each backend's own, beside its data
     (SQLite: memctl.index.sqlite.candidates.SqliteCandidates, in process; PostgreSQL:
@@ -51,12 +65,20 @@ class CandidateSource(Protocol):
     floor and the snippets are the same for both."""
 
     fresh: bool  # this search re-checks what the source keeps (set before each search)
+    # What a search reads of this index may be kept between searches (its changes are
+    # seen: `data_version`); else each search reads its chunks again.
+    keeps_reads: bool
+    # The snippets' context is worth reading ahead in one statement (a server's round
+    # trips); in process, only what is needed is read.
+    reads_ahead: bool
 
     @property
     def matrix(self) -> Any: ...  # the vectors held in memory for the reranker (falsy: none)
     def close(self) -> None: ...
     def rows(self) -> int | None: ...  # a shared server's row count (None: SQLite counts its own)
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]: ...
+    def data_version(self) -> tuple[int, int] | None: ...  # moves when another connection commits
+    def word_counts(self) -> WordCounts: ...
     def vector_first(
         self,
         query: str,

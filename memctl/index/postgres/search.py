@@ -105,6 +105,17 @@ class PgCandidates:
         rows, _ = self.store.stats([self.store.vault_name])
         return max(int(rows), 1)
 
+    # Another machine may rewrite a file under a kept Searcher, unseen: its chunks are
+    # read each search. Round trips are what cost: the snippets' context is read ahead.
+    keeps_reads = False
+    reads_ahead = True
+
+    def data_version(self) -> tuple[int, int] | None:
+        return None
+
+    def word_counts(self) -> PlanWordCounts:
+        return PlanWordCounts()
+
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         return {r.id: r for r in self.store.chunks_by_ids(ids)}
 
@@ -495,3 +506,22 @@ def _term_queries(plan: LexicalPlan, counter: WordCounter) -> list[tuple[str, in
     out += [(words.tsquery([], [p]), counter.prefix(p)) for p in plan.prefixes]
     out += [(words.tsquery([], [], [p]), RANK_PER_TERM + 1) for p in plan.phrases]
     return [(q, n) for q, n in out if q]
+
+
+class PlanWordCounts:
+    """A shared server's word counts (a WordCounts: memctl.index.protocol): what its
+    lexical plan counted, its chunk count estimated from them unless the reranker gives
+    it; no word is looked up again, none judged missing."""
+
+    exact = False
+
+    def rows(self, plan: LexicalPlan, rows: int | None = None) -> int:
+        if rows is not None:
+            return rows
+        return max(max(plan.doc_freqs.values(), default=0) * 10, 1000)
+
+    def doc_freqs(self, words: list[str], cap: int | None = None) -> dict[str, int]:
+        return {}
+
+    def prefixed_rows(self, word: str) -> int:
+        return 0

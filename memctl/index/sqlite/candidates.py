@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from memctl.index.sqlite import lexical as cand
 from memctl.index.sqlite import substring_list, vectors
+from memctl.index.sqlite.lexical import SqliteWordCounts
 from memctl.index.sqlite.window_list import window_candidates
 from memctl.lexical import vocab
 from memctl.lexical.parse import Query
@@ -83,6 +84,22 @@ class SqliteCandidates:
     def rows(self) -> int | None:
         """SQLite counts its own rows where the reranker weighs words (None)."""
         return None
+
+    # Kept reads are checked against data_version; snippets read only what they need.
+    keeps_reads = True
+    reads_ahead = False
+
+    def data_version(self) -> tuple[int, int] | None:
+        """SQLite's data_version of index.db and state.db: each moves when another
+        connection commits to that file."""
+        conn = self.conn
+        return (
+            int(conn.execute("PRAGMA main.data_version").fetchone()[0]),
+            int(conn.execute("PRAGMA state.data_version").fetchone()[0]),
+        )
+
+    def word_counts(self) -> SqliteWordCounts:
+        return SqliteWordCounts(self.conn, self._kept.counts)
 
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         """The candidates' chunk records (kept between searches of an unchanged index)."""

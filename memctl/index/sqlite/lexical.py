@@ -11,13 +11,14 @@ ranked OR of trigrams; trigram matching is an unranked substring lookup scored i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
-from memctl.lexical.parse import Query, quote
+from memctl.lexical.parse import HEBREW_PREFIXES, Query, quote
 from memctl.lexical.plan import (
     COMMON_MIN_ROWS,
     TYPO_MIN_RATIO,
@@ -275,3 +276,40 @@ def filtered(conn: Connection, ids: Sequence[int], filters: Filters) -> list[int
     sql = "SELECT c.id FROM chunks AS c WHERE c.id IN ({marks}) AND " + where
     keep = {int(r) for (r,) in select_in(conn, sql, ids, params)}
     return [i for i in ids if i in keep]
+
+
+def prefixed_rows(conn: Connection, word: str, limit: int = 200) -> int:
+    """Rows (of the first `limit` holding `word` as a substring) that hold it as a word of
+    its own, or behind one or two Hebrew prefix letters (בקוברנטיס holds קוברנטיס); a
+    substring inside a longer word (מתי in אמתי, שנה in משנה) does not count."""
+    if len(word) < 3:  # the trigram index finds nothing shorter
+        return 0
+    pattern = re.compile(
+        rf"(?<!\w)[{HEBREW_PREFIXES}]{{0,2}}{re.escape(word)}(?!\w)", re.IGNORECASE
+    )
+    rows = conn.execute(
+        "SELECT c.text FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
+        "WHERE chunks_trigram MATCH ? LIMIT ?",
+        (quote(word), limit),
+    )
+    return sum(1 for (text,) in rows if pattern.search(text))
+
+
+class SqliteWordCounts:
+    """The SQLite index's word counts (a WordCounts: memctl.index.protocol), read from its
+    own FTS5 tables, the counts kept across searches of an unchanged index."""
+
+    exact = True
+
+    def __init__(self, conn: Connection, counts: KeptCounts | None = None) -> None:
+        self.conn = conn
+        self.counts = counts
+
+    def rows(self, plan: LexicalPlan, rows: int | None = None) -> int:
+        return max(row_count(self.conn, self.counts), 1)
+
+    def doc_freqs(self, words: list[str], cap: int | None = None) -> dict[str, int]:
+        return doc_freqs(self.conn, words, cap=cap, counts=self.counts)
+
+    def prefixed_rows(self, word: str) -> int:
+        return prefixed_rows(self.conn, word)
