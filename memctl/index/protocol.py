@@ -25,10 +25,11 @@ if TYPE_CHECKING:
 
     from memctl.index.chunker import Chunk
     from memctl.index.neighbours import BlockSource, NeighbourPair
+    from memctl.index.sqlite.lexical import KeptCounts
+    from memctl.index.sqlite.substring_list import TrigramMemory
     from memctl.index.usage import ChunkRecord, ChunkSpan, ChunkUsage, ContextRow, IndexCounts
     from memctl.lexical.parse import Query
     from memctl.lexical.plan import Candidates, Filters, LexicalPlan
-    from memctl.search.kept import IndexMemory
     from memctl.vault import Vault
 
 # What showed a chunk to someone: a search, an agent's context, a tool call.
@@ -42,6 +43,19 @@ Window = dict[str, tuple[int, str | None, str | None]]
 ReferenceEvent = tuple[str, str, str | None]
 # (vault, path, first line, last line): the lines around a chunk a snippet may widen into.
 ContextWindow = tuple[str, str, int, int]
+
+
+class KeptReads(Protocol):
+    """What a kept Searcher remembers of an unchanged index that a candidate source reads
+    and fills (memctl.search.kept.IndexMemory is the one there is): the plan's counts,
+    the substring lookups, the chunk records."""
+
+    counts: KeptCounts
+    trigram: TrigramMemory
+
+    def chunk_records(
+        self, ids: Sequence[int], read: Callable[[Sequence[int]], list[ChunkRecord]]
+    ) -> dict[int, ChunkRecord]: ...
 
 
 class WordCounts(Protocol):
@@ -159,7 +173,7 @@ class IndexBackend(Protocol):
     ) -> list[dict[int, np.ndarray]]: ...
     def has_vectors(self) -> bool: ...
     def candidate_source(
-        self, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+        self, vault: Vault, kept: KeptReads, embed: Callable[[str], Any]
     ) -> CandidateSource: ...
     def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]: ...
     def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:

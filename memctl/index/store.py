@@ -34,9 +34,8 @@ from memctl.vault import Vault
 if TYPE_CHECKING:
     import numpy as np
 
-    from memctl.index.protocol import ReferenceKind
+    from memctl.index.protocol import KeptReads, ReferenceKind
     from memctl.index.sqlite.candidates import SqliteCandidates
-    from memctl.search.kept import IndexMemory
     from memctl.sqlite import Connection
 
 INDEX_FILE = "index.db"
@@ -398,7 +397,7 @@ class Store:
         return self.conn.execute("SELECT 1 FROM chunks_vec_rowids LIMIT 1").fetchone() is not None
 
     def candidate_source(
-        self, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+        self, vault: Vault, kept: KeptReads, embed: Callable[[str], Any]
     ) -> SqliteCandidates:
         """Search's in-process candidate lists over this index (memctl.index.sqlite)."""
         from memctl.index.sqlite.candidates import SqliteCandidates

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from memctl.index.neighbours import BlockSource, NeighbourPair
     from memctl.index.postgres.store import PgStore
-    from memctl.search.kept import IndexMemory
+    from memctl.index.protocol import KeptReads
     from memctl.vault import Vault
 
 
@@ -321,7 +321,7 @@ class PgReads:
         return [r[0] for r in self.conn.execute("SELECT vault FROM vault_stats ORDER BY vault")]
 
     def candidate_source(
-        self, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+        self, vault: Vault, kept: KeptReads, embed: Callable[[str], Any]
     ) -> search.PgCandidates:
         """The candidate lists computed in SQL beside the data (`vault` and `kept`: the
         SQLite source's; a shared server's rows are read each search)."""

@@ -25,9 +25,9 @@ from memctl.vault import Vault
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from memctl.index.protocol import KeptReads
     from memctl.index.store import Store
     from memctl.index.usage import ChunkRecord
-    from memctl.search.kept import IndexMemory
     from memctl.sqlite import Connection
 
 
@@ -64,7 +64,7 @@ class SqliteCandidates:
     the Searcher before each search)."""
 
     def __init__(
-        self, store: Store, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+        self, store: Store, vault: Vault, kept: KeptReads, embed: Callable[[str], Any]
     ) -> None:
         self.store = store
         self.conn: Connection = store.conn
