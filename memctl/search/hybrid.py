@@ -2,8 +2,9 @@
 
 A `Searcher` holds the open index and (once needed) the embedding model, so `--batch`
 and `memctl eval` pay the model load once; `memctl.search.search()` is the one-shot
-entry point. The stages, in order: query/ (the words parsed, their typos and vector),
-candidates/ (the lists), rank/ (fusion, composite score, supersession, diversity),
+entry point. The stages, in order: query/ (the dates said, the query vector; parsing
+and the lexical plan are memctl.lexical's), the candidate lists (the store's
+CandidateSource: memctl.index.sqlite or memctl.index.postgres), rank/ (fusion, composite score, supersession, diversity),
 rerank/ (the learned second stage), floor/ (the relevance floor), present/ (snippets
 and results).
 """
