@@ -1,6 +1,6 @@
-"""The lexical plan and filters every list shares, and the words (BM25) and vector lists,
-read from the index with its own SQL (schema: docs/internals.md). The trigram list is in
-substring_list.py, the window words list in window_list.py.
+"""The SQLite index's words (BM25) and vector lists, and the counts its lexical plan is
+made from (memctl.lexical.plan), read with its own SQL (schema: docs/internals.md). The
+trigram list is in substring_list.py, the window words list in window_list.py.
 
 Each function returns {chunk id: raw score}, higher is better, at most `limit` entries.
 Costs follow ../shared/notes/sqlite-search-costs.md: BM25 OR-queries drop terms found in

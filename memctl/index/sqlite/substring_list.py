@@ -1,7 +1,7 @@
 """The trigram list: an unranked substring lookup (FTS5 trigram) of the query's words,
 corrected typos and identifiers, each chunk found scored in Python by how well its words
-match them (rapidfuzz). PostgreSQL's substring list (memctl.index.postgres.substrings)
-scores its rows with the same functions.
+match them (rapidfuzz, memctl.lexical.substrings). PostgreSQL's substring list
+(memctl.index.postgres.substrings) scores its rows with the same functions.
 """
 
 from __future__ import annotations
