@@ -187,7 +187,7 @@ def test_the_import_reader_sees_lazy_imports_and_skips_type_checking_ones() -> N
     assert "index/damage.py" in graph["cli/app.py"]
     # ...and index/protocol.py imports index/chunker.py only for its type hints.
     assert "index/chunker.py" not in graph["index/protocol.py"]
-    assert "search/candidates/lexical.py" in graph["search/candidates/lists.py"]
+    assert "index/sqlite/lexical.py" in graph["index/sqlite/candidates.py"]
 
 
 if __name__ == "__main__":

@@ -75,7 +75,7 @@ def _search(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     query = args["query"].strip()
     if not query:
         raise ToolFailure("invalid_arguments", "query: must not be blank")
-    from memctl.search.candidates.lexical import Filters
+    from memctl.lexical.plan import Filters
 
     options: dict[str, Any] = {
         "k": int(args.get("k", 5)),

@@ -25,10 +25,11 @@ if TYPE_CHECKING:
 
     from memctl.index.chunker import Chunk
     from memctl.index.neighbours import BlockSource, NeighbourPair
+    from memctl.index.sqlite.lexical import KeptCounts
+    from memctl.index.sqlite.substring_list import TrigramMemory
     from memctl.index.usage import ChunkRecord, ChunkSpan, ChunkUsage, ContextRow, IndexCounts
-    from memctl.search.candidates.lexical import Candidates, Filters
-    from memctl.search.kept import IndexMemory
-    from memctl.search.query.parse import Query
+    from memctl.lexical.parse import Query
+    from memctl.lexical.plan import Candidates, Filters, LexicalPlan
     from memctl.vault import Vault
 
 # What showed a chunk to someone: a search, an agent's context, a tool call.
@@ -44,21 +45,62 @@ ReferenceEvent = tuple[str, str, str | None]
 ContextWindow = tuple[str, str, int, int]
 
 
+class KeptReads(Protocol):
+    """What a kept Searcher remembers of an unchanged index that a candidate source reads
+    and fills (memctl.search.kept.IndexMemory is the one there is): the plan's counts,
+    the substring lookups, the chunk records."""
+
+    counts: KeptCounts
+    trigram: TrigramMemory
+
+    def chunk_records(
+        self, ids: Sequence[int], read: Callable[[Sequence[int]], list[ChunkRecord]]
+    ) -> dict[int, ChunkRecord]: ...
+
+
+class WordCounts(Protocol):
+    """How a search's words weigh in an index (the reranker's and the floor's IDF). The
+    SQLite index counts them itself (`exact`); a shared server's are estimated from what
+    its lexical plan counted."""
+
+    # Read from the index itself: a word it does not hold is known missing (the floor's
+    # gate is calibrated on it), and the words weigh the same for reranker and floor.
+    exact: bool
+
+    def rows(self, plan: LexicalPlan, rows: int | None = None) -> int: ...
+    def doc_freqs(self, words: list[str], cap: int | None = None) -> dict[str, int]: ...
+    def prefixed_rows(self, word: str) -> int: ...
+
+
 class CandidateSource(Protocol):
     """Where a search's candidate lists come from: each backend's own, beside its data
-    (SQLite: memctl.search.candidates.lists.SqliteCandidates, in process; PostgreSQL:
+    (SQLite: memctl.index.sqlite.candidates.SqliteCandidates, in process; PostgreSQL:
     memctl.index.postgres.search.PgCandidates, in SQL). Fusion, scoring, reranking, the
     floor and the snippets are the same for both."""
 
     fresh: bool  # this search re-checks what the source keeps (set before each search)
+    # What a search reads of this index may be kept between searches (its changes are
+    # seen: `data_version`); else each search reads its chunks again.
+    keeps_reads: bool
+    # The snippets' context is worth reading ahead in one statement (a server's round
+    # trips); in process, only what is needed is read.
+    reads_ahead: bool
 
     @property
     def matrix(self) -> Any: ...  # the vectors held in memory for the reranker (falsy: none)
     def close(self) -> None: ...
     def rows(self) -> int | None: ...  # a shared server's row count (None: SQLite counts its own)
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]: ...
+    def data_version(self) -> tuple[int, int] | None: ...  # moves when another connection commits
+    def word_counts(self) -> WordCounts: ...
     def vector_first(
-        self, query: str, parsed: Query, mode: str, filters: Filters, vector: Any, limit: int
+        self,
+        query: str,
+        parsed: Query,
+        reads: tuple[str, ...],
+        filters: Filters,
+        vector: Any,
+        limit: int,
     ) -> AbstractContextManager[Any]: ...
     def lists(
         self,
@@ -131,7 +173,7 @@ class IndexBackend(Protocol):
     ) -> list[dict[int, np.ndarray]]: ...
     def has_vectors(self) -> bool: ...
     def candidate_source(
-        self, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+        self, vault: Vault, kept: KeptReads, embed: Callable[[str], Any]
     ) -> CandidateSource: ...
     def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]: ...
     def chunk_usage(self, cold_before: str | None = None) -> Iterator[ChunkUsage]:

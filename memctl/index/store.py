@@ -34,9 +34,8 @@ from memctl.vault import Vault
 if TYPE_CHECKING:
     import numpy as np
 
-    from memctl.index.protocol import ReferenceKind
-    from memctl.search.candidates.lists import SqliteCandidates
-    from memctl.search.kept import IndexMemory
+    from memctl.index.protocol import KeptReads, ReferenceKind
+    from memctl.index.sqlite.candidates import SqliteCandidates
     from memctl.sqlite import Connection
 
 INDEX_FILE = "index.db"
@@ -388,7 +387,8 @@ class Store:
 
     def nearest(self, vector: np.ndarray, limit: int) -> dict[int, float]:
         """id -> cosine of the `limit` chunks nearest to a unit vector (sqlite-vec, exact)."""
-        from memctl.search.candidates.lexical import Filters, vec0_candidates
+        from memctl.index.sqlite.lexical import vec0_candidates
+        from memctl.lexical.plan import Filters
 
         return vec0_candidates(self.conn, vector, Filters(), limit)
 
@@ -397,10 +397,10 @@ class Store:
         return self.conn.execute("SELECT 1 FROM chunks_vec_rowids LIMIT 1").fetchone() is not None
 
     def candidate_source(
-        self, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+        self, vault: Vault, kept: KeptReads, embed: Callable[[str], Any]
     ) -> SqliteCandidates:
-        """Search's in-process candidate lists over this index (memctl.search.candidates)."""
-        from memctl.search.candidates.lists import SqliteCandidates
+        """Search's in-process candidate lists over this index (memctl.index.sqlite)."""
+        from memctl.index.sqlite.candidates import SqliteCandidates
 
         return SqliteCandidates(self, vault, kept, embed)
 

@@ -173,17 +173,38 @@ def record_references(
     return len(items)
 
 
-def reference_counts(conn: Connection, since: datetime) -> dict[str, int]:
+@dataclass(frozen=True)
+class ReferenceLog:
+    """Where a backend keeps its reference log, as the reads below address it: SQLite's
+    is the vault's own (state.reference_log, `?`); a shared server's holds every vault
+    (reference_log, `%s`, rows of `vault`). One place for the SQL both backends read."""
+
+    table: str = "state.reference_log"
+    mark: str = "?"  # the driver's placeholder
+    vault: str | None = None  # a shared log's namespace (None: the whole log is this vault's)
+
+    def sql(self, select: str, condition: str, rest: str = "") -> str:
+        own = f"vault = {self.mark} AND " if self.vault is not None else ""
+        where = condition.replace("?", self.mark)
+        return f"SELECT {select} FROM {self.table} WHERE {own}{where}{rest.replace('?', self.mark)}"
+
+    def params(self, *values: object) -> tuple[object, ...]:
+        return ((self.vault,) if self.vault is not None else ()) + values
+
+
+OWN_LOG = ReferenceLog()
+
+
+def reference_counts(conn: Any, since: datetime, log: ReferenceLog = OWN_LOG) -> dict[str, int]:
     """How many times each hash was referenced at or after `since`."""
     rows = conn.execute(
-        "SELECT hash, count(*) FROM state.reference_log WHERE ts >= ? GROUP BY hash",
-        (clock.iso(since),),
+        log.sql("hash, count(*)", "ts >= ?", " GROUP BY hash"), log.params(clock.iso(since))
     )
     return {digest: int(count) for digest, count in rows}
 
 
 def reference_window(
-    conn: Connection, since: datetime, until: datetime
+    conn: Any, since: datetime, until: datetime, log: ReferenceLog = OWN_LOG
 ) -> tuple[dict[str, tuple[int, str | None, str | None]], dict[str, list[str]]]:
     """Per hash, (references, first, last) in the window, and the queries that found it.
 
@@ -191,48 +212,48 @@ def reference_window(
     alive but is no evidence that it matters: counted, it would propose every recent note
     for HOT within a day of agent turns.
     """
+    span = log.params(clock.iso(since), clock.iso(until))
     window = {
         digest: (int(count), first, last)
         for digest, count, first, last in conn.execute(
-            "SELECT hash, count(*), min(ts), max(ts) FROM state.reference_log "
-            "WHERE ts >= ? AND ts <= ? AND kind != 'context' GROUP BY hash",
-            (clock.iso(since), clock.iso(until)),
+            log.sql(
+                "hash, count(*), min(ts), max(ts)",
+                "ts >= ? AND ts <= ? AND kind != 'context'",
+                " GROUP BY hash",
+            ),
+            span,
         )
     }
     asked: dict[str, list[str]] = {}
     for digest, query in conn.execute(
-        "SELECT DISTINCT hash, query FROM state.reference_log "
-        "WHERE ts >= ? AND ts <= ? AND kind = 'search' AND query IS NOT NULL",
-        (clock.iso(since), clock.iso(until)),
+        log.sql(
+            "DISTINCT hash, query", "ts >= ? AND ts <= ? AND kind = 'search' AND query IS NOT NULL"
+        ),
+        span,
     ):
         asked.setdefault(digest, []).append(query)
     return window, asked
 
 
 def reference_events(
-    conn: Connection, hashes: Sequence[str], limit: int
+    conn: Any, hashes: Sequence[str], limit: int, log: ReferenceLog = OWN_LOG
 ) -> dict[str, list[ReferenceEvent]]:
     """Each hash's latest `limit` references: (ts, kind, query), newest first."""
     found: dict[str, list[ReferenceEvent]] = {}
+    sql = log.sql("ts, kind, query", "hash = ?", " ORDER BY ts DESC LIMIT ?")
     for digest in dict.fromkeys(hashes):
         found[digest] = [
-            (ts, kind, query)
-            for ts, kind, query in conn.execute(
-                "SELECT ts, kind, query FROM state.reference_log WHERE hash = ? "
-                "ORDER BY ts DESC LIMIT ?",
-                (digest, limit),
-            )
+            (ts, kind, query) for ts, kind, query in conn.execute(sql, log.params(digest, limit))
         ]
     return found
 
 
-def references_per_day(conn: Connection, since: datetime) -> dict[str, int]:
+def references_per_day(conn: Any, since: datetime, log: ReferenceLog = OWN_LOG) -> dict[str, int]:
     """References logged per day (YYYY-MM-DD) at or after `since`, context loads included."""
     return {
         day: int(count)
         for day, count in conn.execute(
-            "SELECT substr(ts, 1, 10), count(*) FROM state.reference_log WHERE ts >= ? "
-            "GROUP BY 1 ORDER BY 1",
-            (clock.iso(since),),
+            log.sql("substr(ts, 1, 10), count(*)", "ts >= ?", " GROUP BY 1 ORDER BY 1"),
+            log.params(clock.iso(since)),
         )
     }

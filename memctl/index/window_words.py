@@ -4,7 +4,7 @@ A chunk alone often lacks the words of its question (a reply names no topic; the
 before it does), while the snippet shown for it reaches into its neighbours. `windows_fts`
 holds, under each chunk's id, the words of that chunk and of the WINDOW_CHUNKS chunks on
 each side of it in the same file, so BM25 can rank what a snippet around the chunk shows
-(memctl.search.candidates.window_list searches it while `[search] weight_window`, 0.4 by default,
+(memctl.index.sqlite.window_list searches it while `[search] weight_window`, 0.4 by default,
 is above 0).
 
 The table is contentless (the windows' text would triple the chunks' in index.db): a

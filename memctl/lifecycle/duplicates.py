@@ -70,7 +70,7 @@ class Neighbourhood:
             return None
         blocks = None
         if store.backend == "sqlite" and state_dir is not None:
-            from memctl.search.candidates import vectors
+            from memctl.index.sqlite import vectors
 
             conn = store.conn  # type: ignore[attr-defined]
 

@@ -2,7 +2,7 @@
 warm Searcher of a long-lived process). `Searcher` (hybrid.py) keeps an index open for many
 queries; the stages live in this package's modules (docs/internals.md names each one).
 
-Nothing is imported here at module level: `from memctl.search.query.parse import ...` must not
+Nothing is imported here at module level: `from memctl.lexical.parse import ...` must not
 load NumPy (tests/test_import_budget.py)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from memctl.search.candidates.lexical import Filters
+    from memctl.lexical.plan import Filters
     from memctl.search.results import SearchResponse
     from memctl.vault import Vault
 

@@ -2,8 +2,9 @@
 
 A `Searcher` holds the open index and (once needed) the embedding model, so `--batch`
 and `memctl eval` pay the model load once; `memctl.search.search()` is the one-shot
-entry point. The stages, in order: query/ (the words parsed, their typos and vector),
-candidates/ (the lists), rank/ (fusion, composite score, supersession, diversity),
+entry point. The stages, in order: query/ (the dates said, the query vector; parsing
+and the lexical plan are memctl.lexical's), the candidate lists (the store's
+CandidateSource: memctl.index.sqlite or memctl.index.postgres), rank/ (fusion, composite score, supersession, diversity),
 rerank/ (the learned second stage), floor/ (the relevance floor), present/ (snippets
 and results).
 """
@@ -15,18 +16,18 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from memctl import clock
-from memctl.index.backend import IndexBackend, open_store, sqlite_connection
+from memctl.index.backend import IndexBackend, open_store
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
 from memctl.index.protocol import CandidateSource
-from memctl.search.candidates.lexical import Candidates, Filters
+from memctl.lexical.parse import Query, parse_query
+from memctl.lexical.plan import Candidates, Filters
 from memctl.search.floor.evidence import Verdict, judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
-from memctl.search.options import checked_k, lists_wanted, policy_from, with_window
+from memctl.search.options import MODE_LISTS, checked_k, lists_wanted, policy_from, with_window
 from memctl.search.present import results as present
 from memctl.search.query.dates import read_dates
 from memctl.search.query.embedding import QueryVectors
-from memctl.search.query.parse import Query, parse_query
 from memctl.search.rank import dated as dated_stage
 from memctl.search.rank import ranking
 from memctl.search.rank.scoring import Policy, fuse, weights_for
@@ -37,7 +38,7 @@ from memctl.search.trace import SearchTrace
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
-    from memctl.sqlite import Connection
+    pass
 
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher"]
 
@@ -71,10 +72,6 @@ class Searcher:
         if self._candidates is None:
             self._candidates = self.store.candidate_source(self.vault, self._kept, self.embed_query)
         return self._candidates
-
-    def _conn(self) -> Connection | None:
-        """The index's in-process SQLite connection (None: a shared server's store)."""
-        return sqlite_connection(self.store)
 
     def close(self) -> None:
         if self._candidates is not None:
@@ -156,8 +153,8 @@ class Searcher:
         limit = self.settings.candidates
         # A kept Searcher's vector product starts here, beside the statements below and
         # the lexical lists (SqliteCandidates.vector_first).
-        with source.vector_first(query, parsed, mode, filters, vector, limit) as first:
-            self._kept.check(self._conn())
+        with source.vector_first(query, parsed, MODE_LISTS[mode], filters, vector, limit) as first:
+            self._kept.check(source.data_version())
             pending = self.store.pending_count()
             if pending and self.fresh and mode in ("hybrid", "vector"):
                 pending = self._catch_up(pending, notices)
@@ -216,10 +213,10 @@ class Searcher:
             run, chosen, min_score, use_floor and not confined, budget, filters.active()
         )
         if trace is not None:
-            trace.query, trace.plan, trace.conn, trace.snippets = (
+            trace.query, trace.plan, trace.words, trace.snippets = (
                 parsed,
                 run.plan,
-                run.conn,
+                run.words,
                 run.snippets,
             )
             trace.lists, trace.records, trace.chosen = run.lists, run.records, list(chosen)
@@ -257,11 +254,11 @@ class Searcher:
         the query's weighted words: the run the later stages read (`rerank`: whether
         the reranker reorders, so a server reads its candidates' context at once)."""
         plan, lists = found.plan, found.lists
-        conn = self._conn()
-        kept = self._kept if conn is not None else None
+        source = self.candidates
+        kept = self._kept if source.keeps_reads else None
         weights = weights_for(self.policy.weights, query, model_id)
         fused = fuse(lists, self.policy, weights)
-        records = self.candidates.records(list(fused))
+        records = source.records(list(fused))
         scored = ranking.score(
             fused,
             lists,
@@ -290,7 +287,7 @@ class Searcher:
             # candidates') in one statement. In-process SQLite makes only those it needs.
             likely=ranking.diversity_pool(scored.scores, k)
             + (windows.reranked(scored.composite) if rerank else [])
-            if conn is None
+            if source.reads_ahead
             else (),
             context=kept.context if kept else None,
             line_costs=self._kept.line_costs,
@@ -301,9 +298,8 @@ class Searcher:
         # The query's words by IDF, read once for the reranker and the floor (their tests
         # remember the words they saw). Another backend's reranker weighs by its own
         # chunk count, its floor by its plan: each reads its own.
-        weighted = (
-            weighted_terms(conn, parsed, plan, self._kept.counts) if conn is not None else None
-        )
+        words = source.word_counts()
+        weighted = weighted_terms(words, parsed, plan) if words.exact else None
         return SearchRun(
             text=query,
             parsed=parsed,
@@ -320,7 +316,8 @@ class Searcher:
             scored=scored,
             snippets=snippet,
             kept=self._kept,
-            conn=conn,
+            words=words,
+            keeps_reads=source.keeps_reads,
             weighted=weighted,
             dated=dated,
         )
@@ -372,7 +369,7 @@ class Searcher:
         a filter narrowed the lists)."""
         snippet = run.snippets
         return judge_results(
-            run.conn,
+            run.words,
             run.parsed,
             run.plan,
             run.lists,
@@ -383,7 +380,6 @@ class Searcher:
             trusted="vector" in run.lists and run.weights.vector >= self.policy.weights.vector,
             floor=(True if min_score is None else min_score) if use_floor else None,
             budget=budget,
-            counts=self._kept.counts,
             weighted=run.weighted,
             # Every term's forms and stem are the snippets' matcher's: only the words it
             # may match are read (each text's words kept by text).

@@ -20,9 +20,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from memctl.index.sqlite.lexical import KeptCounts
+from memctl.index.sqlite.substring_list import TrigramMemory
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates.lexical import KeptCounts
-from memctl.search.candidates.substring_list import TrigramMemory
 from memctl.search.floor.words import Sentences, sentences
 from memctl.search.present.snippets import Snippet
 from memctl.search.query.matcher import TextWords, kept_text_words
@@ -32,7 +32,6 @@ from memctl.search.rerank.windows import KeptWindows
 
 if TYPE_CHECKING:
     from memctl.index.protocol import ContextWindow, IndexBackend
-    from memctl.sqlite import Connection
 
 ContextRows = Sequence[tuple[int, int, str]]
 
@@ -88,13 +87,11 @@ class IndexMemory:
         self.records.clear()
         self._by_hash.clear()
 
-    def check(self, conn: Connection | None) -> None:
-        """Forget what another connection's commit may have changed; bound every table."""
-        if conn is not None:
-            versions = (
-                int(conn.execute("PRAGMA main.data_version").fetchone()[0]),
-                int(conn.execute("PRAGMA state.data_version").fetchone()[0]),
-            )
+    def check(self, versions: tuple[int, int] | None) -> None:
+        """Forget what another connection's commit may have changed (`versions`: the
+        index's, CandidateSource.data_version; None: it has none, and nothing that could
+        go stale is kept); bound every table."""
+        if versions is not None:
             if self._versions is not None and versions != self._versions:
                 if versions[0] != self._versions[0]:
                     self.clear()

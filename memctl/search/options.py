@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 
 from memctl.errors import UsageError
-from memctl.search.candidates.lexical import Filters
+from memctl.lexical.plan import Filters
 from memctl.search.rank.scoring import Policy, Weights
 from memctl.vault import SOURCES, TIERS, Vault
 

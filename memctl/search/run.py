@@ -9,16 +9,16 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memctl.index.protocol import WordCounts
     from memctl.index.usage import ChunkRecord
-    from memctl.search.candidates.lexical import LexicalPlan
+    from memctl.lexical.parse import Query
+    from memctl.lexical.plan import LexicalPlan
     from memctl.search.floor.rule import WeightedTerm
     from memctl.search.kept import IndexMemory
     from memctl.search.present.results import Snippets
-    from memctl.search.query.parse import Query
     from memctl.search.rank.dated import DatedQuery
     from memctl.search.rank.ranking import Scored
     from memctl.search.rank.scoring import Weights
-    from memctl.sqlite import Connection
 
 
 @dataclass
@@ -38,8 +38,9 @@ class SearchRun:
     scored: Scored
     snippets: Snippets
     kept: IndexMemory  # what the Searcher remembers of an unchanged index
-    conn: Connection | None  # the in-process SQLite index (None: a shared server)
+    words: WordCounts  # how the query's words weigh in this index
+    keeps_reads: bool  # what is read of the index may be kept (CandidateSource.keeps_reads)
     # The query's words by IDF and which the vault holds, read once for the reranker and
-    # the floor where the index is in process (None: each reads its own).
+    # the floor where the counts are exact (None: each reads its own).
     weighted: tuple[list[WeightedTerm], list[bool]] | None
     dated: DatedQuery | None = None  # the dates the query says, as the search reads them

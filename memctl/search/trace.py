@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memctl.index.protocol import WordCounts
     from memctl.index.usage import ChunkRecord
-    from memctl.search.candidates.lexical import LexicalPlan
+    from memctl.lexical.parse import Query
+    from memctl.lexical.plan import LexicalPlan
     from memctl.search.floor.evidence import Verdict
     from memctl.search.floor.rule import WeightedTerm
     from memctl.search.present.results import Snippets
-    from memctl.search.query.parse import Query
     from memctl.search.rank.dated import DatedQuery
     from memctl.search.rerank.model import Shown
-    from memctl.sqlite import Connection
 
 
 @dataclass
@@ -29,7 +29,7 @@ class SearchTrace:
     rerank_features: bool = False  # compute the reranker's features even when it does not reorder
     query: Query | None = None
     plan: LexicalPlan | None = None
-    conn: Connection | None = None  # the in-process SQLite index (None: a shared server)
+    words: WordCounts | None = None  # how the query's words weigh in this index
     lists: dict[str, dict[int, float]] = field(default_factory=dict)
     records: dict[int, ChunkRecord] = field(default_factory=dict)
     snippets: Snippets | None = None

@@ -299,8 +299,8 @@ def test_vector_near_duplicates_from_neighbours_match_all_pairs(vault: Vault) ->
         got.add((f.path, f.line, path, int(line)))
     assert got == expected
     # Search's cached matrix, read from its file block by block, gives the same neighbours.
+    from memctl.index.sqlite import vectors as search_vectors
     from memctl.lifecycle.duplicates import Neighbourhood
-    from memctl.search.candidates import vectors as search_vectors
 
     with Store.open(vault) as store:
         from_vec0 = Neighbourhood.of(store, None)

@@ -12,10 +12,10 @@ from memctl.index.backend import open_store
 from memctl.index.postgres.store import PgStore
 from memctl.index.postgres.substrings import statement, through_words, unheld
 from memctl.index.sync import sync
-from memctl.search.candidates.lexical import Filters, LexicalPlan
+from memctl.lexical.parse import parse_query
+from memctl.lexical.plan import Filters, LexicalPlan
+from memctl.lexical.vocab import fold
 from memctl.search.hybrid import Searcher
-from memctl.search.query.parse import parse_query
-from memctl.search.query.vocab import fold
 from tests.postgres.conftest import use_postgres
 from tests.search.conftest import FIXTURE, NOW
 

@@ -91,7 +91,7 @@ def test_a_prefix_count_from_the_table_equals_the_rows_counted(
     from memctl.index.backend import open_store
     from memctl.index.postgres.counts import WordCounter
     from memctl.index.postgres.search import WINDOWS, _where
-    from memctl.search.candidates.lexical import Filters
+    from memctl.lexical.plan import Filters
 
     vaults = {}
     for name in ("gina", "hank"):

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from memctl.index.sqlite import lexical as cand
+from memctl.index.sqlite.substring_list import TrigramMemory, _held_by_all, trigram_candidates
 from memctl.index.store import Store
 from memctl.index.sync import sync
-from memctl.search.candidates import lexical as cand
-from memctl.search.candidates.substring_list import TrigramMemory, _held_by_all, trigram_candidates
-from memctl.search.query import vocab
-from memctl.search.query.parse import parse_query, quote
+from memctl.lexical import vocab
+from memctl.lexical.parse import parse_query, quote
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 

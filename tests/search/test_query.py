@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memctl.search.query.parse import fts_expression, hebrew_variants, parse_query, quote, stem
+from memctl.lexical.parse import fts_expression, hebrew_variants, parse_query, quote, stem
 from memctl.sqlite import connect
 
 

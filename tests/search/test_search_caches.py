@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
+from memctl.index.sqlite import candidates as lists
+from memctl.index.sqlite import lexical as cand
 from memctl.index.store import Store
 from memctl.index.sync import sync
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates import lexical as cand
-from memctl.search.candidates import lists
+from memctl.lexical.parse import parse_query
 from memctl.search.hybrid import Searcher
 from memctl.search.kept import IndexMemory, _FileRows
 from memctl.search.present.results import (
@@ -26,7 +27,6 @@ from memctl.search.present.results import (
     snippet_lines,
 )
 from memctl.search.present.snippets import Snippet
-from memctl.search.query.parse import parse_query
 from memctl.search.rank.ranking import diversify, reach
 from memctl.search.rank.scoring import Policy
 from memctl.vault import Vault
@@ -395,7 +395,7 @@ def test_the_product_ahead_ends_with_the_lists_when_a_lexical_list_raises(
 
     import numpy as np
 
-    from memctl.search.candidates import vectors
+    from memctl.index.sqlite import vectors
 
     rows = np.eye(4, dtype=np.float32)
     matrix = vectors.VectorMatrix(np.arange(4, dtype=np.int64), rows)
@@ -434,7 +434,7 @@ def test_the_vector_product_started_first_answers_as_one_started_beside_the_list
     ends with the search, also when a statement before the lists raises."""
     import contextlib
 
-    from memctl.search.candidates import vectors
+    from memctl.index.sqlite import vectors
 
     queries = ["why sqlite", "backup schedule", "deploy friday", "kubernetes migration"]
     started: list[bool] = []

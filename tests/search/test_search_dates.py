@@ -12,12 +12,12 @@ import pytest
 from typer.testing import CliRunner
 
 from memctl.cli.app import app
+from memctl.index.sqlite import lexical as cand
 from memctl.index.sync import sync
-from memctl.search.candidates import lexical as cand
-from memctl.search.candidates.lexical import Filters
+from memctl.lexical.parse import parse_query
+from memctl.lexical.plan import Filters
 from memctl.search.hybrid import Searcher
 from memctl.search.query.dates import read_dates
-from memctl.search.query.parse import parse_query
 from memctl.search.rank.dated import dated_query, merged
 from memctl.search.trace import SearchTrace
 from memctl.vault import Vault

@@ -99,7 +99,7 @@ def test_maybe_is_the_word_by_word_definition() -> None:
     """TextWords.maybe (stems found by bisecting the sorted words, Hebrew-initial words
     kept) is exactly the words a test of each word picks: a lowercase form, a word
     starting with a stem (itself or lowercased), a Hebrew prefix letter first."""
-    from memctl.search.query.parse import HEBREW_PREFIXES
+    from memctl.lexical.parse import HEBREW_PREFIXES
 
     texts = [
         "Deploys DEPLOYED the deploy; deplo dep deployment Zdeploy בבית ובית שבת הבית",

@@ -21,7 +21,7 @@ def test_a_trace_sees_every_stage_and_changes_no_result(indexed_fixture: Vault) 
         traced = searcher.search(query, k=5, log=False, now=NOW, explain=True, trace=trace)
     assert plain.results and traced.to_dict() == plain.to_dict()
     assert set(trace.lists) >= {"fts", "trigram", "vector"}
-    assert trace.query is not None and trace.plan is not None and trace.conn is not None
+    assert trace.query is not None and trace.plan is not None and trace.words is not None
     assert trace.verdict is not None
     kept = [trace.records[cid] for cid in trace.verdict.kept]
     assert [(r.path, r.hash) for r in kept] == [(r.path, r.hash) for r in plain.results]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
+from memctl.index.sqlite import vectors
+from memctl.index.sqlite.lexical import VOCAB_TABLE, Filters, ensure_vocab, vec0_candidates
 from memctl.index.store import Store
 from memctl.index.sync import sync
-from memctl.search.candidates import vectors
-from memctl.search.candidates.lexical import VOCAB_TABLE, Filters, ensure_vocab, vec0_candidates
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 
@@ -108,7 +108,7 @@ def test_the_caches_never_read_or_write_through_planted_links(
     write through none; the search state is rebuilt beside them."""
     import os
 
-    from memctl.search.query import vocab
+    from memctl.lexical import vocab
 
     outside = tmp_path / "outside.npy"
     np.save(outside, np.zeros((3, 384), dtype=np.float32))

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
+from memctl.index.sqlite.lexical import VOCAB_TABLE, ensure_vocab
 from memctl.index.store import Store
 from memctl.index.sync import sync
-from memctl.search.candidates.lexical import VOCAB_TABLE, ensure_vocab
-from memctl.search.query import vocab
+from memctl.lexical import vocab
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memctl.index.sqlite import lexical as cand
+from memctl.index.sqlite.window_list import window_candidates
 from memctl.index.store import Store
 from memctl.index.sync import sync
-from memctl.search.candidates import lexical as cand
-from memctl.search.candidates.lexical import Filters
-from memctl.search.candidates.window_list import window_candidates
-from memctl.search.query.parse import parse_query
+from memctl.lexical.parse import parse_query
+from memctl.lexical.plan import Filters
 from memctl.vault import Vault
 from tests.search.conftest import NOW
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from memctl.index.postgres import words
-from memctl.search.query.vocab import fold
+from memctl.lexical.vocab import fold
 
 if TYPE_CHECKING:
     from memctl.index.postgres.store import PgStore

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, cast
 import psycopg
 
 from memctl import clock
+from memctl.index import usage
 from memctl.index.postgres import schema, search, window_reads
 from memctl.index.postgres.lists import records_by_ids
 from memctl.index.protocol import ContextWindow, ReferenceEvent, Window
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
     from memctl.index.neighbours import BlockSource, NeighbourPair
     from memctl.index.postgres.store import PgStore
-    from memctl.search.kept import IndexMemory
+    from memctl.index.protocol import KeptReads
     from memctl.vault import Vault
 
 
@@ -320,7 +321,7 @@ class PgReads:
         return [r[0] for r in self.conn.execute("SELECT vault FROM vault_stats ORDER BY vault")]
 
     def candidate_source(
-        self, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+        self, vault: Vault, kept: KeptReads, embed: Callable[[str], Any]
     ) -> search.PgCandidates:
         """The candidate lists computed in SQL beside the data (`vault` and `kept`: the
         SQLite source's; a shared server's rows are read each search)."""
@@ -358,55 +359,22 @@ class PgReads:
                 (me, stamp, stamp, sorted({h for h, _ in items})),
             )
 
+    # The reference log's reads are SQLite's (memctl.index.usage), on this vault's rows.
     def reference_counts(self, since: datetime) -> dict[str, int]:
-        rows = self.conn.execute(
-            "SELECT hash, count(*) FROM reference_log WHERE vault = %s AND ts >= %s GROUP BY hash",
-            (self.vault_name, clock.iso(since)),
-        )
-        return {digest: int(count) for digest, count in rows}
+        return usage.reference_counts(self.conn, since, self._log())
 
     def reference_window(
         self, since: datetime, until: datetime
     ) -> tuple[Window, dict[str, list[str]]]:
-        me, lo, hi = self.vault_name, clock.iso(since), clock.iso(until)
-        window = {
-            digest: (int(count), first, last)
-            for digest, count, first, last in self.conn.execute(
-                "SELECT hash, count(*), min(ts), max(ts) FROM reference_log WHERE vault = %s "
-                "AND ts >= %s AND ts <= %s AND kind != 'context' GROUP BY hash",
-                (me, lo, hi),
-            )
-        }
-        asked: dict[str, list[str]] = {}
-        for digest, query in self.conn.execute(
-            "SELECT DISTINCT hash, query FROM reference_log WHERE vault = %s AND ts >= %s "
-            "AND ts <= %s AND kind = 'search' AND query IS NOT NULL",
-            (me, lo, hi),
-        ):
-            asked.setdefault(digest, []).append(query)
-        return window, asked
+        return usage.reference_window(self.conn, since, until, self._log())
 
     def reference_events(
         self, hashes: Sequence[str], limit: int
     ) -> dict[str, list[ReferenceEvent]]:
-        found: dict[str, list[ReferenceEvent]] = {}
-        for digest in dict.fromkeys(hashes):
-            found[digest] = [
-                (ts, kind, query)
-                for ts, kind, query in self.conn.execute(
-                    "SELECT ts, kind, query FROM reference_log WHERE vault = %s AND hash = %s "
-                    "ORDER BY ts DESC LIMIT %s",
-                    (self.vault_name, digest, limit),
-                )
-            ]
-        return found
+        return usage.reference_events(self.conn, hashes, limit, self._log())
 
     def references_per_day(self, since: datetime) -> dict[str, int]:
-        return {
-            day: int(count)
-            for day, count in self.conn.execute(
-                "SELECT substr(ts, 1, 10), count(*) FROM reference_log WHERE vault = %s "
-                "AND ts >= %s GROUP BY 1 ORDER BY 1",
-                (self.vault_name, clock.iso(since)),
-            )
-        }
+        return usage.references_per_day(self.conn, since, self._log())
+
+    def _log(self) -> usage.ReferenceLog:
+        return usage.ReferenceLog("reference_log", "%s", self.vault_name)

@@ -31,11 +31,11 @@ from memctl.index.postgres.lists import (
     with_records,
     with_texts,
 )
-from memctl.search.candidates import lexical as cand
-from memctl.search.candidates import substring_list
-from memctl.search.candidates.lexical import Candidates, Filters, LexicalPlan
-from memctl.search.query.parse import Query
-from memctl.search.query.vocab import fold
+from memctl.lexical import plan as cand
+from memctl.lexical import substrings as substring_list
+from memctl.lexical.parse import Query
+from memctl.lexical.plan import Candidates, Filters, LexicalPlan
+from memctl.lexical.vocab import fold
 
 if TYPE_CHECKING:
     from memctl.index.postgres.store import PgStore
@@ -105,11 +105,28 @@ class PgCandidates:
         rows, _ = self.store.stats([self.store.vault_name])
         return max(int(rows), 1)
 
+    # Another machine may rewrite a file under a kept Searcher, unseen: its chunks are
+    # read each search. Round trips are what cost: the snippets' context is read ahead.
+    keeps_reads = False
+    reads_ahead = True
+
+    def data_version(self) -> tuple[int, int] | None:
+        return None
+
+    def word_counts(self) -> PlanWordCounts:
+        return PlanWordCounts()
+
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         return {r.id: r for r in self.store.chunks_by_ids(ids)}
 
     def vector_first(
-        self, query: str, parsed: Query, mode: str, filters: Filters, vector: Any, limit: int
+        self,
+        query: str,
+        parsed: Query,
+        reads: tuple[str, ...],
+        filters: Filters,
+        vector: Any,
+        limit: int,
     ) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()
 
@@ -489,3 +506,22 @@ def _term_queries(plan: LexicalPlan, counter: WordCounter) -> list[tuple[str, in
     out += [(words.tsquery([], [p]), counter.prefix(p)) for p in plan.prefixes]
     out += [(words.tsquery([], [], [p]), RANK_PER_TERM + 1) for p in plan.phrases]
     return [(q, n) for q, n in out if q]
+
+
+class PlanWordCounts:
+    """A shared server's word counts (a WordCounts: memctl.index.protocol): what its
+    lexical plan counted, its chunk count estimated from them unless the reranker gives
+    it; no word is looked up again, none judged missing."""
+
+    exact = False
+
+    def rows(self, plan: LexicalPlan, rows: int | None = None) -> int:
+        if rows is not None:
+            return rows
+        return max(max(plan.doc_freqs.values(), default=0) * 10, 1000)
+
+    def doc_freqs(self, words: list[str], cap: int | None = None) -> dict[str, int]:
+        return {}
+
+    def prefixed_rows(self, word: str) -> int:
+        return 0

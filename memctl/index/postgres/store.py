@@ -31,7 +31,7 @@ from memctl.index.usage import ChunkRecord
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
-    from memctl.search.candidates.substring_list import ChunkWords
+    from memctl.lexical.substrings import ChunkWords
 
 
 class PgStore(PgWrites, PgReads):

@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
-from memctl.search.candidates.lexical import Filters, LexicalPlan
-from memctl.search.candidates.substring_list import ChunkWords, chunk_words, words_score
-from memctl.search.query.parse import Query
-from memctl.search.query.vocab import fold
+from memctl.lexical.parse import Query
+from memctl.lexical.plan import Filters, LexicalPlan
+from memctl.lexical.substrings import ChunkWords, chunk_words, words_score
+from memctl.lexical.vocab import fold
 
 if TYPE_CHECKING:
     from memctl.index.postgres.store import PgStore

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from memctl.search.query.vocab import fold
+from memctl.lexical.vocab import fold
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 MAX_POSITION = 16383  # PostgreSQL's cap on a lexeme position

@@ -8,24 +8,23 @@ near zero either way) and each result's snippet, which is what an agent will see
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from memctl.search.candidates.lexical import KeptCounts, LexicalPlan, doc_freqs, row_count
+from memctl.lexical.parse import Query, Term
+from memctl.lexical.plan import LexicalPlan
 from memctl.search.floor import rule as fl
 from memctl.search.floor import standout as so
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
 from memctl.search.floor.words import Sentences, TermHits, best_sentence, sentences
 from memctl.search.present.snippets import Snippet
 from memctl.search.query.matcher import Matcher
-from memctl.search.query.parse import HEBREW_PREFIXES, Query, Term, quote
 from memctl.tokens import estimate_tokens, words
 
 if TYPE_CHECKING:
-    from memctl.sqlite import Connection
+    from memctl.index.protocol import WordCounts
 
 TABLE_FILE = "floor_calibration.json"
 
@@ -65,35 +64,27 @@ class Judged:
 
 
 def weighted_terms(
-    conn: Connection | None,
-    query: Query,
-    plan: LexicalPlan,
-    counts: KeptCounts | None = None,
-    rows: int | None = None,
+    words: WordCounts, query: Query, plan: LexicalPlan, rows: int | None = None
 ) -> tuple[list[WeightedTerm], list[bool]]:
     """Each content word of the query with its IDF and a matcher for its forms, and
     whether the vault holds the word at all (a form, its stem, or its typo correction).
     `rows`: another backend's chunk count, where its IDF must match SQLite's (the
-    reranker's features)."""
-    if conn is not None:
-        rows = max(row_count(conn, counts), 1)
-    elif rows is None:
-        # Another backend (PostgreSQL) computes its lists in SQL: the words weigh by what
-        # its plan counted, and no word is judged missing (the gate is not calibrated there).
-        rows = max(max(plan.doc_freqs.values(), default=0) * 10, 1000)
+    reranker's features). Counts that are not `exact` (a server's, estimated from its
+    plan) judge no word missing: the gate is not calibrated there."""
+    rows = words.rows(plan, rows)
     terms = floor_terms(query)
     forms = {t.text: plan.term_forms(t) for t in terms}
     missing = [f for fs in forms.values() for f in fs if f not in plan.doc_freqs]
     known = dict(plan.doc_freqs)
-    if missing and conn is not None:
-        known.update(doc_freqs(conn, missing, cap=plan.cap or None, counts=counts))
+    if missing:
+        known.update(words.doc_freqs(missing, cap=plan.cap or None))
     out, present = [], []
     for term in terms:
         df = max((known.get(f, 0) for f in forms[term.text]), default=0)
-        here = conn is None or df > 0 or bool(term.stem and term.stem in plan.prefixes)
-        if not here and conn is not None:
+        here = not words.exact or df > 0 or bool(term.stem and term.stem in plan.prefixes)
+        if not here:
             # Not a word of the index as it is: perhaps behind Hebrew prefix letters.
-            df = max(prefixed_rows(conn, f) for f in forms[term.text])
+            df = max(words.prefixed_rows(f) for f in forms[term.text])
             here = df > 0
         matcher = Matcher(
             exact=frozenset(forms[term.text]), prefixes=(term.stem,) if term.stem else ()
@@ -118,23 +109,6 @@ def floor_terms(query: Query) -> tuple[Term, ...]:
 def _test_of(matcher: Matcher) -> Callable[[str], bool]:
     """Whether a snippet word is the query word `matcher` stands for."""
     return lambda word: matcher.matches(word) is not None
-
-
-def prefixed_rows(conn: Connection, word: str, limit: int = 200) -> int:
-    """Rows (of the first `limit` holding `word` as a substring) that hold it as a word of
-    its own, or behind one or two Hebrew prefix letters (בקוברנטיס holds קוברנטיס); a
-    substring inside a longer word (מתי in אמתי, שנה in משנה) does not count."""
-    if len(word) < 3:  # the trigram index finds nothing shorter
-        return 0
-    pattern = re.compile(
-        rf"(?<!\w)[{HEBREW_PREFIXES}]{{0,2}}{re.escape(word)}(?!\w)", re.IGNORECASE
-    )
-    rows = conn.execute(
-        "SELECT c.text FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
-        "WHERE chunks_trigram MATCH ? LIMIT ?",
-        (quote(word), limit),
-    )
-    return sum(1 for (text,) in rows if pattern.search(text))
 
 
 def _distinct_words(text: str) -> Iterable[str]:
@@ -292,7 +266,7 @@ class Verdict:
 
 
 def judge_results(
-    conn: Connection | None,
+    words: WordCounts,
     query: Query,
     plan: LexicalPlan,
     lists: Mapping[str, Mapping[int, float]],
@@ -304,7 +278,6 @@ def judge_results(
     trusted: bool,
     floor: float | bool | None = True,
     budget: int | None = None,
-    counts: KeptCounts | None = None,
     weighted: tuple[list[WeightedTerm], list[bool]] | None = None,
     words_of: Callable[[str], Iterable[str]] | None = None,
     sentences_of: Callable[[str], Sentences] | None = None,
@@ -315,7 +288,7 @@ def judge_results(
 
     `floor`: None turns the floor off (--all), a number replaces the calibrated one
     (--min-score); `trusted`: the query's vectors mean something (see floor.thresholds_for);
-    `weighted`: weighted_terms(conn, query, plan, counts), when the caller has them;
+    `weighted`: weighted_terms(words, query, plan), when the caller has them;
     `words_of`, `sentences_of`: see Judge; `whole`: no filter narrowed the candidate
     lists (see against_the_vault); `credit`: the share of the query a result
     answers outside its words (rank/dated.py: it is dated inside the range the query says,
@@ -324,7 +297,7 @@ def judge_results(
     question no other result does).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
-    terms, present = weighted or weighted_terms(conn, query, plan, counts)
+    terms, present = weighted or weighted_terms(words, query, plan)
     missing = fl.missing_share(terms, present)
     cosines = lists.get("vector", {}) if trusted else {}
     signals = fl.QuerySignals(

@@ -8,11 +8,11 @@ from typing import Any
 
 from memctl.index.protocol import ContextWindow, IndexBackend
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates.lexical import LexicalPlan
+from memctl.lexical.parse import Query
+from memctl.lexical.plan import LexicalPlan
 from memctl.search.floor.evidence import Judged, Verdict
 from memctl.search.present.snippets import Snippet, best_snippet, fitted_snippet
 from memctl.search.query.matcher import Matcher, TextWords
-from memctl.search.query.parse import Query
 from memctl.search.rank.ranking import CONTEXT_SOURCES
 from memctl.search.rank.scoring import Weights
 from memctl.search.results import SearchResult

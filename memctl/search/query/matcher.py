@@ -10,7 +10,7 @@ from bisect import bisect_left
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from memctl.search.query.parse import HEBREW_PREFIXES
+from memctl.lexical.parse import HEBREW_PREFIXES
 from memctl.tokens import words
 
 _WORD = re.compile(r"\w+", re.UNICODE)

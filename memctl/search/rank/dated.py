@@ -14,10 +14,10 @@ import dataclasses
 from collections.abc import Mapping
 
 from memctl.index.usage import ChunkRecord
-from memctl.search.candidates.lexical import Filters
+from memctl.lexical.parse import Query
+from memctl.lexical.plan import Filters
 from memctl.search.floor.words import asks
 from memctl.search.query.dates import HAPPENED, DatesSaid
-from memctl.search.query.parse import Query
 from memctl.search.rank.ranking import Scored, day_of
 
 # A candidate dated inside the range has its composite score (and the factors the reranked

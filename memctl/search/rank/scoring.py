@@ -32,9 +32,7 @@ class Weights:
     fts: float = 0.4
     trigram: float = 0.2
     vector: float = 0.4
-    window: float = (
-        0.0  # the window words list (memctl.search.candidates.window_list); 0 leaves it out
-    )
+    window: float = 0.0  # the window words list (memctl.index.sqlite.window_list); 0 leaves it out
 
     def of(self, name: str) -> float:
         return float(getattr(self, name))

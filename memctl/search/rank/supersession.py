@@ -78,8 +78,8 @@ def newer_first(
     """
     out = dict(scores)
     top = best_first(scores)[:checked]
-    days = {cid: effective_day(items[cid], today) for cid in top}
-    dated = [cid for cid in top if days[cid] is not None]
+    days = {cid: day for cid in top if (day := effective_day(items[cid], today)) is not None}
+    dated = list(days)
     # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...
     dated.sort(key=lambda c: (days[c], out[c]), reverse=True)
     superseded: dict[int, int] = {}
@@ -92,7 +92,7 @@ def newer_first(
 
     for i, newer in enumerate(dated):
         for older in dated[i + 1 :]:
-            if days[older] >= days[newer]:  # type: ignore[operator]
+            if days[older] >= days[newer]:
                 continue
             if out[older] < out[newer] * BELOW:
                 continue  # already below it: nothing to settle

@@ -44,7 +44,7 @@ def rerank_probabilities(
     terms = (
         run.weighted[0]
         if run.weighted
-        else weighted_terms(run.conn, run.parsed, run.plan, run.kept.counts, rows)[0]
+        else weighted_terms(run.words, run.parsed, run.plan, rows)[0]
     )
     return windows.rerank_scores(
         store,
@@ -58,7 +58,7 @@ def rerank_probabilities(
         # another connection changed it (SQLite's data_version, IndexMemory.check). On a
         # shared server another machine may rewrite a file under a kept Searcher: its
         # chunks there are read each search, never an old chunk's vectors with new text.
-        kept_windows=run.kept.windows if run.conn is not None else None,
+        kept_windows=run.kept.windows if run.keeps_reads else None,
     )
 
 

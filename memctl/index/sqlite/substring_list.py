@@ -1,7 +1,7 @@
 """The trigram list: an unranked substring lookup (FTS5 trigram) of the query's words,
 corrected typos and identifiers, each chunk found scored in Python by how well its words
-match them (rapidfuzz). PostgreSQL's substring list (memctl.index.postgres.substrings)
-scores its rows with the same functions.
+match them (rapidfuzz, memctl.lexical.substrings). PostgreSQL's substring list
+(memctl.index.postgres.substrings) scores its rows with the same functions.
 """
 
 from __future__ import annotations
@@ -10,26 +10,19 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rapidfuzz import fuzz, process
-
-from memctl.search.candidates.lexical import Filters, LexicalPlan
-from memctl.search.query.parse import Query, quote
+from memctl.lexical.parse import Query, quote
+from memctl.lexical.plan import Filters, LexicalPlan
+from memctl.lexical.substrings import (
+    NO_WORDS,
+    ChunkWords,
+    chunk_words,
+    trigram_words,
+    word_score,
+)
 from memctl.sqlite import select_in
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
-
-
-def trigram_words(query: Query, plan: LexicalPlan) -> list[str]:
-    """Substrings worth looking up: words of 3+ characters, corrected typos, identifiers."""
-    words = [t.text for t in query.content_terms if len(t.text) >= 3 and not t.text.isdigit()]
-    words += [v for t in query.content_terms for v in t.variants if len(v) >= 3]
-    words += list(plan.corrections.values()) + list(query.identifiers) + list(query.dates)
-    return list(dict.fromkeys(words))
-
-
-# A chunk's text lowercased and its distinct words, as fuzzy_score reads them.
-ChunkWords = tuple[str, list[str]]
 
 
 @dataclass
@@ -160,26 +153,6 @@ def _read_words(conn: Connection, ids: Iterable[int], kept: TrigramMemory) -> di
     return kept.words
 
 
-def fuzzy_score(targets: Sequence[str], text: str) -> float:
-    """Mean over query words of the best word-to-word similarity (0..1); substrings score 1."""
-    return words_score(targets, chunk_words(text))
-
-
-def chunk_words(text: str) -> ChunkWords:
-    lower = text.lower()
-    return lower, list(dict.fromkeys(lower.split()))
-
-
-def words_score(targets: Sequence[str], text_words: ChunkWords) -> float:
-    """fuzzy_score of a text from its `chunk_words` (kept per chunk by a Searcher)."""
-    if not targets:
-        return 0.0
-    total = 0.0
-    for target in targets:
-        total += _word_score(target, text_words)
-    return total / len(targets)
-
-
 def _kept_scores(
     targets: Sequence[str], ids: Iterable[int], kept: TrigramMemory
 ) -> dict[int, float]:
@@ -195,23 +168,11 @@ def _kept_scores(
         for target, table in tables:
             part = table.get(cid)
             if part is None:
-                part = table[cid] = _word_score(target, words.get(cid, _EMPTY))
+                part = table[cid] = word_score(target, words.get(cid, NO_WORDS))
                 kept.scored += 1
             total += part
         out[cid] = total / n
     return out
-
-
-def _word_score(target: str, text_words: ChunkWords) -> float:
-    """1 for a substring of the chunk, else its best word's similarity (0 below 0.7)."""
-    lower, words = text_words
-    if target in lower:
-        return 1.0
-    best = process.extractOne(target, words, scorer=fuzz.ratio, score_cutoff=70.0)
-    return best[1] / 100.0 if best else 0.0
-
-
-_EMPTY: ChunkWords = ("", [])
 
 
 def _texts(conn: Connection, ids: Sequence[int]) -> dict[int, str]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from memctl.search.candidates.lexical import Filters, LexicalPlan, ranked_bm25
+from memctl.index.sqlite.lexical import ranked_bm25
+from memctl.lexical.plan import Filters, LexicalPlan
 
 
 def window_candidates(

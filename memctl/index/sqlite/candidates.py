@@ -12,20 +12,20 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from memctl.search.candidates import lexical as cand
-from memctl.search.candidates import substring_list, vectors
-from memctl.search.candidates.lexical import Candidates, Filters
-from memctl.search.candidates.window_list import window_candidates
-from memctl.search.kept import IndexMemory
-from memctl.search.options import MODE_LISTS
-from memctl.search.query import vocab
-from memctl.search.query.parse import Query
+from memctl.index.sqlite import lexical as cand
+from memctl.index.sqlite import substring_list, vectors
+from memctl.index.sqlite.lexical import SqliteWordCounts
+from memctl.index.sqlite.window_list import window_candidates
+from memctl.lexical import vocab
+from memctl.lexical.parse import Query
+from memctl.lexical.plan import TYPO_MIN_RATIO, Candidates, Filters, LexicalPlan
 from memctl.sqlite import connect
 from memctl.vault import Vault
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from memctl.index.protocol import KeptReads
     from memctl.index.store import Store
     from memctl.index.usage import ChunkRecord
     from memctl.sqlite import Connection
@@ -64,7 +64,7 @@ class SqliteCandidates:
     the Searcher before each search)."""
 
     def __init__(
-        self, store: Store, vault: Vault, kept: IndexMemory, embed: Callable[[str], Any]
+        self, store: Store, vault: Vault, kept: KeptReads, embed: Callable[[str], Any]
     ) -> None:
         self.store = store
         self.conn: Connection = store.conn
@@ -85,12 +85,34 @@ class SqliteCandidates:
         """SQLite counts its own rows where the reranker weighs words (None)."""
         return None
 
+    # Kept reads are checked against data_version; snippets read only what they need.
+    keeps_reads = True
+    reads_ahead = False
+
+    def data_version(self) -> tuple[int, int] | None:
+        """SQLite's data_version of index.db and state.db: each moves when another
+        connection commits to that file."""
+        conn = self.conn
+        return (
+            int(conn.execute("PRAGMA main.data_version").fetchone()[0]),
+            int(conn.execute("PRAGMA state.data_version").fetchone()[0]),
+        )
+
+    def word_counts(self) -> SqliteWordCounts:
+        return SqliteWordCounts(self.conn, self._kept.counts)
+
     def records(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         """The candidates' chunk records (kept between searches of an unchanged index)."""
         return self._kept.chunk_records(ids, self.store.chunks_by_ids)
 
     def vector_first(
-        self, query: str, parsed: Query, mode: str, filters: Filters, vector: Any, limit: int
+        self,
+        query: str,
+        parsed: Query,
+        reads: tuple[str, ...],
+        filters: Filters,
+        vector: Any,
+        limit: int,
     ) -> contextlib.AbstractContextManager[vectors.Ahead | None]:
         """The vector product started before anything else a search does (the index's
         freshness and counts, the lexical plan: ~0.25 ms of the searching thread at 10k),
@@ -98,7 +120,7 @@ class SqliteCandidates:
         with the caller's block. A list found unwanted after all (the index holds another
         model's vectors, or none) is dropped unread."""
         if (
-            "vector" not in MODE_LISTS[mode]
+            "vector" not in reads
             or parsed.is_empty()
             or self.fresh
             or not self.matrix
@@ -121,7 +143,8 @@ class SqliteCandidates:
         first: vectors.Ahead | None = None,
     ) -> Candidates:
         """Each wanted list's candidates (chunk id -> raw score), and the lexical plan
-        (`first`: the vector list already under way, `vector_first`)."""
+        (`first`: the vector list already under way, `vector_first`; `reads`: the lists the
+        search's mode reads)."""
         conn = self.conn
         plan = cand.plan_lexical(
             conn,
@@ -187,7 +210,7 @@ class SqliteCandidates:
         return vectors.Ahead(_background(), matrix, qvec, limit)
 
     def _windows_beside(
-        self, plan: cand.LexicalPlan, filters: Filters, limit: int
+        self, plan: LexicalPlan, filters: Filters, limit: int
     ) -> Future[dict[int, float]] | None:
         """The window list ranked on the second connection, for a Searcher kept across
         searches (not one that re-checks freshness: it answers on one connection)."""
@@ -224,7 +247,7 @@ class SqliteCandidates:
         return {i: wide[i] for i in kept}
 
     def _correct(self, word: str) -> str | None:
-        return self._vocabulary().closest(vocab.fold(word), cand.TYPO_MIN_RATIO)
+        return self._vocabulary().closest(vocab.fold(word), TYPO_MIN_RATIO)
 
     def _prefix_terms(self, stem: str) -> list[str]:
         return self._vocabulary().with_prefix(vocab.fold(stem))

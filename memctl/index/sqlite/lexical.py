@@ -1,6 +1,6 @@
-"""The lexical plan and filters every list shares, and the words (BM25) and vector lists,
-read from the index with its own SQL (schema: docs/internals.md). The trigram list is in
-substring_list.py, the window words list in window_list.py.
+"""The SQLite index's words (BM25) and vector lists, and the counts its lexical plan is
+made from (memctl.lexical.plan), read with its own SQL (schema: docs/internals.md). The
+trigram list is in substring_list.py, the window words list in window_list.py.
 
 Each function returns {chunk id: raw score}, higher is better, at most `limit` entries.
 Costs follow ../shared/notes/sqlite-search-costs.md: BM25 OR-queries drop terms found in
@@ -11,14 +11,21 @@ ranked OR of trigrams; trigram matching is an unranked substring lookup scored i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
-from memctl.search.query.parse import Query, Term, fts_expression, quote
+from memctl.lexical.parse import HEBREW_PREFIXES, Query, quote
+from memctl.lexical.plan import (
+    COMMON_MIN_ROWS,
+    TYPO_MIN_RATIO,
+    Filters,
+    LexicalPlan,
+    build_plan,
+)
 from memctl.sqlite import select_in
 
 if TYPE_CHECKING:
@@ -28,88 +35,6 @@ if TYPE_CHECKING:
 # the index layer defines it.
 VOCAB_TABLE = "temp.memctl_search_vocab"
 _VOCAB = VOCAB_TABLE
-TYPO_MIN_LENGTH = 4
-# Posting lists this short cost little even in an OR query, so pruning starts above it:
-# small vaults keep every word (measured on LoCoMo: pruning there cost 0.014 recall@5).
-COMMON_MIN_ROWS = 2000
-TYPO_MIN_RATIO = 80.0
-
-
-@dataclass
-class Candidates:
-    """A search's candidate lists (name -> chunk id -> raw score) and the lexical plan
-    they were read with, from either backend's CandidateSource."""
-
-    plan: LexicalPlan
-    lists: dict[str, dict[int, float]]
-    started: float  # perf_counter when the lists' queries began (timings["search_ms"])
-    vector: Any = None  # the query's vector, when the vector list was searched
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Restrict a search to a tier, a source, or a date range (inclusive).
-
-    `scope` names the vaults a shared index searches: () is the searching vault's own,
-    ("*",) the whole team's. A SQLite index holds one vault only.
-    """
-
-    tier: str | None = None
-    source: str | None = None
-    since: date | None = None
-    until: date | None = None
-    path: str | None = None  # a vault-relative path prefix, e.g. "memory/archive/2025-"
-    scope: tuple[str, ...] = ()
-
-    def sql(self, alias: str = "c") -> tuple[str, list[Any]]:
-        """An SQL condition on `chunks AS alias` ('1' when nothing is filtered)."""
-        parts: list[str] = []
-        params: list[Any] = []
-        if self.tier:
-            parts.append(f"{alias}.tier = ?")
-            params.append(self.tier)
-        if self.source:
-            parts.append(f"{alias}.source = ?")
-            params.append(self.source)
-        if self.since:
-            parts.append(f"{alias}.date >= ?")
-            params.append(self.since.isoformat())
-        if self.until:
-            parts.append(f"{alias}.date <= ?")
-            params.append(self.until.isoformat())
-        if self.path:
-            # substr, not LIKE: `_` and `%` are ordinary characters in a path.
-            parts.append(f"substr({alias}.path, 1, ?) = ?")
-            params.extend([len(self.path), self.path])
-        return (" AND ".join(parts) or "1"), params
-
-    def active(self) -> bool:
-        return any((self.tier, self.source, self.since, self.until, self.path))
-
-
-@dataclass
-class LexicalPlan:
-    """What the words list will ask FTS5, and why (shown by --explain)."""
-
-    forms: list[str] = field(default_factory=list)
-    prefixes: list[str] = field(default_factory=list)
-    phrases: list[str] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)  # too common to be worth their cost
-    corrections: dict[str, str] = field(default_factory=dict)  # typo → vocabulary word
-    all_common: bool = False  # every word is common: rank only the newest matches
-    # Rows holding each form looked at, counted up to `cap` (the relevance floor's IDF).
-    doc_freqs: dict[str, int] = field(default_factory=dict)
-    cap: int = 0
-
-    def term_forms(self, term: Term) -> list[str]:
-        """The forms a query word may take in the index: its own and its typo correction."""
-        fixed = self.corrections.get(term.text)
-        return [*term.forms(), *([fixed] if fixed else [])]
-
-    def expression(self) -> str:
-        parts = [fts_expression(self.forms, self.prefixes)]
-        parts += [quote(p) for p in self.phrases]
-        return " OR ".join(p for p in parts if p)
 
 
 @dataclass
@@ -245,60 +170,6 @@ def plan_lexical(
     )
 
 
-def build_plan(
-    query: Query,
-    limit: int,
-    *,
-    df: Callable[[list[str]], dict[str, int]],
-    stem_df: Callable[[str], int],
-    correct: Callable[[str], str | None],
-    exact_df: Callable[[list[str]], dict[str, int]],
-) -> LexicalPlan:
-    """The lexical plan from document counts, whichever index counted them (pure policy).
-
-    `df` counts rows per word up to `limit` + 1, `stem_df` rows matching a prefix,
-    `exact_df` uncapped counts (asked only when every word is common).
-    """
-    plan = LexicalPlan()
-    terms = query.content_terms
-    forms = [f for t in terms for f in t.forms()]
-    freqs = df(forms) if forms else {}
-    kept: list[tuple[int, str]] = []
-    for term in terms:
-        known = [f for f in term.forms() if freqs.get(f, 0) > 0]
-        stem_count = stem_df(term.stem) if term.stem else 0
-        if (
-            not known
-            and not stem_count
-            and len(term.text) >= TYPO_MIN_LENGTH
-            and not term.text.isdigit()
-        ):
-            fixed = correct(term.text)
-            if fixed:
-                plan.corrections[term.text] = fixed
-                known = [fixed]
-                freqs[fixed] = df([fixed])[fixed]
-        for form in known:
-            kept.append((freqs[form], form))
-        if term.stem and 0 < stem_count <= limit:
-            plan.prefixes.append(term.stem)
-    common = [form for count, form in kept if count > limit]
-    rare = [form for count, form in kept if count <= limit]
-    if not rare and not plan.prefixes and kept:
-        # Every word is common: keep the rarest one rather than answer nothing. Only
-        # here are exact counts worth a walk of those posting lists.
-        exact = exact_df([form for _, form in kept])
-        rarest = min((exact[form], form) for _, form in kept)[1]
-        rare, common = [rarest], [f for f in common if f != rarest]
-        plan.all_common = True
-    plan.forms = rare
-    plan.dropped = common
-    plan.doc_freqs = freqs
-    plan.cap = limit
-    plan.phrases = [i for i in query.identifiers]
-    return plan
-
-
 def fts_candidates(
     conn: Connection, plan: LexicalPlan, filters: Filters, limit: int
 ) -> dict[int, float]:
@@ -405,3 +276,40 @@ def filtered(conn: Connection, ids: Sequence[int], filters: Filters) -> list[int
     sql = "SELECT c.id FROM chunks AS c WHERE c.id IN ({marks}) AND " + where
     keep = {int(r) for (r,) in select_in(conn, sql, ids, params)}
     return [i for i in ids if i in keep]
+
+
+def prefixed_rows(conn: Connection, word: str, limit: int = 200) -> int:
+    """Rows (of the first `limit` holding `word` as a substring) that hold it as a word of
+    its own, or behind one or two Hebrew prefix letters (בקוברנטיס holds קוברנטיס); a
+    substring inside a longer word (מתי in אמתי, שנה in משנה) does not count."""
+    if len(word) < 3:  # the trigram index finds nothing shorter
+        return 0
+    pattern = re.compile(
+        rf"(?<!\w)[{HEBREW_PREFIXES}]{{0,2}}{re.escape(word)}(?!\w)", re.IGNORECASE
+    )
+    rows = conn.execute(
+        "SELECT c.text FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
+        "WHERE chunks_trigram MATCH ? LIMIT ?",
+        (quote(word), limit),
+    )
+    return sum(1 for (text,) in rows if pattern.search(text))
+
+
+class SqliteWordCounts:
+    """The SQLite index's word counts (a WordCounts: memctl.index.protocol), read from its
+    own FTS5 tables, the counts kept across searches of an unchanged index."""
+
+    exact = True
+
+    def __init__(self, conn: Connection, counts: KeptCounts | None = None) -> None:
+        self.conn = conn
+        self.counts = counts
+
+    def rows(self, plan: LexicalPlan, rows: int | None = None) -> int:
+        return max(row_count(self.conn, self.counts), 1)
+
+    def doc_freqs(self, words: list[str], cap: int | None = None) -> dict[str, int]:
+        return doc_freqs(self.conn, words, cap=cap, counts=self.counts)
+
+    def prefixed_rows(self, word: str) -> int:
+        return prefixed_rows(self.conn, word)

@@ -1,1 +1,0 @@
-"""The candidate lists: words (BM25), substrings, windows, vectors; SQLite's own reads."""
