@@ -44,7 +44,9 @@ def test_the_set_builds_with_its_invariants(tmp_path: Path, today: dt.date) -> N
     assert len(re.findall(r"^## \d{4}-\d\d-\d\d — ", decisions, re.M)) >= 12
     # Some archive notes are dated only in a heading (no front matter, no date in the title).
     heading_only = [
-        f for f in files if f.startswith("memory/archive/")
+        f
+        for f in files
+        if f.startswith("memory/archive/")
         and re.search(r"^## \d{4}-\d\d-\d\d$", (vault / f).read_text(encoding="utf-8"), re.M)
     ]
     assert len(heading_only) >= 5
@@ -78,8 +80,12 @@ def test_relative_dates_follow_today(tmp_path: Path) -> None:
     today = dt.date(2026, 11, 30)
     records = vs.build(tmp_path, today).queries
     yesterday = f"memory/daily/{today - dt.timedelta(days=1)}.md"
-    asked = [r for r in records if r["kind"] == "temporal" and re.search(
-        r"(?<!before )yesterday|אתמול|\bвчера", r["question"])]
+    asked = [
+        r
+        for r in records
+        if r["kind"] == "temporal"
+        and re.search(r"(?<!before )yesterday|אתמול|\bвчера", r["question"])
+    ]
     assert len(asked) == 3  # one per language
     assert all(r["gold"][0][0] == yesterday for r in asked)
     a_date = next(r for r in records if "on 9 November?" in r["question"])
@@ -95,7 +101,12 @@ def test_the_words_check_sees_inflections_and_prefixes() -> None:
 
 def test_a_broken_set_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bad = [
-        vq.ask("paraphrase", "en", "Which wild animal broke in?", ("d17", "a wild boar broke the fence")),
+        vq.ask(
+            "paraphrase",
+            "en",
+            "Which wild animal broke in?",
+            ("d17", "a wild boar broke the fence"),
+        ),
         vq.ask("keyword", "en", "no such line", ("d17", "a line nobody wrote")),
         vq.ask("crosslingual", "en", "the same language", ("d5", "birds are eating the Muscat")),
     ]
@@ -112,10 +123,15 @@ def test_a_slice_scores_through_memctl(tmp_path: Path) -> None:
     """Index the vault with the real CLI and score one slice: exact identifiers come back
     first, an unanswerable question is counted, both splits and every figure are there."""
     built = vs.build(tmp_path)
-    picked = [r for r in built.queries if r["qid"] in {
-        "ident-03", "ident-06", "ident-09", "ident-16", "ident-18", "absta-01", "fresh-01"}]
+    picked = [
+        r
+        for r in built.queries
+        if r["qid"]
+        in {"ident-03", "ident-06", "ident-09", "ident-16", "ident-18", "absta-01", "fresh-01"}
+    ]
     (tmp_path / "queries.jsonl").write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in picked), encoding="utf-8")
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in picked), encoding="utf-8"
+    )
     # A small vault (the slice's gold files and a few days of others) keeps the index quick.
     keep = {path for r in picked for path, _ in r.get("gold", [])}
     dailies = sorted((built.vault / "memory" / "daily").glob("*.md"))
