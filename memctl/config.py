@@ -97,6 +97,7 @@ class SearchSettings:
     )
     rerank: bool = True  # the learned second stage over the best fused candidates
     dates: bool = True  # read the dates a query says: boost notes dated then (rank/dated.py)
+    units: bool = True  # score a chunk by its best fact's vector too (rank/meaning.py)
 
 
 @dataclass(frozen=True)

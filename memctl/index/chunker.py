@@ -119,6 +119,12 @@ def _blocks(lines: list[str], start: int) -> list[_Block]:
     return blocks
 
 
+def block_spans(lines: list[str]) -> list[tuple[int, int, str]]:
+    """The blocks of `lines` as (first line, last line, kind), 0-based: what the chunker
+    merges, read again by memctl.index.units to cut a chunk into its facts."""
+    return [(b.start, b.end, b.kind) for b in _blocks(lines, 0)]
+
+
 def _item_end(lines: list[str], start: int, indent: int) -> int:
     """Last line of a list item: lines indented deeper (even after a blank) or lazy continuations."""
     end, j, n = start, start + 1, len(lines)

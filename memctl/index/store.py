@@ -309,6 +309,35 @@ class Store:
             )
         return filled
 
+    def cached_vectors(self, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        """hash -> the cached vector of that text under the index's model: the units'
+        vectors (memctl.index.units) live only there."""
+        import numpy as np
+
+        model, dim_bytes = self.model_id, self.dim * 4
+        found: dict[str, np.ndarray] = {}
+        for part in iter_batches(sorted(set(hashes))):
+            marks = ",".join("?" * len(part))
+            for digest, blob in self.conn.execute(
+                f"SELECT hash, vector FROM state.embed_cache WHERE model = ? AND hash IN ({marks})",
+                (model, *part),
+            ):
+                if len(blob) == dim_bytes:
+                    found[digest] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def chunk_texts_after(self, last_id: int, limit: int) -> list[tuple[int, str]]:
+        return self.conn.execute(
+            "SELECT id, text FROM chunks WHERE id > ? ORDER BY id LIMIT ?", (last_id, limit)
+        ).fetchall()
+
+    def units_embedded(self) -> str | None:
+        return self.meta("unit_vectors")
+
+    def set_units_embedded(self, version: str) -> None:
+        with self.transaction():
+            self._set_meta("unit_vectors", version)
+
     # -- reading and usage (search, lifecycle, agent) -------------------------------------
 
     def chunks_by_ids(self, ids: Sequence[int]) -> list[ChunkRecord]:

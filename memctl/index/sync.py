@@ -334,8 +334,13 @@ def _embed_pending(
 ) -> None:
     """Embed what is pending. `private`: a rebuild file nobody else sees needs no lock."""
     from memctl.index.embed.registry import canonical
+    from memctl.index.unit_embed import UNITS_VERSION, backfill_units, embed_units
 
-    if store.pending_count() == 0 and store.model_id == canonical(vault.settings.embed.model):
+    if (
+        store.pending_count() == 0
+        and store.model_id == canonical(vault.settings.embed.model)
+        and store.units_embedded() == UNITS_VERSION
+    ):
         return
     from memctl.index.embed import get_embedder
 
@@ -356,6 +361,8 @@ def _embed_pending(
         while not (stop and stop()) and (rows := store.pending_after(last_id, batch_size)):
             last_id = rows[-1][0]
             ids = [row[0] for row in rows]
+            # Every pending chunk's text, cached vector or not: its units may be new.
+            chunk_texts = dict(store.still_pending(ids))
             with store.transaction():
                 report.cache_hits += store.fill_pending_from_cache(ids)
             texts = dict(store.still_pending(ids))  # hash -> text: equal texts embed once
@@ -364,6 +371,9 @@ def _embed_pending(
                 with store.transaction():
                     store.cache_vectors(embedder.model_id, zip(texts, vectors, strict=True))
                     report.embedded += store.fill_pending_from_cache(ids)
+            embed_units(store, embedder, chunk_texts.values(), batch_size, stop)
             done += len(rows)
             if progress:
                 progress("embedding", min(done, total), max(total, done))
+        if not (stop and stop()):
+            backfill_units(store, embedder, batch_size, stop)

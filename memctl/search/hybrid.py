@@ -29,7 +29,7 @@ from memctl.search.present import results as present
 from memctl.search.query.dates import read_dates
 from memctl.search.query.embedding import QueryVectors
 from memctl.search.rank import dated as dated_stage
-from memctl.search.rank import ranking
+from memctl.search.rank import meaning, ranking
 from memctl.search.rank.scoring import Policy, fuse, weights_for
 from memctl.search.rerank import stage, windows
 from memctl.search.results import SearchResponse, SearchResult
@@ -191,6 +191,8 @@ class Searcher:
             )
             if ranged is not None:
                 found.lists = dated_stage.merged(found.lists, ranged)
+        if self.settings.units and found.vector is not None and found.lists.get("vector"):
+            found.lists["vector"] = self._by_fact(found.lists["vector"], found.vector, filters)
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in found.lists))
         rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
@@ -339,6 +341,20 @@ class Searcher:
             self.settings.common_term_fraction,
         )
         return found.lists if any(found.lists.values()) else None
+
+    def _by_fact(self, scores: dict[int, float], qvec: Any, filters: Filters) -> dict[int, float]:
+        """The vector list with each chunk scored by its best fact (rank/meaning.py); read
+        wider first where the vault holds facts and a wider read is cheap."""
+        texts = {cid: r.text for cid, r in self.candidates.records(list(scores)).items()}
+        if not meaning.has_units(texts):
+            return scores
+        limit = len(scores)
+        if not filters.active() and self.store.chunk_count() <= meaning.POOL_MAX_CHUNKS:
+            wider = self.store.nearest(qvec, max(meaning.POOL, limit))
+            scores = {**wider, **scores}
+            texts |= {c: r.text for c, r in self.candidates.records(list(wider)).items()}
+        lifted = meaning.lift(scores, texts, qvec, self.store.cached_vectors)
+        return dict(list(lifted.items())[:limit])
 
     def _diversified(self, run: SearchRun, scores: dict[int, float]) -> list[int]:
         """The best k that do not repeat each other (rank/ranking.diversify)."""

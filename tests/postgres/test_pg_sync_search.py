@@ -484,3 +484,22 @@ def test_a_kept_searcher_answers_as_a_fresh_one_after_another_writers_rewrite(
     with Searcher(vault, fresh=False) as fresh:
         assert fresh.search(query, log=False, now=NOW, explain=True).to_dict() == after
     assert after != before
+
+
+def test_units_vectors_of_a_shared_server_vault_come_from_its_local_cache(
+    tmp_path: Path, pg_url: str, indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Meaning per fact on PostgreSQL: the units' vectors live in the vault's local
+    embedding cache, as on SQLite, and the first embedding pass marks the vault done."""
+    from memctl.index.unit_embed import UNITS_VERSION
+    from memctl.index.units import units_of
+
+    vault = fixture_on_pg(tmp_path, "units", pg_url, monkeypatch)
+    shutil.copy(indexed_fixture.state_dir / "state.db", vault.state_dir / "state.db")
+    sync(vault, embed=True, now=NOW)
+    with open_store(vault) as store:
+        assert store.units_embedded() == UNITS_VERSION
+        texts = [text for _, text in store.chunk_texts_after(0, 10_000)]
+        hashes = {u.hash for text in texts for u in units_of(text)}
+        assert len(hashes) >= 20  # the fixture's notes hold lists and sentence lines
+        assert set(store.cached_vectors(sorted(hashes))) == hashes

@@ -200,6 +200,14 @@ class PgStore(PgWrites, PgReads):
         row = self.conn.execute("SELECT value FROM memctl_meta WHERE key = %s", (key,)).fetchone()
         return row[0] if row else None
 
+    def units_embedded(self) -> str | None:
+        # Per vault: a team's server holds vaults embedded by different memctl versions.
+        return self.meta(f"unit_vectors:{self.vault_name}")
+
+    def set_units_embedded(self, version: str) -> None:
+        with self.transaction():
+            self._set_meta(f"unit_vectors:{self.vault_name}", version)
+
     def _set_meta(self, key: str, value: str) -> None:
         self.conn.execute(
             "INSERT INTO memctl_meta(key, value) VALUES (%s, %s) "

@@ -268,6 +268,17 @@ class PgWrites:
                     found[digest] = np.frombuffer(blob, dtype=np.float32)
         return found
 
+    def cached_vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
+        """hash -> the cached vector of that text: the units' vectors (memctl.index.units)
+        live only in this vault's local cache, as its chunks' do before they are stored."""
+        return self._cached_vectors(hashes)
+
+    def chunk_texts_after(self, last_id: int, limit: int) -> list[tuple[int, str]]:
+        return self.conn.execute(
+            "SELECT id, text FROM chunks WHERE vault = %s AND id > %s ORDER BY id LIMIT %s",
+            (self.vault_name, last_id, limit),
+        ).fetchall()
+
     def _fill_from_cache(self, rows: Sequence[tuple[int, str]]) -> int:
         """Give these chunks the cached vector of their text under the current model."""
         found = self._cached_vectors([h for _, h in rows])

@@ -1,0 +1,50 @@
+"""Meaning per fact: a candidate's vector score lifted to its best unit's.
+
+A chunk of several facts (a day's `- HH:MM` bullets, an archive note's list, a decision's
+sentence lines) has one vector, their average, and loses to any chunk naming the asked-for
+person. Each fact's own vector (memctl.index.units, cached beside the chunks') is compared
+with the query too, and the chunk scores the better of the two: it is found by the fact
+and shown whole. The vector list is read again wider first in a small index (the whole
+vault's nearest chunks by their own vectors can miss the one whose fact answers), so a
+fact can bring in a chunk the list had left out.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from memctl.index.units import Unit, units_of
+
+POOL = 100  # chunks whose units are compared, in an index small enough to widen cheaply
+POOL_MAX_CHUNKS = 20_000  # beyond this the wider read is a second scan: the list as it is
+
+
+@functools.lru_cache(maxsize=8192)
+def _units(text: str) -> tuple[Unit, ...]:
+    return tuple(units_of(text))
+
+
+def has_units(texts: Mapping[int, str]) -> bool:
+    return any(_units(text) for text in texts.values())
+
+
+def lift(
+    scores: Mapping[int, float],
+    texts: Mapping[int, str],
+    query: Any,
+    vectors_of: Callable[[Sequence[str]], Mapping[str, np.ndarray]],
+) -> dict[int, float]:
+    """`scores` (chunk id -> cosine) with each chunk's cosine raised to its best unit's,
+    best first; a chunk whose units are not embedded yet keeps its own."""
+    hashes = {cid: [u.hash for u in _units(texts[cid])] for cid in scores if cid in texts}
+    found = vectors_of([h for part in hashes.values() for h in part])
+    qvec = np.asarray(query, dtype=np.float32)
+    lifted: dict[int, float] = {}
+    for cid, cosine in scores.items():
+        best = [float(found[h] @ qvec) for h in hashes.get(cid, ()) if h in found]
+        lifted[cid] = max([cosine, *best])
+    return dict(sorted(lifted.items(), key=lambda item: -item[1]))

@@ -1,0 +1,93 @@
+"""Meaning per fact (issue 31 item 1): a question about one bullet of a busy day finds
+that day's note by the bullet's own vector, in English, Hebrew and Russian."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
+
+from memctl.index.backend import open_store
+from memctl.index.sync import sync
+from memctl.index.unit_embed import UNITS_VERSION
+from memctl.index.units import units_of
+from memctl.memory import add_note, init_vault
+from memctl.search.hybrid import Searcher, SearchResponse
+from memctl.search.trace import SearchTrace
+from memctl.vault import Vault
+
+DAY = date(2026, 11, 20)
+# One day of unrelated bullets, as `memctl add` writes them, in the three languages.
+BULLETS = (
+    "Omer finished the label proofs for the rosé, printing on Monday",
+    "the forklift battery died again; Dana ordered a replacement from the dealer",
+    "ליאת: קבוצה של 22 אורחים מרעננה מגיעה ביום שלישי לטעימה",
+    "Ирина: у членов клуба из Ашдода не дошли письма о продлении",
+    "the Haifa courier was two hours late with the Jerusalem boxes",
+    "Dana moved the team lunch to Thursday at the vineyard",
+    "backup of the shop database to the NAS finished, 212 GB",
+    "Boris put the festival ticket page with a seat counter on staging",
+)
+# A paraphrase of one bullet per language, sharing no content word with it.
+QUESTIONS = {
+    "en": ("size of last night's copy of the online store records", BULLETS[6]),
+    "he": ("כמה מבקרים יגיעו מהעיר רעננה", BULLETS[2]),
+    "ru": ("какие рассылки не получили участники из Ашдода", BULLETS[3]),
+}
+
+
+@pytest.fixture(scope="module")
+def busy_day(tmp_path_factory: pytest.TempPathFactory) -> Vault:
+    root: Path = tmp_path_factory.mktemp("busy-day")
+    init_vault(root)
+    vault = Vault(root)
+    for minute, bullet in enumerate(BULLETS):
+        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
+    # Other notes naming the same people, so a name alone is no answer.
+    decisions = vault.root / "memory" / "decisions.md"
+    decisions.write_text(
+        decisions.read_text(encoding="utf-8")
+        + "\n## 2026-10-02 — Dana runs the warehouse budget\n"
+        + "Dana signs every warehouse order above 2,000 ILS.\n",
+        encoding="utf-8",
+    )
+    sync(vault, embed=True)
+    return vault
+
+
+def test_the_day_is_one_chunk_of_many_units(busy_day: Vault) -> None:
+    text = (busy_day.root / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
+    assert len(units_of(text)) >= len(BULLETS)
+    with open_store(busy_day) as store:
+        assert store.units_embedded() == UNITS_VERSION
+        hashes = [u.hash for u in units_of(text)]
+        assert set(store.cached_vectors(hashes)) == set(hashes)
+
+
+def vector_scores(searcher: Searcher, question: str, path: str) -> tuple[float, SearchResponse]:
+    """The vector list's score of `path`'s chunk (what fusion reads), and the answer."""
+    trace = SearchTrace()
+    found = searcher.search(question, k=5, log=False, use_floor=False, mode="vector", trace=trace)
+    [score] = [v for cid, v in trace.lists["vector"].items() if trace.records[cid].path == path]
+    return score, found
+
+
+@pytest.mark.parametrize("language", sorted(QUESTIONS))
+def test_a_paraphrase_of_one_bullet_finds_its_day_by_the_bullets_vector(
+    busy_day: Vault, language: str
+) -> None:
+    question, bullet = QUESTIONS[language]
+    day = f"memory/daily/{DAY}.md"
+    with Searcher(busy_day) as searcher:
+        by_fact, found = vector_scores(searcher, question, day)
+        searcher.settings = dataclasses.replace(searcher.settings, units=False)
+        by_chunk, _ = vector_scores(searcher, question, day)
+        searcher.settings = dataclasses.replace(searcher.settings, units=True)
+        hybrid = searcher.search(question, k=5, log=False)
+    # The bullet's own vector is nearer than the day's average of eight facts.
+    assert by_fact > by_chunk
+    assert found.results[0].path == day
+    assert hybrid.results and hybrid.results[0].path == day
+    assert bullet.split()[-1] in hybrid.results[0].snippet
