@@ -191,8 +191,11 @@ class Searcher:
             )
             if ranged is not None:
                 found.lists = dated_stage.merged(found.lists, ranged)
+        # The chunks' own cosines stay the floor's: its bars were fitted on them, and a
+        # best-of-several-facts cosine sits higher for any question, foreign ones too.
+        own: dict[int, float] | None = None
         if self.settings.units and found.vector is not None and found.lists.get("vector"):
-            found.lists["vector"] = self._by_fact(found.lists["vector"], found.vector, filters)
+            found.lists["vector"], own = self._by_fact(found.lists["vector"], found.vector, filters)
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in found.lists))
         rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
@@ -212,7 +215,7 @@ class Searcher:
         # A query that says only a date asks for everything dated then: no floor.
         confined = run.dated is not None and run.dated.carried
         verdict = self._judged(
-            run, chosen, min_score, use_floor and not confined, budget, filters.active()
+            run, chosen, min_score, use_floor and not confined, budget, filters.active(), own
         )
         if trace is not None:
             trace.query, trace.plan, trace.words, trace.snippets = (
@@ -342,19 +345,23 @@ class Searcher:
         )
         return found.lists if any(found.lists.values()) else None
 
-    def _by_fact(self, scores: dict[int, float], qvec: Any, filters: Filters) -> dict[int, float]:
-        """The vector list with each chunk scored by its best fact (rank/meaning.py); read
-        wider first where the vault holds facts and a wider read is cheap."""
+    def _by_fact(
+        self, scores: dict[int, float], qvec: Any, filters: Filters
+    ) -> tuple[dict[int, float], dict[int, float] | None]:
+        """The vector list with each chunk scored by its best fact (rank/meaning.py), read
+        wider first where the vault holds facts and a wider read is cheap; and the listed
+        chunks' own cosines (None: no fact changed anything)."""
         texts = {cid: r.text for cid, r in self.candidates.records(list(scores)).items()}
         if not meaning.has_units(texts):
-            return scores
+            return scores, None
         limit = len(scores)
         if not filters.active() and self.store.chunk_count() <= meaning.POOL_MAX_CHUNKS:
             wider = self.store.nearest(qvec, max(meaning.POOL, limit))
             scores = {**wider, **scores}
             texts |= {c: r.text for c, r in self.candidates.records(list(wider)).items()}
-        lifted = meaning.lift(scores, texts, qvec, self.store.cached_vectors)
-        return dict(list(lifted.items())[:limit])
+        ranked = meaning.lift(scores, texts, qvec, self.store.cached_vectors)
+        lifted = dict(list(ranked.items())[:limit])
+        return lifted, {cid: scores[cid] for cid in lifted}
 
     def _diversified(self, run: SearchRun, scores: dict[int, float]) -> list[int]:
         """The best k that do not repeat each other (rank/ranking.diversify)."""
@@ -380,9 +387,11 @@ class Searcher:
         use_floor: bool,
         budget: int | None,
         filtered: bool = False,
+        cosines: dict[int, float] | None = None,
     ) -> Verdict:
         """The relevance floor over the chosen (floor/evidence.judge_results; `filtered`:
-        a filter narrowed the lists)."""
+        a filter narrowed the lists; `cosines`: the chunks' own, where facts lifted the
+        vector list)."""
         snippet = run.snippets
         return judge_results(
             run.words,
@@ -403,6 +412,7 @@ class Searcher:
             sentences_of=self._kept.sentences,
             whole=not filtered,
             credit=dated_stage.credit(run.dated, run.records, chosen) if run.dated else None,
+            cosines=cosines,
         )
 
     def _results(

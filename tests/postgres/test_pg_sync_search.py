@@ -501,5 +501,5 @@ def test_units_vectors_of_a_shared_server_vault_come_from_its_local_cache(
         assert store.units_embedded() == UNITS_VERSION
         texts = [text for _, text in store.chunk_texts_after(0, 10_000)]
         hashes = {u.hash for text in texts for u in units_of(text)}
-        assert len(hashes) >= 20  # the fixture's notes hold lists and sentence lines
+        assert len(hashes) >= 15  # the fixture's notes hold lists and sentence lines
         assert set(store.cached_vectors(sorted(hashes))) == hashes

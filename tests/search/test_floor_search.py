@@ -62,12 +62,13 @@ def lost_to_the_floor(vault: Vault) -> list[str]:
 
 def test_own_questions_keep_their_gold_above_the_floor(minilm_fixture: Vault) -> None:
     lost = lost_to_the_floor(minilm_fixture)
-    # One known loss: the cross-lingual "x-ru-en-2", which an English-only model finds
-    # only by accident. "certficate renewal" and "who won the picture competition" (a
-    # paraphrase whose words are missing from the vault), lost before meaning per fact,
-    # now pass on their facts' own cosines (rank/meaning.py). Every other query keeps
-    # what it found without the floor.
-    assert lost == ["x-ru-en-2"]
+    # Two known losses of the MiniLM calibration (docs/search.md, "Relevance floor"):
+    # "certficate renewal" (a typo plus "renewal" against "Renewed") and "who won the
+    # picture competition" (a paraphrase: its words are missing from the vault and
+    # MiniLM's cosine, 0.37, is under the calibrated 0.40), and the cross-lingual
+    # "x-ru-en-2", which an English-only model finds only by accident. Every other query
+    # keeps what it found without the floor.
+    assert lost == ["typo-3", "para-3", "x-ru-en-2"]
 
 
 @pytest.mark.parametrize("query", FOREIGN)

@@ -283,6 +283,7 @@ def judge_results(
     sentences_of: Callable[[str], Sentences] | None = None,
     whole: bool = True,
     credit: Mapping[int, float] | None = None,
+    cosines: Mapping[int, float] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
@@ -294,12 +295,15 @@ def judge_results(
     answers outside its words (rank/dated.py: it is dated inside the range the query says,
     whose words left the query), closing that share of its evidence's gap to 1; such a
     result is held to the floor alone, as the best one is (it answers a part of the
-    question no other result does).
+    question no other result does); `cosines`: the vector candidates' own cosines when
+    the vector list holds others (rank/meaning.py's best facts).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(words, query, plan)
     missing = fl.missing_share(terms, present)
-    cosines = lists.get("vector", {}) if trusted else {}
+    if cosines is None:
+        cosines = lists.get("vector", {})
+    cosines = cosines if trusted else {}
     signals = fl.QuerySignals(
         missing,
         max(cosines.values(), default=None),

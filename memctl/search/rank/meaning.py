@@ -20,7 +20,12 @@ import numpy as np
 from memctl.index.units import Unit, units_of
 
 POOL = 100  # chunks whose units are compared, in an index small enough to widen cheaply
-POOL_MAX_CHUNKS = 20_000  # beyond this the wider read is a second scan: the list as it is
+POOL_MAX_CHUNKS = 20_000
+# A one-line fact meets a question in its own language a little nearer than a longer text
+# of the same meaning does (e5's short texts): a Hebrew bullet of a mixed daily note
+# outranked the English decision a Hebrew question was about by 0.018 (the fixture's
+# x-he-en-1). A fact's cosine counts this much less than the chunk's.
+SHORT_TEXT_BIAS = 0.015  # beyond this the wider read is a second scan: the list as it is
 
 
 @functools.lru_cache(maxsize=8192)
@@ -38,13 +43,16 @@ def lift(
     query: Any,
     vectors_of: Callable[[Sequence[str]], Mapping[str, np.ndarray]],
 ) -> dict[int, float]:
-    """`scores` (chunk id -> cosine) with each chunk's cosine raised to its best unit's,
-    best first; a chunk whose units are not embedded yet keeps its own."""
+    """`scores` (chunk id -> cosine) with each chunk's cosine raised to its best unit's
+    (less SHORT_TEXT_BIAS), best first; a chunk whose units are not embedded yet keeps its
+    own."""
     hashes = {cid: [u.hash for u in _units(texts[cid])] for cid in scores if cid in texts}
     found = vectors_of([h for part in hashes.values() for h in part])
     qvec = np.asarray(query, dtype=np.float32)
     lifted: dict[int, float] = {}
     for cid, cosine in scores.items():
-        best = [float(found[h] @ qvec) for h in hashes.get(cid, ()) if h in found]
-        lifted[cid] = max([cosine, *best])
+        best = max(
+            (float(found[h] @ qvec) for h in hashes.get(cid, ()) if h in found), default=None
+        )
+        lifted[cid] = cosine if best is None else max(cosine, best - SHORT_TEXT_BIAS)
     return dict(sorted(lifted.items(), key=lambda item: -item[1]))
