@@ -73,7 +73,8 @@ def base_vectors(out: Path, vault: Vault, vocabulary: list[str]) -> np.ndarray:
     model = model_identity(vault.settings)[0]
     path = out / f"base-vectors-{model.replace('/', '_')}-{BASE_TEXTS}.npy"
     if path.exists():
-        return np.load(path)
+        loaded: np.ndarray = np.load(path)
+        return loaded
     rng = random.Random(3)
     cum = list(itertools.accumulate(1.0 / (i + 1) ** 1.07 for i in range(len(vocabulary))))
     texts = [
@@ -96,7 +97,8 @@ def _perturbed(base: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarray
     picked = base[rng.integers(0, len(base), n)]
     noise = rng.standard_normal((n, base.shape[1])).astype(np.float32)
     vecs = picked + NOISE / np.sqrt(base.shape[1]) * noise
-    return (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    unit: np.ndarray = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    return unit
 
 
 def build(
@@ -111,8 +113,7 @@ def build(
     model = model_identity(vault.settings)[0]
     marker = root / "built.json"
     if marker.exists() and json.loads(marker.read_text()).get("version") == VERSION:
-        seconds = json.loads(marker.read_text())["seconds"]
-        return Built(vault, model, seconds)
+        return Built(vault, model, json.loads(marker.read_text())["seconds"])
     if root.exists():
         import shutil
 

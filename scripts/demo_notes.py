@@ -33,7 +33,9 @@ CORE = """# Core memory
 
 
 def daily_notes(today: date) -> dict[date, str]:
-    d = lambda n: today - timedelta(days=n)  # noqa: E731
+    def d(n: int) -> date:
+        return today - timedelta(days=n)
+
     return {
         d(
             0

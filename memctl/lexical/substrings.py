@@ -22,13 +22,8 @@ def trigram_words(query: Query, plan: LexicalPlan) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-# A chunk's text lowercased and its distinct words, as fuzzy_score reads them.
+# A chunk's text lowercased and its distinct words, as words_score reads them.
 ChunkWords = tuple[str, list[str]]
-
-
-def fuzzy_score(targets: Sequence[str], text: str) -> float:
-    """Mean over query words of the best word-to-word similarity (0..1); substrings score 1."""
-    return words_score(targets, chunk_words(text))
 
 
 def chunk_words(text: str) -> ChunkWords:
@@ -37,7 +32,8 @@ def chunk_words(text: str) -> ChunkWords:
 
 
 def words_score(targets: Sequence[str], text_words: ChunkWords) -> float:
-    """fuzzy_score of a text from its `chunk_words` (kept per chunk by a Searcher)."""
+    """Mean over query words of the best word-to-word similarity (0..1), substrings scoring
+    1, of a text from its `chunk_words` (kept per chunk by a Searcher)."""
     if not targets:
         return 0.0
     total = 0.0

@@ -294,7 +294,6 @@ class Searcher:
             + (windows.reranked(scored.composite) if rerank else [])
             if source.reads_ahead
             else (),
-            context=kept.context if kept else None,
             line_costs=self._kept.line_costs,
             read=kept.context_reader(self.store) if kept else None,
             fits=kept.fits if kept else None,
@@ -374,9 +373,6 @@ class Searcher:
             self.policy,
             self.settings.snippet_tokens,
             reach_of=snippet.reach,
-            # By chunk id: kept on a shared server too (a row's text never changes there).
-            words_of=self._kept.word_sets,
-            overlaps=self._kept.overlaps,
         )
 
     def _judged(
@@ -409,7 +405,6 @@ class Searcher:
             # Every term's forms and stem are the snippets' matcher's: only the words it
             # may match are read (each text's words kept by text).
             words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
-            sentences_of=self._kept.sentences,
             whole=not filtered,
             credit=dated_stage.credit(run.dated, run.records, chosen) if run.dated else None,
             cosines=cosines,

@@ -23,11 +23,10 @@ from typing import TYPE_CHECKING
 from memctl.index.sqlite.lexical import KeptCounts
 from memctl.index.sqlite.substring_list import TrigramMemory
 from memctl.index.usage import ChunkRecord
-from memctl.search.floor.words import Sentences, sentences
 from memctl.search.present.snippets import Snippet
 from memctl.search.query.matcher import TextWords, kept_text_words
 from memctl.search.rank.ranking import KeptFactors
-from memctl.search.rerank.lines import LineWords, TextViews
+from memctl.search.rerank.lines import LineWords
 from memctl.search.rerank.windows import KeptWindows
 
 if TYPE_CHECKING:
@@ -36,7 +35,6 @@ if TYPE_CHECKING:
 ContextRows = Sequence[tuple[int, int, str]]
 
 KEPT = 50_000  # entries a table may hold before it is emptied (~30 MB; ~55 MB for `fits`)
-SPLITS_KEPT = 1_000  # snippets' sentence splits (~25 KB each: ~25 MB)
 WINDOWS_KEPT = 10_000  # the reranker's windows and chunks' vectors (~1.6 KB each at 384 dims)
 
 
@@ -47,18 +45,13 @@ class IndexMemory:
     counts: KeptCounts = field(default_factory=KeptCounts)
     trigram: TrigramMemory = field(default_factory=TrigramMemory)
     records: dict[int, ChunkRecord] = field(default_factory=dict)
-    context: dict[ContextWindow, ContextRows] = field(default_factory=dict)
     files: dict[str, _FileRows] = field(default_factory=dict)  # every chunk of a file
     spans: dict[str, list[tuple[int, int, int]]] = field(default_factory=dict)  # their ids
     windows: KeptWindows = field(default_factory=KeptWindows)  # the reranker's windows
     _file_rows: int = 0
-    word_sets: dict[int, frozenset[str]] = field(default_factory=dict)
-    overlaps: dict[tuple[int, int], float] = field(default_factory=dict)  # two chunks' words
     fits: dict[tuple[int, int], Snippet | None] = field(default_factory=dict)  # present/results.py
     line_costs: dict[str, int] = field(default_factory=dict)  # a string's, never stale
     line_words: LineWords = field(default_factory=dict)  # the same
-    views: TextViews = field(default_factory=TextViews)  # the same (the reranker's lines)
-    split: dict[str, Sentences] = field(default_factory=dict)  # the same (the floor's)
     # Each record's composite-score signals (ranking.score; checked against the record).
     factors: KeptFactors = field(default_factory=dict)
     _by_hash: dict[str, list[int]] = field(default_factory=dict)  # the records' ids per hash
@@ -69,9 +62,6 @@ class IndexMemory:
         self.counts.clear()
         self.trigram.clear()
         for table in (
-            self.context,
-            self.word_sets,
-            self.overlaps,
             self.files,
             self.spans,
             self.windows,
@@ -105,9 +95,6 @@ class IndexMemory:
         if len(self.records) > KEPT:
             self._forget_records()
         tables = (
-            self.context,
-            self.word_sets,
-            self.overlaps,
             self.line_costs,
             self.line_words,
             self.factors,
@@ -117,22 +104,11 @@ class IndexMemory:
         for table in tables:
             if len(table) > KEPT:
                 table.clear()
-        if len(self.split) > SPLITS_KEPT:
-            self.split.clear()
-        if len(self.views) > KEPT:
-            self.views.clear()
         if len(self.windows) > WINDOWS_KEPT:
             self.windows.clear()
         if self._file_rows > KEPT:
             self.files.clear()
             self._file_rows = 0
-
-    def sentences(self, text: str) -> Sentences:
-        """floor_words.sentences of a text, kept by text (most snippets come back)."""
-        split = self.split.get(text)
-        if split is None:
-            split = self.split[text] = sentences(text)
-        return split
 
     def text_words(self, text: str) -> TextWords:
         """matcher.text_words of a text, kept by text (shared with the reranker's lines)."""

@@ -24,7 +24,7 @@ from memctl.index.protocol import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.floor.rule import WeightedTerm
 from memctl.search.present.snippets import Snippet
-from memctl.search.rerank.lines import LineWords, TextViews
+from memctl.search.rerank.lines import LineWords
 from memctl.search.rerank.model import (
     FEATURES,
     Candidate,
@@ -179,7 +179,7 @@ def rerank_scores(
     """The reranker's probability for each of the best fused candidates of `run` (empty
     when not `apply`; `sink` receives every candidate's features and window, for training;
     `kept_windows`: see shown). The snippets' matcher tells rerank.features which words may
-    match; the Searcher's kept tables hold the lines' words, views and spans."""
+    match; the Searcher's kept tables hold the lines' words and spans."""
     scored, fused, lists, weights = run.scored, run.fused, run.lists, run.weights
     records, snippet, query_vector, kept = run.records, run.snippets, run.vector, run.kept
     matcher = snippet.matcher
@@ -188,7 +188,6 @@ def rerank_scores(
     needles: AbstractSet[str] | None = matcher.exact | set(matcher.prefixes)
     prefixes: Sequence[str] | None = matcher.prefixes
     spans: dict[str, list[tuple[int, int, int]]] | None = kept.spans
-    text_views: TextViews | None = kept.views
     reranker = model()
     order = reranked(scored.composite)
     if not order:
@@ -234,7 +233,6 @@ def rerank_scores(
         line_words,
         needles,
         prefixes,
-        text_views,
     )
     if sink is not None:
         sink(rows, views)
