@@ -3,10 +3,11 @@
 1. *COLD under WARM*: an archived memory never outranks a current one that is at least as
    relevant. Recency alone cannot promise it: an archive note can carry a recent date,
    an importance of 1 or many past accesses.
-2. *Newer first*: when two candidates state different values for the same subject (or one
-   negates the other; memctl.statements decides, as for `memctl lint`), the older one is
-   placed just below the newer one. It stays in the results (the history is useful), it
-   only stops winning against the fact that replaced it.
+2. *Newer first*: when two candidates state different values for the same subject, however
+   worded (memctl.statement_values decides, as for `memctl lint`), or one negates the
+   other (memctl.statements), the newer takes the older's place and the older is placed
+   just below it. It stays in the results (the history is useful), it only stops winning
+   against the fact that replaced it.
 
 core.md is undated and always current, so it counts as today's.
 """
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from memctl.search.rank.scoring import best_first
+from memctl.statement_values import Claim, claims, first_apart
 from memctl.statements import Line, first_conflict, parse_lines
 
 BELOW = 0.97  # an outranked memory's score becomes at most this share of the winner's
@@ -69,12 +71,18 @@ def cold_under_warm(
 
 
 def newer_first(
-    scores: Mapping[int, float], items: Mapping[int, Item], today: date, checked: int = CHECKED
+    scores: Mapping[int, float],
+    items: Mapping[int, Item],
+    today: date,
+    checked: int = CHECKED,
+    query: frozenset[str] = frozenset(),
 ) -> tuple[dict[int, float], dict[int, int]]:
-    """Scores with each superseded candidate placed below its newer rival.
+    """Scores with each superseded candidate placed below its newer rival, the newer
+    raised to the older's score when that was higher (`query`: the query's stems,
+    statement_values.query_stems, which say which subject was asked about).
 
     Returns the scores and, per superseded candidate, the id of the memory that
-    supersedes it (for --explain).
+    supersedes it (for --explain and the JSON's superseded_by).
     """
     out = dict(scores)
     top = best_first(scores)[:checked]
@@ -84,11 +92,23 @@ def newer_first(
     dated.sort(key=lambda c: (days[c], out[c]), reverse=True)
     superseded: dict[int, int] = {}
     parsed: dict[int, list[Line]] = {}
+    claimed: dict[int, list[Claim]] = {}
 
     def lines(cid: int) -> list[Line]:
         if cid not in parsed:
             parsed[cid] = parse_lines(items[cid].text)
         return parsed[cid]
+
+    def stated(cid: int) -> list[Claim]:
+        if cid not in claimed:
+            claimed[cid] = claims(items[cid].text)
+        return claimed[cid]
+
+    def supersedes(newer: int, older: int) -> bool:
+        return bool(
+            first_conflict(lines(newer), lines(older))
+            or first_apart(stated(newer), stated(older), query)
+        )
 
     for i, newer in enumerate(dated):
         for older in dated[i + 1 :]:
@@ -96,7 +116,8 @@ def newer_first(
                 continue
             if out[older] < out[newer] * BELOW:
                 continue  # already below it: nothing to settle
-            if first_conflict(lines(newer), lines(older)):
+            if supersedes(newer, older):
+                out[newer] = max(out[newer], out[older])
                 out[older] = out[newer] * BELOW
                 superseded.setdefault(older, newer)
     return out, superseded
