@@ -22,7 +22,7 @@ from memctl.statement_words import is_stop, modifiers_clash, overlap, stem
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\s+)?")
 # Clauses: sentences, and parts after a colon, semicolon, comma, dash or bracket.
 _CLAUSE = re.compile(r"[.!?;:](?:\s|$)|,\s|\s[—–-]\s|[()«»\"“”]")
-_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|\d[\d,.]*\d|\d|[^\W\d_][\w'’-]*", re.UNICODE)
+_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|\d[\d,.]*\d|\d|[^\W\d_](?:[\w'’]|-(?=[^\W\d_]))*", re.UNICODE)
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIME = re.compile(r"^\d{1,2}:\d{2}$")
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")
@@ -136,7 +136,11 @@ def _changed_to(clause: str) -> set[str]:
     return out
 
 
+_HEBREW_HYPHEN = re.compile(r"(?<=[\u0590-\u05ff])-(?=[A-Za-z0-9])")
+
+
 def _parse(clause: str) -> Claim:
+    clause = _HEBREW_HYPHEN.sub(" ", clause)  # "ב-Priority", "ל-60": prefix, then the value
     hebrew = bool(_HEBREW.search(clause))
     cyrillic = any("\u0400" <= ch <= "\u04ff" for ch in clause)
     changed = _changed_to(clause)
@@ -206,7 +210,7 @@ def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str
     shared_names = frozenset(v for _, v in both)
     sa, sb = a.subject | shared_names, b.subject | shared_names
     shared = sa & sb
-    if len(shared) < 2:
+    if len(shared) < 2 and not (shared & query and overlap(sa, sb) == 1.0):
         return None
     share = overlap(sa, sb)
     if share < SAME_SUBJECT_ASKED:
@@ -218,6 +222,10 @@ def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str
     # Names are the noisier value (anyone a note mentions is one): they need most of the
     # subject shared even when the query names it.
     if kind is None or (share < SAME_SUBJECT and (kind == "name" or not query & shared)):
+        return None
+    if kind == "name" and (both or len(a.subject & b.subject) < min(2, len(sa), len(sb))):
+        # Other names beside one both mention are other things said of it ("Amir tasted
+        # the Kadar barrels" / "new barrels come from Kadar in Tokaj").
         return None
     return f"same subject, different {kind}"
 

@@ -10,7 +10,7 @@ share the subject {invoice, render}.
 
 from __future__ import annotations
 
-from memctl.statements import STEM, _stem
+from memctl.statements import _stem
 
 # Function words and verbs that carry no subject, in the three languages. A verb of change
 # ("moved", "switched") is how people say a value changed, never what changed.
@@ -28,6 +28,7 @@ STOP = frozenset(
     said says say told tell wants want wanted needs need needed makes make made
     set sets put puts leave leaves left stay stays stayed starts start started
     migrated migrate upgraded upgrade replaced replace replaces through via per
+    cost costs costed built build builds rebuilt rebuild based says
     own owns owned handle handles handled manage manages managed lead leads led
     what which who whom whose when where why how
     и в во на с со к ко по о об от до из за у а но что это как теперь уже был была было
@@ -36,20 +37,35 @@ STOP = frozenset(
     переехал переехала переехали переезжает переехало перенесли перенесён перенесена
     перешли перешёл перешла сменили сменил сменила поменяли поменял заменили заменил
     работает работают работал работала использует используем используют
+    для каждый каждые каждая каждое раз стоит стоят стоил стоила перевели перевёл перевела
+    слушает слушают делается делают
     среди ведёт ведет ведут отвечает отвечают
     стал стала стали станет идёт идут ходит
     את של על עם זה זו זאת הוא היא הם הן אנחנו אני אתם עכשיו כבר היה הייתה היו יהיה
     עבר עברה עברו עוברים הועבר הועברה הועברו החלפנו החליף החליפה מחליפים
+    עולה עולים עולות עלה עלתה עלו
     רץ רצה רצים משתמש משתמשת משתמשים גם רק כל מ אל או אבל כי אם מה מי איפה מתי איך
     היום אתמול מחר במקום יותר
     """.split()
 )
 
 
+# Russian case endings memctl.statements' stem keeps (it drops final vowels only).
+_RU_ENDINGS = tuple(
+    "ами ями ого его ому ему ыми ими ов ев ам ям ах ях ом ем ой ей ых их ую юю ая яя ое ее ые ие".split()
+)
+
+
 def stem(word: str) -> str:
-    """The comparison form of a word (memctl.statements' stem: 5 letters, Hebrew one-letter
-    prefix and Russian vowel endings dropped)."""
-    return _stem(word)
+    """The comparison form of a word: memctl.statements' stem (5 letters, a Hebrew one-letter
+    prefix and Russian vowel endings dropped), Russian case endings dropped first."""
+    folded = word.casefold()
+    if len(folded) > 5 and "\u0400" <= folded[-1] <= "\u04ff":
+        for ending in _RU_ENDINGS:
+            if folded.endswith(ending):
+                folded = folded[: -len(ending)]
+                break
+    return _stem(folded)
 
 
 def is_stop(word: str) -> bool:
@@ -85,8 +101,12 @@ def modifiers_clash(
     for word in shared:
         left_a, right_a = _neighbours(a, word)
         left_b, right_b = _neighbours(b, word)
-        pairs = [(left_a, left_b)] + ([(right_a, right_b)] if right_too else [])
-        for x, y in pairs:
-            if x and y and x != y and x not in b and y not in a:
+        if left_a and left_b and left_a != left_b and left_a not in b and left_b not in a:
+            return True
+        if right_too and right_a and right_b and right_a != right_b:
+            # A qualifier after the word sits inside the phrase: the next word is shared
+            # ("сервис оплаты ... порт"); a verb there ("отчёт сдаём") is no qualifier.
+            after_a, after_b = _neighbours(a, right_a)[1], _neighbours(b, right_b)[1]
+            if right_a not in b and right_b not in a and after_a and after_a == after_b:
                 return True
     return False
