@@ -22,7 +22,7 @@ from memctl.statement_words import is_stop, modifiers_clash, overlap, stem
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\s+)?")
 # Clauses: sentences, and parts after a colon, semicolon, comma, dash or bracket.
 _CLAUSE = re.compile(r"[.!?;:](?:\s|$)|,\s|\s[—–-]\s|[()«»\"“”]")
-_TOKEN = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|\d[\d,.]*\d|\d|[^\W\d_](?:[\w'’]|-(?=[^\W\d_]))*", re.UNICODE)
+_TOKEN = re.compile(r"[A-Za-z]{1,10}-\d[\w-]*|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|\d[\d,.]*\d|\d|[^\W\d_](?:[\w'’]|-(?=[^\W\d_]))*", re.UNICODE)
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIME = re.compile(r"^\d{1,2}:\d{2}$")
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")
@@ -210,8 +210,8 @@ def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str
     shared_names = frozenset(v for _, v in both)
     sa, sb = a.subject | shared_names, b.subject | shared_names
     shared = sa & sb
-    if len(shared) < 2 and not (shared & query and overlap(sa, sb) == 1.0):
-        return None
+    if len(shared) < 2:
+        return None  # one word ("bottles", "newsletter") is a topic, not yet a subject
     share = overlap(sa, sb)
     if share < SAME_SUBJECT_ASKED:
         return None

@@ -114,10 +114,12 @@ def newer_first(
         for older in dated[i + 1 :]:
             if days[older] >= days[newer]:  # type: ignore[operator]
                 continue
-            if out[older] < out[newer] * BELOW:
-                continue  # already below it: nothing to settle
+            if older in superseded and out[older] < out[newer] * BELOW:
+                continue  # named and placed already: nothing to settle
             if supersedes(newer, older):
-                out[newer] = max(out[newer], out[older])
-                out[older] = out[newer] * BELOW
+                # Named even when already below: --explain and the JSON say why.
                 superseded.setdefault(older, newer)
+                if out[older] >= out[newer] * BELOW:
+                    out[newer] = max(out[newer], out[older])
+                    out[older] = out[newer] * BELOW
     return out, superseded
