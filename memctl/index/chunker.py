@@ -247,12 +247,6 @@ def chunk_markdown(
                 dated = DECISION_HEADING.match(lines[block.start]) if level == 2 else None
                 day = parse_iso_date(dated.group(1)) if dated else None
                 section_date = day.isoformat() if day else None
-            elif source == "archive" and level == 2:
-                # An archive note of several dated entries (`## 2026-08-01`) is as old as
-                # the entry, whatever the file says; an undated section keeps the file's.
-                dated = DECISION_HEADING.match(lines[block.start])
-                day = parse_iso_date(dated.group(1)) if dated else None
-                section_date = day.isoformat() if day else file_date
             if nests:
                 group.append(block)
                 group_tokens += block.tokens

@@ -5,18 +5,18 @@ as superseded_by, and reported by lint; the negatives are left alone."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from memctl.cli import app
-from memctl.index.chunker import chunk_markdown
 from memctl.index.sync import sync
 from memctl.lifecycle.units import units_of
 from memctl.lifecycle.worded import worded_apart_pairs
 from memctl.search.hybrid import Searcher
+from memctl.search.rank.supersession import Item, effective_day
 from memctl.statement_values import claims, first_apart, query_stems
 from memctl.vault import Vault
 from tests.search.fresh_pairs import NEGATIVES, PAIRS
@@ -66,10 +66,12 @@ def test_values_and_subjects_in_three_languages() -> None:
     }
 
 
-def test_an_archive_section_is_dated_by_its_heading() -> None:
-    text = "# Workshop\n\n## 2026-03-02\n\n- on Tuesdays\n\n## Later notes\n\n- on Mondays\n"
-    chunks = chunk_markdown(text, "memory/archive/workshop.md")
-    assert [c.date for c in chunks] == ["2026-03-02", None]
+def test_an_undated_archive_section_is_dated_by_its_heading_for_supersession() -> None:
+    today = date(2026, 11, 22)
+    text = "# Workshop\n## 2026-03-02\n- on Tuesdays at 10:00\n"
+    assert effective_day(Item("cold", "archive", None, text), today) == date(2026, 3, 2)
+    assert effective_day(Item("cold", "archive", None, "# Workshop\n- x\n"), today) is None
+    assert effective_day(Item("hot", "core", None, text), today) == today
 
 
 def _fresh_vault(root: Path) -> Vault:

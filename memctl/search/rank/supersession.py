@@ -14,6 +14,7 @@ core.md is undated and always current, so it counts as today's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -34,10 +35,25 @@ class Item:
     text: str
 
 
+# A dated section heading inside the chunk ("## 2026-08-01"), as archive notes of several
+# dated entries write them.
+_SECTION_DAY = re.compile(r"^#{1,6}\s+(\d{4}-\d{2}-\d{2})\b", re.MULTILINE)
+
+
 def effective_day(item: Item, today: date) -> date | None:
+    """The day a candidate's statements were true: its own date, else (core.md) today,
+    else a dated section heading it holds; None when nothing says."""
     if item.day is not None:
         return item.day
-    return today if item.source == "core" else None
+    if item.source == "core":
+        return today
+    match = _SECTION_DAY.search(item.text)
+    if match is None:
+        return None
+    try:
+        return date.fromisoformat(match.group(1))
+    except ValueError:
+        return None
 
 
 def cold_under_warm(
