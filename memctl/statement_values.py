@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memctl.statement_words import is_stop, modifiers_clash, overlap, stem
 
@@ -84,6 +84,17 @@ _CHANGE = re.compile(
     r"(?<!\w)(?:עבר|עברה|עברו|עברנו|הועבר|הועברה|הועברו)\s+ל-?([\u0590-\u05ff][\w-]*)(?![\w-])(?!\s+-?\d)",
     re.IGNORECASE | re.UNICODE,
 )
+# Words saying a value changed: a name counts as a new value only beside one of these.
+_UPDATE = re.compile(
+    r"\b(?:now|from now|anymore|no longer|instead|switched|swapped|moved|migrated|replaced|"
+    r"changed|rebuilt|from next|from this|since|starting|"
+    r"from (?:mon|tues|wednes|thurs|fri|satur|sun)day|from today|from tomorrow)\b|"
+    r"(?<!\w)(?:теперь|отныне|вместо|больше не|перешли|перешёл|перевёл|перевели|переехал\w*|"
+    r"сменили|заменили|с этого|со следующего|с понедельника|со вторника|со среды|с четверга|"
+    r"с пятницы|с субботы|с воскресенья|с сегодняшнего)(?!\w)|"
+    r"(?<!\w)(?:עכשיו|מעכשיו|מהיום|מהשבוע|מהחודש|במקום|כבר לא|עבר|עברה|עברו|עברנו|הוחלף|החלפנו)(?!\w)",
+    re.IGNORECASE,
+)
 # How much of the smaller subject the other must hold, without and with the query's help.
 SAME_SUBJECT = 0.75
 SAME_SUBJECT_ASKED = 0.5
@@ -97,6 +108,7 @@ class Claim:
     values: frozenset[tuple[str, str]]  # (kind, value): number, time, date, name, day, month
     hebrew: bool
     cyrillic: bool
+    update: bool = False  # its line says the value changed ("now", "moved to", "теперь")
 
     @property
     def subject(self) -> frozenset[str]:
@@ -177,14 +189,17 @@ def claims(text: str, max_lines: int = 16) -> list[Claim]:
     lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
     for line in lines[:max_lines]:
         before: tuple[str, ...] = ()
+        update = bool(_UPDATE.search(line))
         for clause in _CLAUSE.split(_BULLET.sub("", line)):
             found = _parse(clause)
             if found.subject:
                 before = found.order
                 if found.values:
-                    out.append(found)
+                    out.append(replace(found, update=update))
             elif found.values and before:
-                out.append(Claim(before + found.order, found.values, found.hebrew, found.cyrillic))
+                out.append(
+                    Claim(before + found.order, found.values, found.hebrew, found.cyrillic, update)
+                )
     return out
 
 
@@ -212,6 +227,8 @@ def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str
     shared = sa & sb
     if len(shared) < 2:
         return None  # one word ("bottles", "newsletter") is a topic, not yet a subject
+    if query and not query & shared:
+        return None  # the question is about something else: leave its ranking alone
     share = overlap(sa, sb)
     if share < SAME_SUBJECT_ASKED:
         return None
@@ -223,6 +240,8 @@ def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str
     # subject shared even when the query names it.
     if kind is None or (share < SAME_SUBJECT and (kind == "name" or not query & shared)):
         return None
+    if kind == "name" and not (a.update or b.update):
+        return None  # anyone a note mentions is a name: a new one needs "now", "moved to"...
     if kind == "name" and (both or len(a.subject & b.subject) < min(2, len(sa), len(sb))):
         # Other names beside one both mention are other things said of it ("Amir tasted
         # the Kadar barrels" / "new barrels come from Kadar in Tokaj").
