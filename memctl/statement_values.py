@@ -22,7 +22,10 @@ from memctl.statement_words import is_stop, modifiers_clash, overlap, stem
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\s+)?")
 # Clauses: sentences, and parts after a colon, semicolon, comma, dash or bracket.
 _CLAUSE = re.compile(r"[.!?;:](?:\s|$)|,\s|\s[—–-]\s|[()«»\"“”]")
-_TOKEN = re.compile(r"[A-Za-z]{1,10}-\d[\w-]*|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|\d[\d,.]*\d|\d|[^\W\d_](?:[\w'’]|-(?=[^\W\d_]))*", re.UNICODE)
+_TOKEN = re.compile(
+    r"[A-Za-z]{1,10}-\d[\w-]*|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|\d[\d,.]*\d|\d|[^\W\d_](?:[\w'’]|-(?=[^\W\d_]))*",
+    re.UNICODE,
+)
 _ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIME = re.compile(r"^\d{1,2}:\d{2}$")
 _YEAR = re.compile(r"^(?:19|20)\d{2}$")
@@ -69,7 +72,11 @@ def _calendar(token: str) -> str | None:
             return _HE_DAYS[bare[1:]]
         if bare == "שבת":
             return _HE_DAYS[bare]
-        return _HE_MONTHS.get(bare) or _HE_MONTHS.get(bare[1:]) if bare[:1] in "בלמע" else _HE_MONTHS.get(bare)
+        return (
+            _HE_MONTHS.get(bare) or _HE_MONTHS.get(bare[1:])
+            if bare[:1] in "בלמע"
+            else _HE_MONTHS.get(bare)
+        )
     if is_stop(token):
         return None
     return _CALENDAR.get(stem(token))

@@ -99,7 +99,9 @@ def fresh_vault(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     return vault
 
 
-def _ranks(vault: Vault, old: str, new: str, question: str) -> tuple[int | None, int | None, str | None]:
+def _ranks(
+    vault: Vault, old: str, new: str, question: str
+) -> tuple[int | None, int | None, str | None]:
     with Searcher(vault) as searcher:
         response = searcher.search(question, k=5, log=False, now=NOW, use_floor=False)
     texts = [" ".join(r.snippet.split()) for r in response.results]
@@ -139,11 +141,17 @@ def test_superseded_by_in_json_and_explain(fresh_vault: Vault) -> None:
 
 def test_lint_reports_the_same_pairs_in_three_languages() -> None:
     units = []
-    for i, (_lang, old, new, _q) in enumerate(PAIRS[:: 3]):
+    for i, (_lang, old, new, _q) in enumerate(PAIRS[::3]):
         units += units_of(f"memory/daily/2026-10-{i + 1:02d}.md", f"- 10:00 {old}\n")
         units += units_of(f"memory/daily/2026-11-{i + 1:02d}.md", f"- 10:00 {new}\n")
     found = {(a.text, b.text) for a, b, _ in worded_apart_pairs(units)}
-    langs = {PAIRS[i * 3][0] for i in range(len(PAIRS[::3])) if any(PAIRS[i * 3][1] in a for a, _ in found)}
+    langs = {
+        PAIRS[i * 3][0]
+        for i in range(len(PAIRS[::3]))
+        if any(PAIRS[i * 3][1] in a for a, _ in found)
+    }
     assert langs == set(LANGS)
-    negatives = [u for old, new in NEGATIVES for u in units_of("memory/core.md", f"- {old}\n- {new}\n")]
+    negatives = [
+        u for old, new in NEGATIVES for u in units_of("memory/core.md", f"- {old}\n- {new}\n")
+    ]
     assert worded_apart_pairs(negatives) == []

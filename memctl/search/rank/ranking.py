@@ -17,7 +17,6 @@ from typing import Any
 from memctl.index.usage import ChunkRecord
 from memctl.search.present.snippets import Snippet
 from memctl.search.rank import supersession
-from memctl.statement_values import query_stems
 from memctl.search.rank.scoring import (
     Policy,
     Signals,
@@ -30,6 +29,7 @@ from memctl.search.rank.scoring import (
     record_factors,
     word_set,
 )
+from memctl.statement_values import query_stems
 
 # Running logs: a chunk's neighbouring lines are the same day's story, so neighbours
 # lend each other relevance and a snippet may widen into them. A decision or a core
