@@ -94,12 +94,15 @@ _CHANGE = re.compile(
 # Words saying a value changed: a name counts as a new value only beside one of these.
 _UPDATE = re.compile(
     r"\b(?:now|from now|anymore|no longer|instead|switched|swapped|moved|migrated|replaced|"
-    r"changed|rebuilt|from next|from this|since|starting|"
+    r"changed|rebuilt|from next|from this|since|starting|moves|slipped|postponed|delayed|"
+    r"dropped|raised|rose|increased|decreased|went up|went down|"
     r"from (?:mon|tues|wednes|thurs|fri|satur|sun)day|from today|from tomorrow)\b|"
     r"(?<!\w)(?:теперь|отныне|вместо|больше не|перешли|перешёл|перевёл|перевели|переехал\w*|"
+    r"перенесли|перенесён\w*|подорожал\w*|подешевел\w*|подняли|снизили|"
     r"сменили|заменили|с этого|со следующего|с понедельника|со вторника|со среды|с четверга|"
     r"с пятницы|с субботы|с воскресенья|с сегодняшнего)(?!\w)|"
-    r"(?<!\w)(?:עכשיו|מעכשיו|מהיום|מהשבוע|מהחודש|במקום|כבר לא|עבר|עברה|עברו|עברנו|הוחלף|החלפנו)(?!\w)",
+    r"(?<!\w)(?:עכשיו|מעכשיו|מהיום|מהשבוע|מהחודש|במקום|כבר לא|עבר|עברה|עברו|עברנו|העברנו|הועבר|הועברה|הוחלף|החלפנו|נדחה|נדחתה|"
+    r"הוקדם|הוקדמה)(?!\w)",
     re.IGNORECASE,
 )
 # How much of the smaller subject the other must hold, without and with the query's help.

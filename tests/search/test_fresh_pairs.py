@@ -155,3 +155,15 @@ def test_lint_reports_the_same_pairs_in_three_languages() -> None:
         u for old, new in NEGATIVES for u in units_of("memory/core.md", f"- {old}\n- {new}\n")
     ]
     assert worded_apart_pairs(negatives) == []
+    # Lint has no query: it also needs one line to say the value changed (a log's counts
+    # on two days are events, not a contradiction).
+    counts = units_of(
+        "memory/daily/2026-10-01.md",
+        "- 10:00 Kostya: 31 orders packed for the club pickup point\n"
+        "- 11:00 Костя: 31 заказ собран для клуба\n"
+        "- 12:00 Kostya: 25 orders packed for the club pickup point\n"
+        "- 13:00 Костя: 25 заказов собрано для клуба\n",
+    )
+    assert worded_apart_pairs(counts) == []
+    moved = units_of("memory/core.md", "- Костя: теперь 40 заказов собрано для клуба\n")
+    assert worded_apart_pairs(counts + moved)
