@@ -139,11 +139,11 @@ def _value_of(token: str, first: bool, foreign: bool) -> tuple[str, str] | None:
     if latin and foreign:
         return ("name", token.casefold())
     if first and not latin:
-        return None  # a Russian clause's first word: capitalised as a sentence starts
+        return None  # a Russian clause's first word is capitalised as a sentence starts
     if token[0].isupper() and (latin or _CYRILLIC.match(token)) and not is_stop(token):
         # A sentence's first word is capitalised anyway: a name only when it is not
         # a verb form ("Moved", "Upgraded", "Switching").
-        if first and token.casefold().endswith(("ed", "ing", "ли", "ла", "ал", "ил")):
+        if first and token.casefold().endswith(("ed", "ing")):
             return None
         return ("name", token.casefold())
     return None
@@ -190,13 +190,17 @@ def claim(clause: str) -> Claim | None:
     return found if found.values and found.subject else None
 
 
-def claims(text: str, max_lines: int = 16) -> list[Claim]:
+def claims(text: str, max_lines: int = 16, focus: frozenset[str] = frozenset()) -> list[Claim]:
     """The claims of a memory's statement lines (headings and empty lines left out).
 
     A clause with values and no subject word of its own ("by Tuesdays and Thursdays at
-    11:00") takes the subject of the clause before it on its line."""
+    11:00") takes the subject of the clause before it on its line. `focus`: the query's
+    stems; only lines holding one are read (a stem is a prefix of its word, so a line
+    without the text of any cannot share a subject with the query)."""
     out: list[Claim] = []
     lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    if focus:
+        lines = [line for line in lines if any(s in line.casefold() for s in focus)]
     for line in lines[:max_lines]:
         before: tuple[str, ...] = ()
         update = bool(_UPDATE.search(line))

@@ -116,8 +116,9 @@ def newer_first(
         return parsed[cid]
 
     def stated(cid: int) -> list[Claim]:
+        # Without the query's words nothing says what was asked: no claims, no cost.
         if cid not in claimed:
-            claimed[cid] = claims(items[cid].text)
+            claimed[cid] = claims(items[cid].text, focus=query) if query else []
         return claimed[cid]
 
     def supersedes(newer: int, older: int) -> bool:
