@@ -99,6 +99,8 @@ def _print_listing(response: SearchResponse, explain: bool) -> None:
         for start, end in result.highlights:
             body.stylize("bold yellow", start, end)
         lines.extend(Text("   ").append(line) for line in body.split("\n"))
+        if explain and result.superseded_by:
+            lines.append(Text(f"   superseded by {result.superseded_by}", style="yellow"))
         if explain and result.explain:
             flush()
             table = Table(show_header=True, box=None, padding=(0, 2))

@@ -28,6 +28,7 @@ from memctl.lifecycle.proposals import ProposalBook
 from memctl.lifecycle.rules import unmatched_supersedes
 from memctl.lifecycle.secret_scan import secret_hits
 from memctl.lifecycle.units import Unit, normalise, units_of
+from memctl.lifecycle.worded import worded_apart_pairs
 from memctl.llm import LLM, LLMError
 from memctl.notes import daily_note_date, parse_decisions
 from memctl.secrets import SecretHit, redact_text
@@ -189,7 +190,8 @@ def secret_findings(path: str, hits: list[SecretHit]) -> list[Finding]:
 
 
 def likely_contradictions(units: list[Unit]) -> list[tuple[Unit, Unit, str]]:
-    """Same statement with opposite polarity, or with a different number (HOT and WARM only).
+    """Same statement with opposite polarity, or with a different number, or one subject
+    given different values in other words (lifecycle.worded; HOT and WARM only).
 
     The decision is memctl.statements', which search also uses to rank the newer of two
     conflicting memories first; rapidfuzz only narrows the pairs worth asking about.
@@ -204,6 +206,7 @@ def likely_contradictions(units: list[Unit]) -> list[tuple[Unit, Unit, str]]:
         for u in current
     ]
     found = []
+    seen: set[tuple[int, int]] = set()
     scores = process.cdist(
         no_digits, no_digits, scorer=fuzz.ratio, score_cutoff=85, dtype=np.uint8, workers=1
     )
@@ -213,7 +216,8 @@ def likely_contradictions(units: list[Unit]) -> list[tuple[Unit, Unit, str]]:
         reason = statements.polarity_or_number_conflict(current[i].norm, current[j].norm)
         if reason:
             found.append((current[i], current[j], reason))
-    return found
+            seen.add((int(i), int(j)))
+    return found + worded_apart_pairs(current, seen)
 
 
 JUDGE_SYSTEM = (

@@ -448,6 +448,7 @@ class Searcher:
             # Candidates are compared at snippet_tokens (the reranker was trained on those
             # windows); only the results' snippets grow to result_tokens.
             result_tokens=(self.settings.result_tokens or None) if budget is None else None,
+            superseded=scored.superseded,
         )
 
     def _catch_up(self, pending: int, notices: list[str]) -> int:

@@ -28,6 +28,7 @@ class SearchResult:
     cross: bool = False  # written in another script than the query (its own cosine bar)
     tokens: int = 0  # the snippet's cost (memctl.tokens estimate)
     rerank: float | None = None  # the reranker's probability (None: not reranked)
+    superseded_by: str | None = None  # "path:line" of a newer memory giving another value
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -44,6 +45,8 @@ class SearchResult:
             "tokens": self.tokens,
             "vault": self.vault,
         }
+        if self.superseded_by is not None:
+            out["superseded_by"] = self.superseded_by
         if self.explain is not None:
             out["explain"] = self.explain
         return out

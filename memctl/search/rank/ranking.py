@@ -29,6 +29,7 @@ from memctl.search.rank.scoring import (
     record_factors,
     word_set,
 )
+from memctl.statement_values import query_stems
 
 # Running logs: a chunk's neighbouring lines are the same day's story, so neighbours
 # lend each other relevance and a snippet may widen into them. A decision or a core
@@ -60,6 +61,8 @@ class Scored:
     composite: dict[int, float] = field(default_factory=dict)  # before settling
     factors: dict[int, float] = field(default_factory=dict)  # composite / relevance
     items: dict[int, supersession.Item] = field(default_factory=dict)  # what settle reads
+    query: frozenset[str] = frozenset()  # the query's stems (statement_values.query_stems)
+    superseded: dict[int, str] = field(default_factory=dict)  # id -> "path:line" of the newer
 
 
 def score(
@@ -133,8 +136,10 @@ def score(
             "access_count": record.access_count,
             "final": round(value, 6),
         }
-    settled = settle(scored, boosted, records, now, detail, items)
-    return Scored(settled, boosted, detail, scored, product, items)
+    query = query_stems(" ".join(words))
+    superseded: dict[int, str] = {}
+    settled = settle(scored, boosted, records, now, detail, items, query, superseded)
+    return Scored(settled, boosted, detail, scored, product, items, query, superseded)
 
 
 def rescore(
@@ -157,7 +162,17 @@ def rescore(
     for cid in rest:
         values[cid] = scored.composite[cid] * shrink
         relevance[cid] = scored.relevance[cid] * shrink
-    return settle(values, relevance, records, now, scored.detail, scored.items or None)
+    scored.superseded.clear()
+    return settle(
+        values,
+        relevance,
+        records,
+        now,
+        scored.detail,
+        scored.items or None,
+        scored.query,
+        scored.superseded,
+    )
 
 
 def settle(
@@ -167,9 +182,12 @@ def settle(
     now: datetime,
     detail: dict[int, dict[str, Any]],
     items: Mapping[int, supersession.Item] | None = None,
+    query: frozenset[str] = frozenset(),
+    superseded_out: dict[int, str] | None = None,
 ) -> dict[int, float]:
     """COLD under an as-relevant WARM, and the newer of two conflicting facts first
-    (`items`: the candidates' supersession items, when the caller made them)."""
+    (`items`: the candidates' supersession items, when the caller made them; `query`:
+    the query's stems; `superseded_out` gets each superseded id's newer "path:line")."""
     if items is None:
         items = {
             cid: supersession.Item(r.tier, r.source, day_of(r.date), r.text)
@@ -177,10 +195,13 @@ def settle(
             if cid in scored
         }
     settled = supersession.cold_under_warm(scored, relevance, items)
-    settled, superseded = supersession.newer_first(settled, items, now.date())
+    settled, superseded = supersession.newer_first(settled, items, now.date(), query=query)
     for cid, by in superseded.items():
+        where = f"{records[by].path}:{records[by].line_start}"
+        if superseded_out is not None:
+            superseded_out[cid] = where
         if cid in detail:
-            detail[cid]["superseded_by"] = f"{records[by].path}:{records[by].line_start}"
+            detail[cid]["superseded_by"] = where
     for cid in detail:
         detail[cid]["final"] = round(settled[cid], 6)
     return settled

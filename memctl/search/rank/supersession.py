@@ -3,21 +3,24 @@
 1. *COLD under WARM*: an archived memory never outranks a current one that is at least as
    relevant. Recency alone cannot promise it: an archive note can carry a recent date,
    an importance of 1 or many past accesses.
-2. *Newer first*: when two candidates state different values for the same subject (or one
-   negates the other; memctl.statements decides, as for `memctl lint`), the older one is
-   placed just below the newer one. It stays in the results (the history is useful), it
-   only stops winning against the fact that replaced it.
+2. *Newer first*: when two candidates state different values for the same subject, however
+   worded (memctl.statement_values decides, as for `memctl lint`), or one negates the
+   other (memctl.statements), the newer takes the older's place and the older is placed
+   just below it. It stays in the results (the history is useful), it only stops winning
+   against the fact that replaced it.
 
 core.md is undated and always current, so it counts as today's.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
 from memctl.search.rank.scoring import best_first
+from memctl.statement_values import Claim, claims, first_apart
 from memctl.statements import Line, first_conflict, parse_lines
 
 BELOW = 0.97  # an outranked memory's score becomes at most this share of the winner's
@@ -32,10 +35,25 @@ class Item:
     text: str
 
 
+# A dated section heading inside the chunk ("## 2026-08-01"), as archive notes of several
+# dated entries write them.
+_SECTION_DAY = re.compile(r"^#{1,6}\s+(\d{4}-\d{2}-\d{2})\b", re.MULTILINE)
+
+
 def effective_day(item: Item, today: date) -> date | None:
+    """The day a candidate's statements were true: its own date, else (core.md) today,
+    else a dated section heading it holds; None when nothing says."""
     if item.day is not None:
         return item.day
-    return today if item.source == "core" else None
+    if item.source == "core":
+        return today
+    match = _SECTION_DAY.search(item.text)
+    if match is None:
+        return None
+    try:
+        return date.fromisoformat(match.group(1))
+    except ValueError:
+        return None
 
 
 def cold_under_warm(
@@ -69,12 +87,18 @@ def cold_under_warm(
 
 
 def newer_first(
-    scores: Mapping[int, float], items: Mapping[int, Item], today: date, checked: int = CHECKED
+    scores: Mapping[int, float],
+    items: Mapping[int, Item],
+    today: date,
+    checked: int = CHECKED,
+    query: frozenset[str] = frozenset(),
 ) -> tuple[dict[int, float], dict[int, int]]:
-    """Scores with each superseded candidate placed below its newer rival.
+    """Scores with each superseded candidate placed below its newer rival, the newer
+    raised to the older's score when that was higher (`query`: the query's stems,
+    statement_values.query_stems, which say which subject was asked about).
 
     Returns the scores and, per superseded candidate, the id of the memory that
-    supersedes it (for --explain).
+    supersedes it (for --explain and the JSON's superseded_by).
     """
     out = dict(scores)
     top = best_first(scores)[:checked]
@@ -84,19 +108,35 @@ def newer_first(
     dated.sort(key=lambda c: (days[c], out[c]), reverse=True)
     superseded: dict[int, int] = {}
     parsed: dict[int, list[Line]] = {}
+    claimed: dict[int, list[Claim]] = {}
 
     def lines(cid: int) -> list[Line]:
         if cid not in parsed:
             parsed[cid] = parse_lines(items[cid].text)
         return parsed[cid]
 
+    def stated(cid: int) -> list[Claim]:
+        # Without the query's words nothing says what was asked: no claims, no cost.
+        if cid not in claimed:
+            claimed[cid] = claims(items[cid].text, focus=query) if query else []
+        return claimed[cid]
+
+    def supersedes(newer: int, older: int) -> bool:
+        return bool(
+            first_conflict(lines(newer), lines(older))
+            or first_apart(stated(newer), stated(older), query)
+        )
+
     for i, newer in enumerate(dated):
         for older in dated[i + 1 :]:
             if days[older] >= days[newer]:
                 continue
-            if out[older] < out[newer] * BELOW:
-                continue  # already below it: nothing to settle
-            if first_conflict(lines(newer), lines(older)):
-                out[older] = out[newer] * BELOW
+            if older in superseded and out[older] < out[newer] * BELOW:
+                continue  # named and placed already: nothing to settle
+            if supersedes(newer, older):
+                # Named even when already below: --explain and the JSON say why.
                 superseded.setdefault(older, newer)
+                if out[older] >= out[newer] * BELOW:
+                    out[newer] = max(out[newer], out[older])
+                    out[older] = out[newer] * BELOW
     return out, superseded

@@ -73,11 +73,13 @@ def fill(
     explain: Callable[[int, float | None], dict[str, Any]] | None,
     by_rank: bool = False,
     result_tokens: int | None = None,
+    superseded: Mapping[int, str] | None = None,
 ) -> None:
     """The results of the candidates the floor kept, best first (`explain`: each one's
     --explain detail from its id and rerank probability; `by_rank`: snippets sized by
     rank, present.Snippets.by_rank; `result_tokens`: the results' snippets remade around
-    this budget instead of the one the candidates were compared at)."""
+    this budget instead of the one the candidates were compared at; `superseded`: the
+    newer memory's "path:line" of each candidate a newer one supersedes)."""
     sized = (
         snippet.by_rank(verdict.kept, result_tokens, present.RANK_SHARES if by_rank else (1.0,))
         if by_rank or result_tokens
@@ -88,6 +90,7 @@ def fill(
         snip = sized.get(cid) or snippet(cid)
         hit = present.result(record, snip, scores[cid], judged, vault_name)
         hit.rerank = probability.get(cid)
+        hit.superseded_by = superseded.get(cid) if superseded else None
         if explain is not None:
             hit.explain = explain(cid, hit.rerank)
         response.results.append(hit)

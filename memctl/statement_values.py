@@ -1,0 +1,281 @@
+"""What a memory states about what: (subject, values) claims per clause, and whether two
+memories give different values for one subject however they are worded (pure, no I/O).
+
+Search ranks the newer of two such memories first (memctl.search.rank.supersession) and
+`memctl lint` reports them as likely contradictions: one detection, `worded_apart`.
+
+A value is what a statement sets: a number, a time or a date, a name (a capitalised word
+inside an English or Russian clause, any Latin word inside a Hebrew or Russian one), a
+weekday or a month (in the three languages), or the word after a verb of change ("moved
+to Brevo", "перешли на Brevo", "עברנו ל-Brevo"). The subject is what is left
+(memctl.statement_words), plus any value both sides share ("Cabernet 2023").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from memctl.statement_words import is_stop, modifiers_clash, overlap, stem
+
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\s+)?")
+# Clauses: sentences, and parts after a colon, semicolon, comma, dash or bracket.
+_CLAUSE = re.compile(r"[.!?;:](?:\s|$)|,\s|\s[—–-]\s|[()«»\"“”]")
+_TOKEN = re.compile(
+    r"[A-Za-z]{1,10}-\d[\w-]*|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|\d[\d,.]*\d|\d|[^\W\d_](?:[\w'’]|-(?=[^\W\d_]))*",
+    re.UNICODE,
+)
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_TIME = re.compile(r"^\d{1,2}:\d{2}$")
+_YEAR = re.compile(r"^(?:19|20)\d{2}$")
+_LATIN = re.compile(r"^[A-Za-z]")
+_CYRILLIC = re.compile(r"^[\u0400-\u04ff]")
+_HEBREW = re.compile(r"[\u0590-\u05ff]")
+
+# Weekdays and months: English and Russian by stem (statement_words.stem), Hebrew by the
+# word itself (its weekdays are ordinals, "שני" is also "two": only "on ..." forms count).
+_CALENDAR = {
+    **dict.fromkeys("sunda воскр".split(), "day:1"),
+    **dict.fromkeys("monda понед".split(), "day:2"),
+    **dict.fromkeys("tuesd вторн".split(), "day:3"),
+    **dict.fromkeys("wedne сред среда средо".split(), "day:4"),
+    **dict.fromkeys("thurs четве".split(), "day:5"),
+    **dict.fromkeys("frida пятни".split(), "day:6"),
+    **dict.fromkeys("satur суббо".split(), "day:7"),
+    **dict.fromkeys("janua январ".split(), "month:1"),
+    **dict.fromkeys("febru февра".split(), "month:2"),
+    **dict.fromkeys("march март".split(), "month:3"),
+    **dict.fromkeys("april апрел".split(), "month:4"),
+    **dict.fromkeys("мая май".split(), "month:5"),
+    **dict.fromkeys("june июн июнь".split(), "month:6"),
+    **dict.fromkeys("july июл июль".split(), "month:7"),
+    **dict.fromkeys("augus авгус".split(), "month:8"),
+    **dict.fromkeys("septe сентя".split(), "month:9"),
+    **dict.fromkeys("octob октяб".split(), "month:10"),
+    **dict.fromkeys("novem ноябр".split(), "month:11"),
+    **dict.fromkeys("decem декаб".split(), "month:12"),
+}
+_HE_DAYS = {d: f"day:{i}" for i, d in enumerate("ראשון שני שלישי רביעי חמישי שישי שבת".split(), 1)}
+_HE_MONTHS = {
+    m: f"month:{i}"
+    for i, m in enumerate(
+        "ינואר פברואר מרץ אפריל מאי יוני יולי אוגוסט ספטמבר אוקטובר נובמבר דצמבר".split(), 1
+    )
+}
+
+
+def _calendar(token: str) -> str | None:
+    if "\u0590" <= token[0] <= "\u05ff":
+        bare = token[1:] if token[0] == "ו" else token
+        if bare[:1] == "ב" and bare[1:] in _HE_DAYS:
+            return _HE_DAYS[bare[1:]]
+        if bare == "שבת":
+            return _HE_DAYS[bare]
+        return (
+            _HE_MONTHS.get(bare) or _HE_MONTHS.get(bare[1:])
+            if bare[:1] in "בלמע"
+            else _HE_MONTHS.get(bare)
+        )
+    if is_stop(token):
+        return None
+    return _CALENDAR.get(stem(token))
+
+
+# A verb of change: the word after its preposition is the new value.
+_CHANGE = re.compile(
+    r"\b(?:moved|moves|switched|switches|swapped|changed|migrated|went|goes|upgraded)\b"
+    r"[^.;]*?\b(?:to|for)\s+(?:the\s+)?([\w'’-]+)(?![\w'’-])(?!\s+\d)|"
+    r"(?<!\w)(?:перешли|перешёл|перешла|переехали|переехал|переехала|перенесли|сменили|"
+    r"поменяли)\s+(?:на|в|во)\s+([\w-]+)(?![\w-])(?!\s+\d)|"
+    r"(?<!\w)(?:עבר|עברה|עברו|עברנו|הועבר|הועברה|הועברו)\s+ל-?([\u0590-\u05ff][\w-]*)(?![\w-])(?!\s+-?\d)",
+    re.IGNORECASE | re.UNICODE,
+)
+# Words saying a value changed: a name counts as a new value only beside one of these.
+_UPDATE = re.compile(
+    r"\b(?:now|from now|anymore|no longer|instead|switched|swapped|moved|migrated|replaced|"
+    r"changed|rebuilt|from next|from this|since|starting|moves|slipped|postponed|delayed|"
+    r"dropped|raised|rose|increased|decreased|went up|went down|"
+    r"from (?:mon|tues|wednes|thurs|fri|satur|sun)day|from today|from tomorrow)\b|"
+    r"(?<!\w)(?:теперь|отныне|вместо|больше не|перешли|перешёл|перевёл|перевели|переехал\w*|"
+    r"перенесли|перенесён\w*|подорожал\w*|подешевел\w*|подняли|снизили|"
+    r"сменили|заменили|с этого|со следующего|с понедельника|со вторника|со среды|с четверга|"
+    r"с пятницы|с субботы|с воскресенья|с сегодняшнего)(?!\w)|"
+    r"(?<!\w)(?:עכשיו|מעכשיו|מהיום|מהשבוע|מהחודש|במקום|כבר לא|עבר|עברה|עברו|עברנו|העברנו|הועבר|הועברה|הוחלף|החלפנו|נדחה|נדחתה|"
+    r"הוקדם|הוקדמה)(?!\w)",
+    re.IGNORECASE,
+)
+# How much of the smaller subject the other must hold, without and with the query's help.
+SAME_SUBJECT = 0.75
+SAME_SUBJECT_ASKED = 0.5
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One clause: its subject stems (in order, "" where a value stood) and its values by kind."""
+
+    order: tuple[str, ...]
+    values: frozenset[tuple[str, str]]  # (kind, value): number, time, date, name, day, month
+    hebrew: bool
+    cyrillic: bool
+    update: bool = False  # its line says the value changed ("now", "moved to", "теперь")
+
+    @property
+    def subject(self) -> frozenset[str]:
+        return frozenset(w for w in self.order if w)
+
+
+def _value_of(token: str, first: bool, foreign: bool) -> tuple[str, str] | None:
+    if token[0].isdigit():
+        if _ISO.match(token):
+            return ("date", token)
+        if _TIME.match(token):
+            return ("time", token.zfill(5))
+        return ("number", token.replace(",", "").rstrip("."))
+    key = _calendar(token)
+    if key is not None:
+        return (key.split(":")[0], key)
+    latin = bool(_LATIN.match(token))
+    if latin and foreign:
+        return ("name", token.casefold())
+    if first and not latin:
+        return None  # a Russian clause's first word is capitalised as a sentence starts
+    if token[0].isupper() and (latin or _CYRILLIC.match(token)) and not is_stop(token):
+        # A sentence's first word is capitalised anyway: a name only when it is not
+        # a verb form ("Moved", "Upgraded", "Switching").
+        if first and token.casefold().endswith(("ed", "ing")):
+            return None
+        return ("name", token.casefold())
+    return None
+
+
+def _changed_to(clause: str) -> set[str]:
+    out: set[str] = set()
+    for match in _CHANGE.finditer(clause):
+        word = next((g for g in match.groups() if g), None)
+        if word and not is_stop(word) and not word[0].isdigit():
+            out.add(word.casefold())
+    return out
+
+
+_HEBREW_HYPHEN = re.compile(r"(?<=[\u0590-\u05ff])-(?=[A-Za-z0-9])")
+
+
+def _parse(clause: str) -> Claim:
+    clause = _HEBREW_HYPHEN.sub(" ", clause)  # "ב-Priority", "ל-60": prefix, then the value
+    hebrew = bool(_HEBREW.search(clause))
+    cyrillic = any("\u0400" <= ch <= "\u04ff" for ch in clause)
+    changed = _changed_to(clause)
+    order: list[str] = []
+    values: set[tuple[str, str]] = set()
+    previous: tuple[str, str] | None = None
+    for i, token in enumerate(_TOKEN.findall(clause)):
+        value = _value_of(token, i == 0, hebrew or cyrillic)
+        if value is None and token.casefold() in changed:
+            value = ("name", stem(token))
+        if value and previous and previous[0] == "name" and _YEAR.match(token):
+            continue  # "Cabernet 2023", "Merlot 2022": a vintage names the thing
+        previous = value
+        if value is not None:
+            values.add(value)
+            order.append("")
+        elif len(token) > 1 and not is_stop(token):
+            order.append(stem(token))
+    return Claim(tuple(order), frozenset(values), hebrew, cyrillic)
+
+
+def claim(clause: str) -> Claim | None:
+    """The clause's claim, or None when it sets no value or names no subject."""
+    found = _parse(clause)
+    return found if found.values and found.subject else None
+
+
+def claims(text: str, max_lines: int = 16, focus: frozenset[str] = frozenset()) -> list[Claim]:
+    """The claims of a memory's statement lines (headings and empty lines left out).
+
+    A clause with values and no subject word of its own ("by Tuesdays and Thursdays at
+    11:00") takes the subject of the clause before it on its line. `focus`: the query's
+    stems; only lines holding one are read (a stem is a prefix of its word, so a line
+    without the text of any cannot share a subject with the query)."""
+    out: list[Claim] = []
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    if focus:
+        lines = [line for line in lines if any(s in line.casefold() for s in focus)]
+    for line in lines[:max_lines]:
+        before: tuple[str, ...] = ()
+        update = bool(_UPDATE.search(line))
+        for clause in _CLAUSE.split(_BULLET.sub("", line)):
+            found = _parse(clause)
+            if found.subject:
+                before = found.order
+                if found.values:
+                    out.append(replace(found, update=update))
+            elif found.values and before:
+                out.append(
+                    Claim(before + found.order, found.values, found.hebrew, found.cyrillic, update)
+                )
+    return out
+
+
+def _apart(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> str | None:
+    """A kind of value both sides set, to values they do not share."""
+    for kind in ("number", "time", "date", "day", "month", "name"):
+        va = {v for k, v in a if k == kind}
+        vb = {v for k, v in b if k == kind}
+        if va and vb and not (va & vb):
+            return kind
+    return None
+
+
+def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str | None:
+    """Why `a` and `b` give different values for one subject, or None.
+
+    One subject: at least two shared subject words (a value both name counts as one), most
+    of the smaller subject shared (half when the query names a shared word), and no shared
+    word qualified differently ("billing service" / "auth service"). Different values: a
+    kind of value both set, none in common. `query`: the query's stems (statement_words.stem).
+    """
+    both = a.values & b.values
+    shared_names = frozenset(v for _, v in both)
+    sa, sb = a.subject | shared_names, b.subject | shared_names
+    shared = sa & sb
+    if len(shared) < 2:
+        return None  # one word ("bottles", "newsletter") is a topic, not yet a subject
+    if query and not query & shared:
+        return None  # the question is about something else: leave its ranking alone
+    share = overlap(sa, sb)
+    if share < SAME_SUBJECT_ASKED:
+        return None
+    right_too = a.hebrew or b.hebrew or a.cyrillic or b.cyrillic
+    if modifiers_clash(a.order, b.order, a.subject & b.subject, right_too):
+        return None
+    kind = _apart(a.values - both, b.values - both)
+    # Names are the noisier value (anyone a note mentions is one): they need most of the
+    # subject shared even when the query names it.
+    if kind is None or (share < SAME_SUBJECT and (kind == "name" or not query & shared)):
+        return None
+    if kind == "name" and not (a.update or b.update):
+        return None  # anyone a note mentions is a name: a new one needs "now", "moved to"...
+    if kind == "name" and (both or len(a.subject & b.subject) < min(2, len(sa), len(sb))):
+        # Other names beside one both mention are other things said of it ("Amir tasted
+        # the Kadar barrels" / "new barrels come from Kadar in Tokaj").
+        return None
+    return f"same subject, different {kind}"
+
+
+def query_stems(query: str) -> frozenset[str]:
+    """A query's subject stems, as `worded_apart` compares them."""
+    return frozenset(stem(t) for t in _TOKEN.findall(query) if len(t) > 1 and not is_stop(t))
+
+
+def first_apart(
+    newer: Iterable[Claim], older: Iterable[Claim], query: frozenset[str] = frozenset()
+) -> str | None:
+    """The first reason a claim of `newer` and one of `older` are worded apart, or None."""
+    older_claims = list(older)
+    for a in newer:
+        for b in older_claims:
+            reason = worded_apart(a, b, query)
+            if reason:
+                return reason
+    return None
