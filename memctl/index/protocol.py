@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, get_args, runtime_checkable
 
 from memctl.errors import UsageError
@@ -188,6 +189,7 @@ class IndexBackend(Protocol):
     def near_pairs(
         self, min_cosine: float, k: int, blocks: BlockSource | None = None
     ) -> list[NeighbourPair]: ...
+    def vector_blocks(self, state_dir: Path) -> BlockSource | None: ...
     def meta(self, key: str) -> str | None: ...
 
     # -- usage (per vault) --------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
 
@@ -63,25 +63,10 @@ class Neighbourhood:
     def of(cls, store: IndexBackend, state_dir: Path | None = None) -> Neighbourhood | None:
         """None when the index holds no vectors (of the model it says it holds).
 
-        On SQLite the vectors are read from search's cached matrix (a file read, ~10x
-        faster than vec0's rows; rebuilt first when stale), or from vec0 below the size
-        that keeps one."""
+        The store reads the vectors its fastest way (IndexBackend.vector_blocks)."""
         if not store.has_vectors():
             return None
-        blocks = None
-        if store.backend == "sqlite" and state_dir is not None:
-            from memctl.index.sqlite import vectors
-
-            conn = store.conn  # type: ignore[attr-defined]
-
-            def blocks(rows: int) -> Any:
-                # A stale cache is rebuilt first (when the index is big enough to keep one):
-                # tonight's cost, which tomorrow's no-change run and every search reuse.
-                found = vectors.cached_blocks(conn, state_dir, rows)
-                if found is None and vectors.load(conn, state_dir) is not None:
-                    found = vectors.cached_blocks(conn, state_dir, rows)
-                return found
-
+        blocks = store.vector_blocks(state_dir) if state_dir is not None else None
         pairs = store.near_pairs(-1.0, NEIGHBOURS, blocks)
         ids = [p.source for p in pairs] + [p.neighbour for p in pairs]
         return cls(pairs, {c.id: c for c in store.chunks_by_ids(ids)}, store.model_id)

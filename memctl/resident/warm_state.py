@@ -106,7 +106,7 @@ class WarmSearch:
         return pending
 
     def _index_version(self, entry: warm.WarmSearcher) -> tuple[int, int]:
-        from memctl.index.store import Store, index_path
+        from memctl.index.store import index_path
 
         searcher = entry.searcher
         try:
@@ -115,12 +115,11 @@ class WarmSearch:
             inode = 0
         if inode != self._seen_version[0]:
             searcher.close()  # a rebuilt index is a new file: reopen it
-        store = searcher.store
-        if not isinstance(store, Store):
+        versions = searcher.candidates.data_version()
+        if versions is None:
             # A shared PostgreSQL index has no change counter this cheap: always check.
             return inode, time.monotonic_ns()
-        row = store.conn.execute("PRAGMA data_version").fetchone()
-        return inode, int(row[0])
+        return inode, versions[0]
 
     def _config_mtime(self) -> tuple[float | None, float | None]:
         from memctl.config import CONFIG_FILE, user_config_path

@@ -12,6 +12,7 @@ and results).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +42,18 @@ if TYPE_CHECKING:
     pass
 
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher"]
+
+
+@dataclass
+class Listed:
+    """A query's candidate lists and how they were read: what the later stages start from."""
+
+    found: Candidates
+    parsed: Query  # the words searched (a date the query says taken out)
+    filters: Filters  # the caller's, narrowed to the date range a date-only query says
+    dated: dated_stage.DatedQuery | None
+    model_id: str  # the index's embedding model (read once a search)
+    own: dict[int, float] | None  # the vector candidates' own cosines, where facts lifted them
 
 
 class Searcher:
@@ -135,8 +148,52 @@ class Searcher:
         (ranking.diversify), the relevance floor (evidence.judge_results), results."""
         k = checked_k(mode, k, budget, min_score)
         now = now or clock.now()
-        filters = filters or Filters()
         notices: list[str] = self.refresh(now) if self.fresh else []
+        response = SearchResponse(query=query, results=[], pending_embeddings=0, notices=notices)
+        listed = self._listed(query, mode, now, filters or Filters(), vector, response)
+        if listed is None:
+            return response
+        found, dated, model_id = listed.found, listed.dated, listed.model_id
+        rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
+        run = self._ranked(
+            query, listed.parsed, mode, k, now, explain, model_id, found, rerank, dated
+        )
+        scores, probability = self._reranked(run, rerank, trace)
+        chosen = self._diversified(run, scores)
+        # A query that says only a date asks for everything dated then: no floor.
+        confined = run.dated is not None and run.dated.carried
+        floored = use_floor and not confined
+        verdict = self._judged(
+            run, chosen, min_score, floored, budget, listed.filters.active(), listed.own
+        )
+        if trace is not None:
+            trace.record(run, chosen, probability, verdict)
+        response.floor, response.below_floor = verdict.floor, verdict.below_floor
+        response.dates = dated.describe() if dated is not None else None
+        response.matched, response.missing = verdict.matched, verdict.missing
+        notices.extend(verdict.notices)
+        self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
+        self._results(run, response, verdict, scores, probability, explain, budget)
+        if log and response.results:
+            self.store.record_references(
+                [(r.hash, r.path) for r in response.results], "search", query, now
+            )
+            self._kept.forget_usage(verdict.kept)
+        return response
+
+    def _listed(
+        self,
+        query: str,
+        mode: str,
+        now: datetime,
+        filters: Filters,
+        vector: Any,
+        response: SearchResponse,
+    ) -> Listed | None:
+        """The query read (its words, the dates it says) and its candidate lists, each
+        vector candidate scored by its best fact too; None when it has no words (the
+        response then says so)."""
+        notices = response.notices
         parsed = parse_query(query)
         # The dates the query says (rank/dated.py): not in bm25 mode, the plain baseline.
         dated = (
@@ -158,12 +215,10 @@ class Searcher:
             pending = self.store.pending_count()
             if pending and self.fresh and mode in ("hybrid", "vector"):
                 pending = self._catch_up(pending, notices)
-            response = SearchResponse(
-                query=query, results=[], pending_embeddings=pending, notices=notices
-            )
+            response.pending_embeddings = pending
             if parsed.is_empty():
                 notices.append("the query has no words to search for")
-                return response
+                return None
             # Read once: each read of it is a statement (the index's model changes only
             # with a re-index, which the freshness walk above would have run).
             model_id = self.store.model_id
@@ -198,10 +253,16 @@ class Searcher:
             found.lists["vector"], own = self._by_fact(found.lists["vector"], found.vector, filters)
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in found.lists))
-        rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
-        run = self._ranked(query, parsed, mode, k, now, explain, model_id, found, rerank, dated)
+        return Listed(found, parsed, filters, dated, model_id, own)
+
+    def _reranked(
+        self, run: SearchRun, rerank: bool, trace: SearchTrace | None
+    ) -> tuple[dict[int, float], dict[int, float]]:
+        """The scores after the learned reranker (rerank/), and its probabilities (read
+        without reordering when only the trace asks for its features)."""
         scores, probability = run.scored.scores, {}
         if rerank or (trace is not None and trace.rerank_features):
+            source = self.candidates
             probability = stage.rerank_probabilities(
                 self.store,
                 run,
@@ -210,37 +271,8 @@ class Searcher:
                 apply=rerank,
                 sink=trace.keep_rerank if trace is not None else None,
             )
-            scores = ranking.rescore(run.scored, probability, run.records, now)
-        chosen = self._diversified(run, scores)
-        # A query that says only a date asks for everything dated then: no floor.
-        confined = run.dated is not None and run.dated.carried
-        verdict = self._judged(
-            run, chosen, min_score, use_floor and not confined, budget, filters.active(), own
-        )
-        if trace is not None:
-            trace.query, trace.plan, trace.words, trace.snippets = (
-                parsed,
-                run.plan,
-                run.words,
-                run.snippets,
-            )
-            trace.lists, trace.records, trace.chosen = run.lists, run.records, list(chosen)
-            trace.rerank, trace.verdict = dict(probability), verdict
-            trace.dated = run.dated
-            if run.weighted is not None:
-                trace.terms, trace.present = run.weighted
-        response.floor, response.below_floor = verdict.floor, verdict.below_floor
-        response.dates = dated.describe() if dated is not None else None
-        response.matched, response.missing = verdict.matched, verdict.missing
-        notices.extend(verdict.notices)
-        self.timings["search_ms"] = (time.perf_counter() - found.started) * 1000
-        self._results(run, response, verdict, scores, probability, explain, budget)
-        if log and response.results:
-            self.store.record_references(
-                [(r.hash, r.path) for r in response.results], "search", query, now
-            )
-            self._kept.forget_usage(verdict.kept)
-        return response
+            scores = ranking.rescore(run.scored, probability, run.records, run.now)
+        return scores, probability
 
     def _ranked(
         self,

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from memctl.search.present.results import Snippets
     from memctl.search.rank.dated import DatedQuery
     from memctl.search.rerank.model import Shown
+    from memctl.search.run import SearchRun
 
 
 @dataclass
@@ -41,6 +42,26 @@ class SearchTrace:
     chosen: list[int] = field(default_factory=list)  # after diversity, before the floor
     verdict: Verdict | None = None
     dated: DatedQuery | None = None  # the dates the query says, as the search read them
+
+    def record(
+        self,
+        run: SearchRun,
+        chosen: list[int],
+        probability: dict[int, float],
+        verdict: Verdict,
+    ) -> None:
+        """What the stages saw, from the run the Searcher carried through them."""
+        self.query, self.plan, self.words, self.snippets = (
+            run.parsed,
+            run.plan,
+            run.words,
+            run.snippets,
+        )
+        self.lists, self.records, self.chosen = run.lists, run.records, list(chosen)
+        self.rerank, self.verdict = dict(probability), verdict
+        self.dated = run.dated
+        if run.weighted is not None:
+            self.terms, self.present = run.weighted
 
     def keep_rerank(self, features: dict[int, list[float]], windows: dict[int, Shown]) -> None:
         """The reranking step's features and windows (rerank.windows.rerank_scores)."""

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 import psycopg
@@ -181,6 +182,10 @@ class PgReads:
             (self.vault_name, cold_before, cold_before),
         ):
             yield ChunkUsage(*row)
+
+    def vector_blocks(self, state_dir: Path) -> BlockSource | None:
+        """None: the server's HNSW index answers nearest neighbours itself."""
+        return None
 
     def near_pairs(
         self, min_cosine: float, k: int, blocks: BlockSource | None = None
