@@ -3,8 +3,8 @@
 A chunk of several facts (a day's `- HH:MM` bullets, an archive note's list, a decision's
 sentence lines) has one vector, their average, and loses to any chunk naming the asked-for
 person. Each fact's own vector (memctl.index.units, cached beside the chunks') is compared
-with the query too, and the chunk scores the better of the two: it is found by the fact
-and shown whole. The vector list is read again wider first in a small index (the whole
+with the query too, and the chunk scores the better of the two (the fact's a little
+discounted, SHORT_TEXT_BIAS): it is found by the fact and shown whole. The vector list is read again wider first in a small index (the whole
 vault's nearest chunks by their own vectors can miss the one whose fact answers), so a
 fact can bring in a chunk the list had left out.
 """
@@ -20,12 +20,12 @@ import numpy as np
 from memctl.index.units import Unit, units_of
 
 POOL = 100  # chunks whose units are compared, in an index small enough to widen cheaply
-POOL_MAX_CHUNKS = 20_000
+POOL_MAX_CHUNKS = 20_000  # beyond this the wider read is a second scan: the list as it is
 # A one-line fact meets a question in its own language a little nearer than a longer text
 # of the same meaning does (e5's short texts): a Hebrew bullet of a mixed daily note
 # outranked the English decision a Hebrew question was about by 0.018 (the fixture's
 # x-he-en-1). A fact's cosine counts this much less than the chunk's.
-SHORT_TEXT_BIAS = 0.015  # beyond this the wider read is a second scan: the list as it is
+SHORT_TEXT_BIAS = 0.015
 
 
 @functools.lru_cache(maxsize=8192)
