@@ -389,7 +389,8 @@ class Searcher:
         if not filters.active() and self.store.chunk_count() <= meaning.POOL_MAX_CHUNKS:
             wider = self.store.nearest(qvec, max(meaning.POOL, limit))
             scores = {**wider, **scores}
-            texts |= {c: r.text for c, r in self.candidates.records(list(wider)).items()}
+            unread = [c for c in wider if c not in texts]
+            texts |= {c: r.text for c, r in self.candidates.records(unread).items()}
         ranked = meaning.lift(scores, texts, qvec, self.store.cached_vectors)
         lifted = dict(list(ranked.items())[:limit])
         return lifted, {cid: scores[cid] for cid in lifted}

@@ -10,14 +10,13 @@ from pathlib import Path
 import pytest
 
 from memctl.index.protocol import CandidateSource, IndexBackend
-from memctl.index.sync import sync
 from memctl.lexical.parse import parse_query
 from memctl.lexical.plan import Filters
 from memctl.search.evaluate import parse_queries
 from memctl.search.floor.evidence import weighted_terms
 from memctl.search.hybrid import Searcher
 from memctl.vault import Vault
-from tests.postgres.test_pg_sync_search import fixture_on_pg
+from tests.postgres.test_pg_sync_search import synced_fixture_on_pg
 from tests.search.conftest import FIXTURE, NOW
 
 WANTED = (("fts",), ("fts", "trigram", "window"), ("fts", "trigram", "vector", "window"))
@@ -48,9 +47,7 @@ def _cases(source: CandidateSource, queries: list[str]) -> list[tuple[object, ..
 def test_both_stores_hold_the_candidate_source_contract(
     tmp_path: Path, pg_url: str, indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
-    shutil.copy(indexed_fixture.state_dir / "state.db", vault.state_dir / "state.db")
-    sync(vault, embed=True, now=NOW)
+    vault = synced_fixture_on_pg(tmp_path, "alice", pg_url, indexed_fixture, monkeypatch)
     lines = (FIXTURE / "queries.jsonl").read_text(encoding="utf-8").splitlines()
     queries = [q.query for q in parse_queries(lines, "queries.jsonl")]
     with Searcher(indexed_fixture, fresh=False) as lite, Searcher(vault, fresh=False) as pg:
@@ -122,9 +119,7 @@ def test_both_stores_read_the_reference_log_alike(
     tmp_path: Path, pg_url: str, indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same references logged on both stores read back the same (one SQL for both)."""
-    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
-    shutil.copy(indexed_fixture.state_dir / "state.db", vault.state_dir / "state.db")
-    sync(vault, embed=True, now=NOW)
+    vault = synced_fixture_on_pg(tmp_path, "alice", pg_url, indexed_fixture, monkeypatch)
     lite_root = tmp_path / "lite"
     shutil.copytree(indexed_fixture.root, lite_root)
     with Searcher(Vault(lite_root), fresh=False) as lite, Searcher(vault, fresh=False) as pg:

@@ -13,16 +13,14 @@ from memctl.index.backend import open_store
 from memctl.index.sync import sync
 from memctl.lifecycle.maintain import lint_vault
 from memctl.vault import Vault
-from tests.postgres.test_pg_sync_search import fixture_on_pg
+from tests.postgres.test_pg_sync_search import fixture_on_pg, synced_fixture_on_pg
 from tests.search.conftest import NOW
 
 
 def test_chunks_and_neighbours_agree_with_sqlite(
     tmp_path: Path, pg_url: str, indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    vault = fixture_on_pg(tmp_path, "alice", pg_url, monkeypatch)
-    shutil.copy(indexed_fixture.state_dir / "state.db", vault.state_dir / "state.db")
-    sync(vault, embed=True, now=NOW)
+    vault = synced_fixture_on_pg(tmp_path, "alice", pg_url, indexed_fixture, monkeypatch)
 
     def read(v: Vault) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
         with open_store(v) as store:

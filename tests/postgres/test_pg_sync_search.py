@@ -29,6 +29,17 @@ def fixture_on_pg(tmp_path: Path, name: str, url: str, mp: pytest.MonkeyPatch) -
     return use_postgres(root, name, url, mp)
 
 
+def synced_fixture_on_pg(
+    tmp_path: Path, name: str, url: str, indexed: Vault, mp: pytest.MonkeyPatch
+) -> Vault:
+    """The fixture on PostgreSQL, synced with the SQLite fixture's embedding cache: the
+    same vectors without the model."""
+    vault = fixture_on_pg(tmp_path, name, url, mp)
+    shutil.copy(indexed.state_dir / "state.db", vault.state_dir / "state.db")
+    sync(vault, embed=True, now=NOW)
+    return vault
+
+
 def chunk_rows(url: str, vault: str) -> list[tuple[str, int, str]]:
     with psycopg.connect(url) as conn:
         return conn.execute(
@@ -494,9 +505,7 @@ def test_units_vectors_of_a_shared_server_vault_come_from_its_local_cache(
     from memctl.index.unit_embed import UNITS_VERSION
     from memctl.index.units import units_of
 
-    vault = fixture_on_pg(tmp_path, "units", pg_url, monkeypatch)
-    shutil.copy(indexed_fixture.state_dir / "state.db", vault.state_dir / "state.db")
-    sync(vault, embed=True, now=NOW)
+    vault = synced_fixture_on_pg(tmp_path, "units", pg_url, indexed_fixture, monkeypatch)
     with open_store(vault) as store:
         assert store.units_embedded() == UNITS_VERSION
         texts = [text for _, text in store.chunk_texts_after(0, 10_000)]

@@ -113,7 +113,7 @@ class PgWrites:
         ).fetchall()
         # Vectors go in with the row: setting them afterwards would write every row twice
         # (and its GIN entries with it, since an indexed column changes).
-        cached = self._cached_vectors([c.hash for c in chunks])
+        cached = self.cached_vectors([c.hash for c in chunks])
         rows = []
         vocabulary: set[str] = set()
         for chunk in chunks:
@@ -248,8 +248,10 @@ class PgWrites:
             )
         return self._cache
 
-    def _cached_vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
-        """hash -> the cached vector of that text under the index's model (when it has one)."""
+    def cached_vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
+        """hash -> the cached vector of that text under the index's model (when it has one):
+        chunks' before they are stored, and the units' (memctl.index.units), which live
+        only in this vault's local cache."""
         if not hashes:
             return {}
         model, dim = self.model_id, self.dim
@@ -268,11 +270,6 @@ class PgWrites:
                     found[digest] = np.frombuffer(blob, dtype=np.float32)
         return found
 
-    def cached_vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
-        """hash -> the cached vector of that text: the units' vectors (memctl.index.units)
-        live only in this vault's local cache, as its chunks' do before they are stored."""
-        return self._cached_vectors(hashes)
-
     def chunk_texts_after(self, last_id: int, limit: int) -> list[tuple[int, str]]:
         return self.conn.execute(
             "SELECT id, text FROM chunks WHERE vault = %s AND id > %s ORDER BY id LIMIT %s",
@@ -281,7 +278,7 @@ class PgWrites:
 
     def _fill_from_cache(self, rows: Sequence[tuple[int, str]]) -> int:
         """Give these chunks the cached vector of their text under the current model."""
-        found = self._cached_vectors([h for _, h in rows])
+        found = self.cached_vectors([h for _, h in rows])
         updates = [(found[h], cid) for cid, h in rows if h in found]
         if updates:
             with self.conn.cursor() as cur:
