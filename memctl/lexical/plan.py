@@ -7,7 +7,7 @@ both plan with `build_plan`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -92,10 +92,29 @@ class LexicalPlan:
         fixed = self.corrections.get(term.text)
         return [*term.forms(), *([fixed] if fixed else [])]
 
+    def reach(self, terms: Sequence[Term]) -> float:
+        """The share of the query's words the index holds in some form (its own, a
+        Hebrew variant, a stem's prefix, a correction): 1.0 for a query of no words."""
+        if not terms:
+            return 1.0
+        known = sum(
+            1
+            for term in terms
+            if any(self.doc_freqs.get(form, 0) > 0 for form in self.term_forms(term))
+            or (term.stem is not None and term.stem in self.prefixes)
+        )
+        return known / len(terms)
+
     def expression(self) -> str:
         parts = [fts_expression(self.forms, self.prefixes)]
         parts += [quote(p) for p in self.phrases]
         return " OR ".join(p for p in parts if p)
+
+
+def inflects(word: str, fixed: str) -> bool:
+    """Whether a correction only adds or drops an ending (hour → hours, товар → товаров,
+    בקבוקים → בקבוקי): the one kind of correction an ordinary word may take."""
+    return fixed.startswith(word) or (word.startswith(fixed) and len(fixed) >= TYPO_MIN_LENGTH)
 
 
 def build_plan(
@@ -106,11 +125,13 @@ def build_plan(
     stem_df: Callable[[str], int],
     correct: Callable[[str], str | None],
     exact_df: Callable[[list[str]], dict[str, int]],
+    is_common: Callable[[str], bool] = lambda word: False,
 ) -> LexicalPlan:
     """The lexical plan from document counts, whichever index counted them (pure policy).
 
     `df` counts rows per word up to `limit` + 1, `stem_df` rows matching a prefix,
-    `exact_df` uncapped counts (asked only when every word is common).
+    `exact_df` uncapped counts (asked only when every word is common), `is_common` whether
+    a word is an ordinary word of its language (memctl.lexical.lexicon).
     """
     plan = LexicalPlan()
     terms = query.content_terms
@@ -127,6 +148,8 @@ def build_plan(
             and not term.text.isdigit()
         ):
             fixed = correct(term.text)
+            if fixed and is_common(term.text) and not inflects(term.text, fixed):
+                fixed = None
             if fixed:
                 plan.corrections[term.text] = fixed
                 known = [fixed]

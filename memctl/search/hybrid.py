@@ -293,7 +293,13 @@ class Searcher:
         plan, lists = found.plan, found.lists
         source = self.candidates
         kept = self._kept if source.keeps_reads else None
-        weights = weights_for(self.policy.weights, query, model_id)
+        weights = weights_for(
+            self.policy.weights,
+            query,
+            model_id,
+            plan.reach(parsed.content_terms),
+            self.policy.reach_power,
+        )
         fused = fuse(lists, self.policy, weights)
         records = source.records(list(fused))
         scored = ranking.score(

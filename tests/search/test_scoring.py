@@ -257,3 +257,14 @@ def test_best_first_is_the_order_of_falling_score_then_rising_id() -> None:
         scores = {rng.randrange(500): rng.choice([0.5, 0.25, rng.random()]) for _ in range(40)}
         assert best_first(scores) == sorted(scores, key=lambda i: (-scores[i], i))
     assert best_first({}) == []
+
+
+def test_word_lists_count_as_far_as_the_vault_holds_the_query_words() -> None:
+    from memctl.search.rank.scoring import weights_for
+
+    model = "intfloat/multilingual-e5-small-q4"
+    assert weights_for(Weights(), "deploy checklist", model, reach=1.0) == Weights()
+    half = weights_for(Weights(), "deploy checklist", model, reach=0.5)
+    assert half.fts == pytest.approx(0.1) and half.trigram == pytest.approx(0.05)
+    assert half.vector == Weights().vector  # never raised: the floor reads it
+    assert weights_for(Weights(), "x", model, reach=0.5, reach_power=1.0).fts == pytest.approx(0.2)

@@ -31,6 +31,7 @@ from memctl.index.postgres.lists import (
     with_records,
     with_texts,
 )
+from memctl.lexical import lexicon
 from memctl.lexical import plan as cand
 from memctl.lexical import substrings as substring_list
 from memctl.lexical.parse import Query
@@ -211,6 +212,7 @@ def candidate_lists(
         df=counter.words,
         stem_df=counter.prefix,
         correct=lambda word: _correct(store, word),
+        is_common=lexicon.is_common,
         exact_df=lambda forms: counter.words(forms, exact=True),
     )
     trigram_words = substring_list.trigram_words(query, plan)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
+from memctl.lexical import lexicon
 from memctl.lexical.parse import HEBREW_PREFIXES, Query, quote
 from memctl.lexical.plan import (
     COMMON_MIN_ROWS,
@@ -166,6 +167,7 @@ def plan_lexical(
             conn, stem, limit, prefix_terms(stem) if prefix_terms else None, counts
         ),
         correct=corrector or (lambda word: correct_typo(conn, word)),
+        is_common=lexicon.is_common,
         exact_df=lambda words: doc_freqs(conn, words),
     )
 
