@@ -40,7 +40,7 @@ from memctl.index.dates import FallbackDates  # noqa: E402
 from memctl.index.embed import get_embedder, model_identity  # noqa: E402
 from memctl.index.postgres import words  # noqa: E402
 from memctl.index.store import Store  # noqa: E402
-from memctl.index.sync import SyncReport, _read_file  # noqa: E402
+from memctl.index.sync import SyncReport, read_tier_file  # noqa: E402
 from memctl.vault import Vault  # noqa: E402
 
 DIM = 384
@@ -192,7 +192,7 @@ def build(
 
         in_batch = 0
         for rel, path in paths:
-            read = _read_file(rel, str(path), os.stat(path), max_bytes, report, dates)
+            read = read_tier_file(rel, str(path), os.stat(path), max_bytes, report, dates)
             if read is None:
                 continue
             pending.append(read)

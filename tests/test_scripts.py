@@ -5,6 +5,7 @@ the benches' and tools' own business; this catches a script left behind by a lib
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -87,3 +88,67 @@ def test_scripts_test_types_every_python_script() -> None:
         name for name in HELPERS if (SCRIPTS / name).suffix == ".py"
     }
     assert typed == python
+
+
+def _private_reaches(source: str) -> list[str]:
+    """Where a script's code names a private (_underscored) name of memctl: imported from
+    it, or read off a module or object imported from it."""
+    tree = ast.parse(source)
+    from_memctl: set[str] = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("memctl"):
+            for alias in node.names:
+                from_memctl.add(alias.asname or alias.name)
+                if _private(alias.name):
+                    found.append(f"line {node.lineno}: from {node.module} import {alias.name}")
+            if any(_private(part) for part in (node.module or "").split(".")):
+                found.append(f"line {node.lineno}: from {node.module}")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("memctl"):
+                    from_memctl.add(alias.asname or alias.name.split(".")[0])
+                    if any(_private(part) for part in alias.name.split(".")):
+                        found.append(f"line {node.lineno}: import {alias.name}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            root = node.value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in from_memctl:
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _reaching_code() -> list[Path]:
+    tools = SCRIPTS.parent / "tools"
+    python = [SCRIPTS / n for n in _scripts("python")] + [
+        SCRIPTS / n for n in HELPERS if n.endswith(".py")
+    ]
+    return sorted(python + list(tools.rglob("*.py")))
+
+
+@pytest.mark.parametrize("path", _reaching_code(), ids=lambda p: p.name)
+def test_scripts_and_tools_reach_memctl_only_through_public_names(path: Path) -> None:
+    assert _private_reaches(path.read_text(encoding="utf-8")) == []
+
+
+def test_a_private_reach_is_found() -> None:
+    source = (
+        "from memctl.index import status as st\n"
+        "from memctl.index.sync import _walk\n"
+        "import memctl.index.status\n"
+        "st._kept.clear()\n"
+        "memctl.index.status._kept.clear()\n"
+        "from memctl.cli._common import read_source\n"
+    )
+    assert _private_reaches(source) == [
+        "line 2: from memctl.index.sync import _walk",
+        "line 6: from memctl.cli._common",
+        "line 4: st._kept",
+        "line 5: memctl.index.status._kept",
+    ]

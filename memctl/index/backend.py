@@ -23,7 +23,6 @@ from memctl.sqlite import iter_batches as iter_batches
 from memctl.sqlite import select_in as select_in
 
 if TYPE_CHECKING:
-    from memctl.sqlite import Connection
     from memctl.vault import Vault
 
 
@@ -45,11 +44,3 @@ def has_index(vault: Vault) -> bool:
     from memctl.index.store import index_path
 
     return index_path(vault).exists()
-
-
-def sqlite_connection(store: IndexBackend) -> Connection | None:
-    """The in-process SQLite connection of a `Store` (None for a shared server): what the
-    SQLite-only search paths read directly."""
-    from memctl.index.store import Store
-
-    return store.conn if isinstance(store, Store) else None

@@ -21,6 +21,13 @@ _kept: dict[Path, tuple[tuple[int, ...], IndexCounts, str, str | None]] = {}
 _kept_lock = threading.Lock()
 
 
+def forget_kept() -> None:
+    """Forget every index's kept counts: the next status counts them, as a new process
+    would (a bench timing what `memctl status` costs on its own)."""
+    with _kept_lock:
+        _kept.clear()
+
+
 def _signature(index: Path) -> tuple[int, ...]:
     out: list[int] = []
     for path in (index, index.with_name(index.name + "-wal")):

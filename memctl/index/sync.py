@@ -64,7 +64,9 @@ class SyncReport:
 
 
 @dataclass(frozen=True)
-class _Read:
+class FileRead:
+    """One tier file as sync read it: its stat, its content's digest and its chunks."""
+
     rel: str
     size: int
     mtime_ns: int
@@ -191,7 +193,7 @@ def _sync_lexical(
     max_bytes = vault.settings.embed.max_file_bytes
     seen: set[str] = set()
     candidates: list[tuple[str, str, os.stat_result]] = []
-    for rel, path, st in _walk(vault, report):
+    for rel, path, st in tier_files(vault, report):
         seen.add(rel)
         report.files_seen += 1
         previous = known.get(rel)
@@ -201,11 +203,11 @@ def _sync_lexical(
         candidates.append((rel, path, st))
 
     dates = FallbackDates(vault.root)
-    batch: list[_Read] = []
+    batch: list[FileRead] = []
     touched: list[tuple[str, int, int]] = []
     batch_chunks = 0
     for done, (rel, path, st) in enumerate(candidates, 1):
-        read = _read_file(rel, path, st, max_bytes, report, dates)
+        read = read_tier_file(rel, path, st, max_bytes, report, dates)
         if read is None:
             continue  # unreadable: keep what the index already holds for it
         previous = known.get(rel)
@@ -234,7 +236,7 @@ def _sync_lexical(
 
 def _write_batch(
     store: IndexBackend,
-    batch: list[_Read],
+    batch: list[FileRead],
     touched: list[tuple[str, int, int]],
     report: SyncReport,
     now: datetime,
@@ -259,8 +261,9 @@ def _write_batch(
     report.removed.extend(removed)
 
 
-def _walk(vault: Vault, report: SyncReport) -> list[tuple[str, str, os.stat_result]]:
-    """Tier files under memory/ with their stat; links leaving the vault are skipped."""
+def tier_files(vault: Vault, report: SyncReport) -> list[tuple[str, str, os.stat_result]]:
+    """Tier files under memory/ with their stat, in the order sync reads them; links
+    leaving the vault are skipped (said in `report.warnings`)."""
     root = vault.root.resolve()
     found = []
     for rel, path, entry in vault.memory_entries():
@@ -280,14 +283,17 @@ def _walk(vault: Vault, report: SyncReport) -> list[tuple[str, str, os.stat_resu
     return found
 
 
-def _read_file(
+def read_tier_file(
     rel: str,
     path: str,
     st: os.stat_result,
     max_bytes: int,
     report: SyncReport,
     dates: FallbackDates,
-) -> _Read | None:
+) -> FileRead | None:
+    """A tier file read and chunked as sync indexes it (a bulk loader writes the chunks
+    itself); None when it cannot be read. A binary file reads as no chunks, a file past
+    `max_bytes` as its first whole lines: both said in `report.warnings`."""
     try:
         with Path(path).open("rb") as handle:
             data = handle.read(max_bytes + 1)
@@ -297,7 +303,7 @@ def _read_file(
     digest = hashlib.sha256(data).hexdigest()[:32]
     if b"\x00" in data[:8192]:
         report.warnings.append(f"{rel}: skipped, it looks like a binary file")
-        return _Read(rel, st.st_size, st.st_mtime_ns, digest, [])
+        return FileRead(rel, st.st_size, st.st_mtime_ns, digest, [])
     if len(data) > max_bytes:
         # Cut at the last whole line so no chunk ends in half a line or half a character.
         data = data[:max_bytes]
@@ -314,7 +320,7 @@ def _read_file(
             f"{rel}: not valid UTF-8 (byte {exc.start}); indexed with replacement characters"
         )
     fallback = dates.of(rel, st.st_mtime_ns) if needs_fallback_date(text, rel) else None
-    return _Read(
+    return FileRead(
         rel, st.st_size, st.st_mtime_ns, digest, chunk_markdown(text, rel, fallback_date=fallback)
     )
 

@@ -12,17 +12,17 @@ and results).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memctl import clock
 from memctl.index.backend import IndexBackend, open_store
 from memctl.index.catch_up import catch_up, pending_notice
 from memctl.index.embed.registry import canonical
 from memctl.index.protocol import CandidateSource
+from memctl.index.usage import ChunkRecord
 from memctl.lexical.parse import Query, parse_query
-from memctl.lexical.plan import Candidates, Filters
+from memctl.lexical.plan import Candidates, Filters, LexicalPlan
 from memctl.search.floor.evidence import Verdict, judge_results, weighted_terms
 from memctl.search.kept import IndexMemory
 from memctl.search.options import MODE_LISTS, checked_k, lists_wanted, policy_from, with_window
@@ -34,26 +34,11 @@ from memctl.search.rank import meaning, ranking
 from memctl.search.rank.scoring import Policy, fuse, weights_for
 from memctl.search.rerank import stage, windows
 from memctl.search.results import SearchResponse, SearchResult
-from memctl.search.run import SearchRun
+from memctl.search.run import Asked, Listed, SearchRun
 from memctl.search.trace import SearchTrace
 from memctl.vault import Vault
 
-if TYPE_CHECKING:
-    pass
-
 __all__ = ["Filters", "SearchResponse", "SearchResult", "Searcher"]
-
-
-@dataclass
-class Listed:
-    """A query's candidate lists and how they were read: what the later stages start from."""
-
-    found: Candidates
-    parsed: Query  # the words searched (a date the query says taken out)
-    filters: Filters  # the caller's, narrowed to the date range a date-only query says
-    dated: dated_stage.DatedQuery | None
-    model_id: str  # the index's embedding model (read once a search)
-    own: dict[int, float] | None  # the vector candidates' own cosines, where facts lifted them
 
 
 class Searcher:
@@ -150,21 +135,19 @@ class Searcher:
         now = now or clock.now()
         notices: list[str] = self.refresh(now) if self.fresh else []
         response = SearchResponse(query=query, results=[], pending_embeddings=0, notices=notices)
-        listed = self._listed(query, mode, now, filters or Filters(), vector, response)
+        listed = self._listed(self._asked(query, mode, now, filters or Filters(), vector), response)
         if listed is None:
             return response
-        found, dated, model_id = listed.found, listed.dated, listed.model_id
-        rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
-        run = self._ranked(
-            query, listed.parsed, mode, k, now, explain, model_id, found, rerank, dated
-        )
+        found, dated = listed.found, listed.asked.dated
+        rerank = stage.reranks(listed.model_id, self.settings.rerank, mode, found.lists)
+        run = self._ranked(listed, k, explain, rerank)
         scores, probability = self._reranked(run, rerank, trace)
         chosen = self._diversified(run, scores)
         # A query that says only a date asks for everything dated then: no floor.
         confined = run.dated is not None and run.dated.carried
         floored = use_floor and not confined
         verdict = self._judged(
-            run, chosen, min_score, floored, budget, listed.filters.active(), listed.own
+            run, chosen, min_score, floored, budget, listed.asked.filters.active(), listed.own
         )
         if trace is not None:
             trace.record(run, chosen, probability, verdict)
@@ -181,42 +164,39 @@ class Searcher:
             self._kept.forget_usage(verdict.kept)
         return response
 
-    def _listed(
-        self,
-        query: str,
-        mode: str,
-        now: datetime,
-        filters: Filters,
-        vector: Any,
-        response: SearchResponse,
-    ) -> Listed | None:
-        """The query read (its words, the dates it says) and its candidate lists, each
-        vector candidate scored by its best fact too; None when it has no words (the
-        response then says so)."""
-        notices = response.notices
+    def _asked(self, query: str, mode: str, now: datetime, filters: Filters, vector: Any) -> Asked:
+        """The query read: its words, and the dates it says (rank/dated.py; not in bm25
+        mode, the plain baseline), a date-only query's range narrowing the filters."""
         parsed = parse_query(query)
-        # The dates the query says (rank/dated.py): not in bm25 mode, the plain baseline.
         dated = (
             dated_stage.dated_query(parsed, read_dates(query, now.date()), filters)
             if mode != "bm25" and self.settings.dates
             else None
         )
-        plain = parsed
+        asked = Asked(query, mode, now, vector, parsed, parsed, filters, dated)
         if dated is not None:
-            parsed = dated.parsed
-            filters = dated.filters(filters) if dated.carried else filters
+            asked.parsed = dated.parsed
+            asked.filters = dated.filters(filters) if dated.carried else filters
+        return asked
+
+    def _listed(self, asked: Asked, response: SearchResponse) -> Listed | None:
+        """The query's candidate lists, each vector candidate scored by its best fact too;
+        None when it has no words (the response then says so)."""
+        notices = response.notices
         source = self.candidates
         source.fresh = self.fresh
-        limit = self.settings.candidates
         # A kept Searcher's vector product starts here, beside the statements below and
         # the lexical lists (SqliteCandidates.vector_first).
-        with source.vector_first(query, parsed, MODE_LISTS[mode], filters, vector, limit) as first:
-            self._kept.check(source.data_version())
-            pending = self.store.pending_count()
-            if pending and self.fresh and mode in ("hybrid", "vector"):
-                pending = self._catch_up(pending, notices)
-            response.pending_embeddings = pending
-            if parsed.is_empty():
+        with source.vector_first(
+            asked.text,
+            asked.parsed,
+            MODE_LISTS[asked.mode],
+            asked.filters,
+            asked.vector,
+            self.settings.candidates,
+        ) as first:
+            pending = self._pending(asked.mode, response)
+            if asked.parsed.is_empty():
                 notices.append("the query has no words to search for")
                 return None
             # Read once: each read of it is a statement (the index's model changes only
@@ -225,35 +205,57 @@ class Searcher:
             # Vectors of another model than the configured one (the setting or the default
             # changed; `memctl index` re-embeds) must never meet this model's query vector.
             configured = canonical(self.vault.settings.embed.model)
-            wanted = lists_wanted(mode, model_id, configured, notices)
-            ranged = None
-            if dated is not None and not dated.carried:
-                ranged = self._ranged(query, parsed, dated.filters(filters), wanted, vector)
-                if ranged is None:
-                    # No note of that time matches at all (a vault of other years): the
-                    # date's words are the query's words again, and nothing is boosted.
-                    dated, parsed = dated.unfound(plain), plain
-            found = source.lists(
-                query,
-                parsed,
-                filters,
-                with_window(wanted, self.policy),
-                vector,
-                notices,
-                limit,
-                self.settings.common_term_fraction,
-                first,
-            )
-            if ranged is not None:
-                found.lists = dated_stage.merged(found.lists, ranged)
+            wanted = lists_wanted(asked.mode, model_id, configured, notices)
+            found = self._lists_read(asked, wanted, notices, first)
         # The chunks' own cosines stay the floor's: its bars were fitted on them, and a
         # best-of-several-facts cosine sits higher for any question, foreign ones too.
         own: dict[int, float] | None = None
         if self.settings.units and found.vector is not None and found.lists.get("vector"):
-            found.lists["vector"], own = self._by_fact(found.lists["vector"], found.vector, filters)
+            found.lists["vector"], own = self._by_fact(
+                found.lists["vector"], found.vector, asked.filters
+            )
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in found.lists))
-        return Listed(found, parsed, filters, dated, model_id, own)
+        return Listed(asked, found, model_id, own)
+
+    def _pending(self, mode: str, response: SearchResponse) -> int:
+        """The chunks still waiting for their vectors, a few embedded first where the search
+        wants vectors (the kept reads checked against the index's change counter first)."""
+        self._kept.check(self.candidates.data_version())
+        pending = self.store.pending_count()
+        if pending and self.fresh and mode in ("hybrid", "vector"):
+            pending = self._catch_up(pending, response.notices)
+        response.pending_embeddings = pending
+        return pending
+
+    def _lists_read(
+        self, asked: Asked, wanted: tuple[str, ...], notices: list[str], first: Any
+    ) -> Candidates:
+        """The candidate lists, with those read inside the range a query's date says merged
+        in (no note of that time at all: the date's words are the query's words again)."""
+        ranged = None
+        if asked.dated is not None and not asked.dated.carried:
+            ranged = self._ranged(
+                asked.text, asked.parsed, asked.dated.filters(asked.filters), wanted, asked.vector
+            )
+            if ranged is None:
+                # No note of that time matches at all (a vault of other years): the
+                # date's words are the query's words again, and nothing is boosted.
+                asked.dated, asked.parsed = asked.dated.unfound(asked.plain), asked.plain
+        found = self.candidates.lists(
+            asked.text,
+            asked.parsed,
+            asked.filters,
+            with_window(wanted, self.policy),
+            asked.vector,
+            notices,
+            self.settings.candidates,
+            self.settings.common_term_fraction,
+            first,
+        )
+        if ranged is not None:
+            found.lists = dated_stage.merged(found.lists, ranged)
+        return found
 
     def _reranked(
         self, run: SearchRun, rerank: bool, trace: SearchTrace | None
@@ -274,44 +276,71 @@ class Searcher:
             scores = ranking.rescore(run.scored, probability, run.records, run.now)
         return scores, probability
 
-    def _ranked(
-        self,
-        query: str,
-        parsed: Query,
-        mode: str,
-        k: int,
-        now: datetime,
-        explain: bool,
-        model_id: str,
-        found: Candidates,
-        rerank: bool,
-        dated: dated_stage.DatedQuery | None = None,
-    ) -> SearchRun:
+    def _ranked(self, listed: Listed, k: int, explain: bool, rerank: bool) -> SearchRun:
         """Fusion and the composite score (rank/), the candidates' snippets (present/) and
         the query's weighted words: the run the later stages read (`rerank`: whether
         the reranker reorders, so a server reads its candidates' context at once)."""
-        plan, lists = found.plan, found.lists
+        asked, found = listed.asked, listed.found
         source = self.candidates
-        kept = self._kept if source.keeps_reads else None
         weights = weights_for(
             self.policy.weights,
-            query,
-            model_id,
-            plan.reach(parsed.content_terms),
+            asked.text,
+            listed.model_id,
+            found.plan.reach(asked.parsed.content_terms),
             self.policy.reach_power,
         )
-        fused = fuse(lists, self.policy, weights)
+        fused = fuse(found.lists, self.policy, weights)
         records = source.records(list(fused))
+        scored = self._scored(asked, found.lists, fused, records, explain)
+        snippets = self._snippets(asked.parsed, found.plan, records, scored, k, rerank)
+        # The query's words by IDF, read once for the reranker and the floor (their tests
+        # remember the words they saw). Another backend's reranker weighs by its own
+        # chunk count, its floor by its plan: each reads its own.
+        words = source.word_counts()
+        weighted = weighted_terms(words, asked.parsed, found.plan) if words.exact else None
+        return SearchRun(
+            text=asked.text,
+            parsed=asked.parsed,
+            mode=asked.mode,
+            k=k,
+            now=asked.now,
+            model_id=listed.model_id,
+            plan=found.plan,
+            lists=found.lists,
+            vector=found.vector,
+            weights=weights,
+            fused=fused,
+            records=records,
+            scored=scored,
+            snippets=snippets,
+            kept=self._kept,
+            words=words,
+            keeps_reads=source.keeps_reads,
+            weighted=weighted,
+            dated=asked.dated,
+        )
+
+    def _scored(
+        self,
+        asked: Asked,
+        lists: dict[str, dict[int, float]],
+        fused: dict[int, dict[str, float]],
+        records: dict[int, ChunkRecord],
+        explain: bool,
+    ) -> ranking.Scored:
+        """The composite score of each fused candidate (rank/ranking.score), boosted where
+        it is dated when the query says (rank/dated.py)."""
+        kept = self._kept if self.candidates.keeps_reads else None
         scored = ranking.score(
             fused,
             lists,
             records,
-            words=[t.text for t in parsed.content_terms],
-            recent=self._recent_hashes(now),
-            now=now,
+            words=[t.text for t in asked.parsed.content_terms],
+            recent=self._recent_hashes(asked.now),
+            now=asked.now,
             policy=self.policy,
             # bm25 mode stays plain BM25: it is the baseline the eval compares against.
-            context=mode != "bm25",
+            context=asked.mode != "bm25",
             explain=explain,
             # An entry stands while its record object is the same: only kept records
             # (SQLite's, see SqliteCandidates.records) ever find theirs. A shared server's
@@ -319,9 +348,24 @@ class Searcher:
             # collector walks.
             kept=kept.factors if kept else None,
         )
-        if dated is not None:
-            dated_stage.boost(scored, records, dated)
-        snippet = present.Snippets(
+        if asked.dated is not None:
+            dated_stage.boost(scored, records, asked.dated)
+        return scored
+
+    def _snippets(
+        self,
+        parsed: Query,
+        plan: LexicalPlan,
+        records: dict[int, ChunkRecord],
+        scored: ranking.Scored,
+        k: int,
+        rerank: bool,
+    ) -> present.Snippets:
+        """The candidates' snippets (present/), read through what the Searcher keeps where
+        the store's reads may be kept."""
+        source = self.candidates
+        kept = self._kept if source.keeps_reads else None
+        return present.Snippets(
             self.store,
             records,
             present.matcher_for(parsed, plan, self._kept.line_words),
@@ -336,32 +380,6 @@ class Searcher:
             read=kept.context_reader(self.store) if kept else None,
             fits=kept.fits if kept else None,
             laid=kept.context_lines(self.store) if kept else None,
-        )
-        # The query's words by IDF, read once for the reranker and the floor (their tests
-        # remember the words they saw). Another backend's reranker weighs by its own
-        # chunk count, its floor by its plan: each reads its own.
-        words = source.word_counts()
-        weighted = weighted_terms(words, parsed, plan) if words.exact else None
-        return SearchRun(
-            text=query,
-            parsed=parsed,
-            mode=mode,
-            k=k,
-            now=now,
-            model_id=model_id,
-            plan=plan,
-            lists=lists,
-            vector=found.vector,
-            weights=weights,
-            fused=fused,
-            records=records,
-            scored=scored,
-            snippets=snippet,
-            kept=self._kept,
-            words=words,
-            keeps_reads=source.keeps_reads,
-            weighted=weighted,
-            dated=dated,
         )
 
     def _ranged(

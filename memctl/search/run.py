@@ -1,6 +1,6 @@
-"""SearchRun: one query on its way through the stages after its candidate lists, carrying
-what each later stage reads of the earlier ones (hybrid.Searcher.search builds it once the
-lists are fused and scored; reranking, diversity, the floor and the results read it)."""
+"""What a query carries through the stages: Asked (the query read), Listed (its candidate
+lists) and SearchRun (after fusion and scoring: what reranking, diversity, the floor and the
+results read). hybrid.Searcher.search builds each in turn."""
 
 from __future__ import annotations
 
@@ -12,13 +12,37 @@ if TYPE_CHECKING:
     from memctl.index.protocol import WordCounts
     from memctl.index.usage import ChunkRecord
     from memctl.lexical.parse import Query
-    from memctl.lexical.plan import LexicalPlan
+    from memctl.lexical.plan import Candidates, Filters, LexicalPlan
     from memctl.search.floor.rule import WeightedTerm
     from memctl.search.kept import IndexMemory
     from memctl.search.present.results import Snippets
     from memctl.search.rank.dated import DatedQuery
     from memctl.search.rank.ranking import Scored
     from memctl.search.rank.scoring import Weights
+
+
+@dataclass
+class Asked:
+    """The query as the search reads it, before any list: its words and the dates it says."""
+
+    text: str  # the query as typed
+    mode: str
+    now: datetime
+    vector: Any  # the query's vector, if the caller embedded it already
+    parsed: Query  # the words searched (a date the query says taken out)
+    plain: Query  # the words as typed (a date's words included)
+    filters: Filters  # the caller's, narrowed to the date range a date-only query says
+    dated: DatedQuery | None
+
+
+@dataclass
+class Listed:
+    """A query's candidate lists and how they were read: what the later stages start from."""
+
+    asked: Asked
+    found: Candidates
+    model_id: str  # the index's embedding model (read once a search)
+    own: dict[int, float] | None  # the vector candidates' own cosines, where facts lifted them
 
 
 @dataclass

@@ -249,6 +249,9 @@ def test_status_kept_counts_follow_every_commit(
         after = index_status(notes_vault)
         assert asked == [1] and after.chunks_by_tier["cold"] == 1
         assert after.chunks == first.chunks + 1 and after.stale_files == 0
+        assert index_status(notes_vault) == after and asked == [1]  # kept again
+        status_module.forget_kept()  # as a new process: the next status counts
+        assert index_status(notes_vault) == after and asked == [1, 1]
     assert status_module._kept
 
 

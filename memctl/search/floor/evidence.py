@@ -304,13 +304,7 @@ def judge_results(
     if cosines is None:
         cosines = lists.get("vector", {})
     cosines = cosines if trusted else {}
-    signals = fl.QuerySignals(
-        missing,
-        max(cosines.values(), default=None),
-        min(cosines.values(), default=None),
-        fl.unknown_name(query.raw, [t.text for t in floor_terms(query)], present),
-        fl.query_script(query.raw),
-    )
+    signals = _query_signals(query, missing, cosines, present)
     judge = Judge(
         terms,
         cosines,
@@ -322,24 +316,10 @@ def judge_results(
         words_of,
         sentences_of,
     )
-    judged = {}
-    for cid in chosen:
-        snip = snippet(cid)
-        record = records[cid]
-        judged[cid] = judge.judge(
-            cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
-        )
-        if credit and cid in credit:
-            seen = judged[cid]
-            judged[cid] = replace(seen, evidence=seen.evidence + (1 - seen.evidence) * credit[cid])
+    judged = _each_judged(judge, chosen, snippet, records, credit)
     judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
     judged = nearest_in_meaning(judged, records, thresholds, missing, whole)
-    value = thresholds.floor if floor is True else floor
-    if floor is True and trusted and model_id not in table():
-        # A model with vectors but no calibration: its cosines' scale is unknown and the
-        # words-only floor would drop what only meaning found (a Russian question about
-        # an English note), so no floor until `scripts/eval_shared --floor --calibrate`.
-        value = None
+    value = _floor_value(floor, thresholds, trusted, model_id)
     # The calibrated floor holds a result that is neither the query's best nor the one
     # nearest in meaning to its later bar; --min-score X is one bar for all.
     later = [
@@ -354,10 +334,65 @@ def judge_results(
         judged, thresholds, value, kept, len(chosen) - len(kept), len(kept), [], missing, signals
     )
     if budget is not None and kept:
-        costs = {cid: estimate_tokens(snippet(cid).text) for cid in kept}
-        verdict.kept = fl.within_budget(kept, costs, budget)
-        if not verdict.kept:
-            verdict.notices.append(
-                f"no result fits --budget {budget} tokens (the best costs {costs[kept[0]]})"
-            )
+        _fit_budget(verdict, snippet, budget)
     return verdict
+
+
+def _query_signals(
+    query: Query, missing: float, cosines: Mapping[int, float], present: Sequence[bool]
+) -> fl.QuerySignals:
+    """What the floor reads of the query as a whole: its words the vault lacks, its
+    candidates' best and worst cosines, a name it says that the vault does not know, its
+    script."""
+    return fl.QuerySignals(
+        missing,
+        max(cosines.values(), default=None),
+        min(cosines.values(), default=None),
+        fl.unknown_name(query.raw, [t.text for t in floor_terms(query)], present),
+        fl.query_script(query.raw),
+    )
+
+
+def _each_judged(
+    judge: Judge,
+    chosen: Sequence[int],
+    snippet: Callable[[int], Snippet],
+    records: Mapping[int, Any],
+    credit: Mapping[int, float] | None,
+) -> dict[int, Judged]:
+    """Each chosen result judged on its snippet, its credit (judge_results) closing that
+    share of its evidence's gap to 1."""
+    judged = {}
+    for cid in chosen:
+        snip = snippet(cid)
+        record = records[cid]
+        judged[cid] = judge.judge(
+            cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
+        )
+        if credit and cid in credit:
+            seen = judged[cid]
+            judged[cid] = replace(seen, evidence=seen.evidence + (1 - seen.evidence) * credit[cid])
+    return judged
+
+
+def _floor_value(
+    floor: float | bool | None, thresholds: FloorThresholds, trusted: bool, model_id: str
+) -> float | None:
+    """The floor's bar: the calibrated one, the caller's, or none."""
+    if floor is True and trusted and model_id not in table():
+        # A model with vectors but no calibration: its cosines' scale is unknown and the
+        # words-only floor would drop what only meaning found (a Russian question about
+        # an English note), so no floor until `scripts/eval_shared --floor --calibrate`.
+        return None
+    return thresholds.floor if floor is True else floor
+
+
+def _fit_budget(verdict: Verdict, snippet: Callable[[int], Snippet], budget: int) -> None:
+    """Keep the results whose snippets fit `budget` tokens, best first."""
+    kept = verdict.kept
+    costs = {cid: estimate_tokens(snippet(cid).text) for cid in kept}
+    verdict.kept = fl.within_budget(kept, costs, budget)
+    if not verdict.kept:
+        verdict.notices.append(
+            f"no result fits --budget {budget} tokens (the best costs {costs[kept[0]]})"
+        )

@@ -48,9 +48,8 @@ def day_of(value: str | None) -> date | None:
 
 
 # A record's signals and record-only factors on a day under a policy, by chunk id.
-KeptFactors = dict[
-    int, tuple[ChunkRecord, date, Policy, Signals, tuple[float, float, float], supersession.Item]
-]
+KeptEntry = tuple[ChunkRecord, date, Policy, Signals, tuple[float, float, float], supersession.Item]
+KeptFactors = dict[int, KeptEntry]
 
 
 @dataclass
@@ -103,18 +102,7 @@ def score(
         relevance = boosted[cid]
         known = memo.get(cid)
         if known is None or known[0] is not record or known[1] != today or known[2] is not policy:
-            plain = Signals(
-                source=record.source,
-                day=day_of(record.date),
-                text=record.text,
-                importance=record.importance,
-                access_count=record.access_count,
-                tags=tuple(record.tags),
-                returned_recently=False,
-            )
-            item = supersession.Item(record.tier, record.source, plain.day, record.text)
-            fixed = record_factors(plain, now, policy)
-            known = memo[cid] = (record, today, policy, plain, fixed, item)
+            known = memo[cid] = _record_factors(record, now, policy)
         items[cid] = known[5]
         if not explain:
             scored[cid], product[cid] = composite_product(
@@ -140,6 +128,22 @@ def score(
     superseded: dict[int, str] = {}
     settled = settle(scored, boosted, records, now, detail, items, query, superseded)
     return Scored(settled, boosted, detail, scored, product, items, query, superseded)
+
+
+def _record_factors(record: ChunkRecord, now: datetime, policy: Policy) -> KeptEntry:
+    """What score reads of a record whatever the query (KeptFactors' entry): its signals,
+    the factors that depend on the record alone, and what supersession compares."""
+    plain = Signals(
+        source=record.source,
+        day=day_of(record.date),
+        text=record.text,
+        importance=record.importance,
+        access_count=record.access_count,
+        tags=tuple(record.tags),
+        returned_recently=False,
+    )
+    item = supersession.Item(record.tier, record.source, plain.day, record.text)
+    return (record, now.date(), policy, plain, record_factors(plain, now, policy), item)
 
 
 def rescore(

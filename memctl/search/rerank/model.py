@@ -16,12 +16,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from memctl.search.floor.rule import WeightedTerm
 from memctl.search.rank.scoring import LISTS
-from memctl.search.rerank.lines import LineWords, Terms, TextViews, share
+from memctl.search.rerank.lines import Line, LineWords, Terms, TextViews, WindowView, share
 
 FEATURES = (
     "fts",  # each list's normalised score (0.2..1), 0 when the chunk is not in it
@@ -141,80 +141,12 @@ def features(
     rows: dict[int, list[float]] = {}
     pair = known.pairs
     # `support` looks only at candidates of the same file (each one's others, in order).
-    same_file: dict[str, list[int]] = {}
-    for other in order:
-        if other in shown:
-            same_file.setdefault(shown[other].path, []).append(other)
+    same_file = _by_file(order, shown)
     shows = [shown[cid] for cid in order]
     windows = known.windows([v.text for v in shows], [v.chunk_text for v in shows])
-    hit_lines = known.hit_lines
     for rank, (cid, view, window) in enumerate(zip(order, shows, windows, strict=True)):
         cand = candidates[cid]
-        lines = window.lines
-        # Only the lines that show a query word (most show none): a line with a word
-        # between two of them breaks a phrase across them.
-        counts = [0] * len(terms)
-        found_window: set[int] = set()
-        found_before: set[int] = set()
-        found_after: set[int] = set()
-        best_line = 0.0
-        pairs: set[tuple[int, int]] = set()
-        previous: int | None = None  # the query word the window's last word was
-        worded, last = window.worded, 0
-        shows_words = [(o, hit_lines[t]) for o, t in enumerate(lines) if t in hit_lines]
-        for offset, line in shows_words:
-            if worded[offset] != worded[last]:
-                previous = None
-            last = offset + 1
-            for i, c in line.counts.items():
-                counts[i] += c
-            if pair:
-                here = line.head
-                if here is not None and previous is not None and here != previous:
-                    pairs.add((min(here, previous), max(here, previous)))
-                pairs |= line.inner
-                previous = line.tail
-            on_line = line.found
-            found_window |= on_line
-            best_line = max(best_line, line.share)
-            number = view.line_start + offset
-            if number < view.chunk_start:
-                found_before |= on_line
-            elif number > view.chunk_end:
-                found_after |= on_line
-        speakers = window.speakers
-        found_chunk: set[int] = set()
-        for text in view.chunk_text.split("\n"):
-            if text in hit_lines:
-                found_chunk |= hit_lines[text].found
-        # (Each of these is 0.0 when nothing counts: a window without a query word, a set
-        # of none, no speaker the query names.)
-        tf = (
-            sum(t.weight * c / (c + 1.2) for t, c in zip(terms, counts, strict=True))
-            if shows_words
-            else 0.0
-        )
-        named = (
-            sum(name in query_words for name in speakers) / len(speakers)
-            if speakers and not query_words.isdisjoint(speakers)
-            else 0.0
-        )
-        # A window that shows another strong candidate shows more of what was asked.
-        support = 0.0
-        for other in same_file[view.path]:
-            if other == cid:
-                continue
-            o = shown[other]
-            if (
-                (o.chunk_start, o.chunk_end) != (view.chunk_start, view.chunk_end)
-                and view.line_start <= o.chunk_start
-                and o.chunk_end <= view.line_end
-            ):
-                support = max(support, candidates[other].relevance)
-        n_lines = max(len(lines), 1)
-        chunk_cos: float = low_cos if view.chunk_cosine is None else view.chunk_cosine
-        window_cos: float = chunk_cos if view.window_cosine is None else view.window_cosine
-        mean_cos: float = window_cos if view.mean_cosine is None else view.mean_cosine
+        hits = _window_hits(window, view, known.hit_lines, len(terms), pair)
         rows[cid] = [
             *(cand.parts.get(name, 0.0) for name in LISTS),
             1.0 if cand.date_match else 0.0,
@@ -222,22 +154,124 @@ def features(
             cand.boosted - cand.relevance,
             cand.composite / best_score,
             1.0 / (1.0 + rank),
-            chunk_cos - top_cos,
-            window_cos - top_cos,
-            mean_cos - top_cos,
-            share(terms, found_chunk, total) if found_chunk else 0.0,
-            share(terms, found_window, total) if found_window else 0.0,
-            share(terms, found_after, total) if found_after else 0.0,
-            share(terms, found_before, total) if found_before else 0.0,
-            tf / total if total > 0 else 0.0,
-            support,
-            max(view.line_end - view.chunk_end, 0) / n_lines,
+            *_cosine_offsets(view, low_cos, top_cos),
+            share(terms, hits.chunk, total) if hits.chunk else 0.0,
+            share(terms, hits.window, total) if hits.window else 0.0,
+            share(terms, hits.after, total) if hits.after else 0.0,
+            share(terms, hits.before, total) if hits.before else 0.0,
+            hits.tf(terms) / total if total > 0 else 0.0,
+            _support(cid, view, same_file[view.path], shown, candidates),
+            max(view.line_end - view.chunk_end, 0) / max(len(window.lines), 1),
             1.0 if cand.cold else 0.0,
-            best_line,
-            min(len(pairs) / (len(terms) - 1), 1.0) if pair else 0.0,
-            named,
+            hits.best_line,
+            min(len(hits.pairs) / (len(terms) - 1), 1.0) if pair else 0.0,
+            _named(window.speakers, query_words),
         ]
     return rows
+
+
+@dataclass
+class WindowHits:
+    """Where a candidate's window shows the query's words (indexes into its terms)."""
+
+    counts: list[int]  # each term's occurrences in the window
+    shows_words: bool  # any of the window's lines shows a query word
+    window: set[int] = field(default_factory=set)  # the terms anywhere in the window
+    before: set[int] = field(default_factory=set)  # ... in its lines before the chunk
+    after: set[int] = field(default_factory=set)  # ... after it
+    chunk: set[int] = field(default_factory=set)  # ... in the chunk's own lines
+    best_line: float = 0.0  # the best IDF share one line shows
+    pairs: set[tuple[int, int]] = field(default_factory=set)  # terms next to each other
+
+    def tf(self, terms: Sequence[WeightedTerm]) -> float:
+        """The terms' IDF-weighted, saturated counts in the window."""
+        if not self.shows_words:
+            return 0.0
+        return sum(t.weight * c / (c + 1.2) for t, c in zip(terms, self.counts, strict=True))
+
+
+def _window_hits(
+    window: WindowView, view: Shown, hit_lines: Mapping[str, Line], terms: int, pair: bool
+) -> WindowHits:
+    """The query's words the window's lines show: only the lines that show one are read
+    (most show none); a line with a word between two of them breaks a phrase across them."""
+    lines = window.lines
+    shows_words = [(o, hit_lines[t]) for o, t in enumerate(lines) if t in hit_lines]
+    hits = WindowHits([0] * terms, bool(shows_words))
+    previous: int | None = None  # the query word the window's last word was
+    worded, last = window.worded, 0
+    for offset, line in shows_words:
+        if worded[offset] != worded[last]:
+            previous = None
+        last = offset + 1
+        for i, c in line.counts.items():
+            hits.counts[i] += c
+        if pair:
+            here = line.head
+            if here is not None and previous is not None and here != previous:
+                hits.pairs.add((min(here, previous), max(here, previous)))
+            hits.pairs |= line.inner
+            previous = line.tail
+        on_line = line.found
+        hits.window |= on_line
+        hits.best_line = max(hits.best_line, line.share)
+        number = view.line_start + offset
+        if number < view.chunk_start:
+            hits.before |= on_line
+        elif number > view.chunk_end:
+            hits.after |= on_line
+    for text in view.chunk_text.split("\n"):
+        if text in hit_lines:
+            hits.chunk |= hit_lines[text].found
+    return hits
+
+
+def _by_file(order: Sequence[int], shown: Mapping[int, Shown]) -> dict[str, list[int]]:
+    """The shown candidates of each file, in order."""
+    same_file: dict[str, list[int]] = {}
+    for other in order:
+        if other in shown:
+            same_file.setdefault(shown[other].path, []).append(other)
+    return same_file
+
+
+def _named(speakers: Sequence[str], query_words: frozenset[str]) -> float:
+    """The share of the window's speakers the query names."""
+    if speakers and not query_words.isdisjoint(speakers):
+        return sum(name in query_words for name in speakers) / len(speakers)
+    return 0.0
+
+
+def _cosine_offsets(view: Shown, low_cos: float, top_cos: float) -> tuple[float, float, float]:
+    """The chunk's, the window's best and the window's mean cosine, each minus the best
+    candidate's (an unknown one is the one before it; the chunk's, the lowest seen)."""
+    chunk_cos: float = low_cos if view.chunk_cosine is None else view.chunk_cosine
+    window_cos: float = chunk_cos if view.window_cosine is None else view.window_cosine
+    mean_cos: float = window_cos if view.mean_cosine is None else view.mean_cosine
+    return chunk_cos - top_cos, window_cos - top_cos, mean_cos - top_cos
+
+
+def _support(
+    cid: int,
+    view: Shown,
+    same_file: Sequence[int],
+    shown: Mapping[int, Shown],
+    candidates: Mapping[int, Candidate],
+) -> float:
+    """The best relevance of another candidate of the same file whose chunk the window
+    shows: a window that shows another strong candidate shows more of what was asked."""
+    support = 0.0
+    for other in same_file:
+        if other == cid:
+            continue
+        o = shown[other]
+        if (
+            (o.chunk_start, o.chunk_end) != (view.chunk_start, view.chunk_end)
+            and view.line_start <= o.chunk_start
+            and o.chunk_end <= view.line_end
+        ):
+            support = max(support, candidates[other].relevance)
+    return support
 
 
 def rerank(model: Model, rows: Mapping[int, Sequence[float]]) -> dict[int, float]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
-from collections.abc import Set as AbstractSet
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +23,6 @@ from memctl.index.protocol import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.floor.rule import WeightedTerm
 from memctl.search.present.snippets import Snippet
-from memctl.search.rerank.lines import LineWords
 from memctl.search.rerank.model import (
     FEATURES,
     Candidate,
@@ -165,47 +163,13 @@ def reranked(composite: Mapping[int, float]) -> list[int]:
     return sorted(composite, key=lambda c: (-composite[c], c))[: model().candidates]
 
 
-def rerank_scores(
-    store: IndexBackend,
-    run: SearchRun,
-    terms: Sequence[WeightedTerm],
-    query_words: frozenset[str],
-    *,
-    matrix: Any = None,
-    apply: bool = True,
-    sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
-    kept_windows: KeptWindows | None = None,
-) -> dict[int, float]:
-    """The reranker's probability for each of the best fused candidates of `run` (empty
-    when not `apply`; `sink` receives every candidate's features and window, for training;
-    `kept_windows`: see shown). The snippets' matcher tells rerank.features which words may
-    match; the Searcher's kept tables hold the lines' words and spans."""
-    scored, fused, lists, weights = run.scored, run.fused, run.lists, run.weights
-    records, snippet, query_vector, kept = run.records, run.snippets, run.vector, run.kept
-    matcher = snippet.matcher
-    may_match: Callable[[str], object] | None = matcher.matches
-    line_words: LineWords | None = kept.line_words
-    needles: AbstractSet[str] | None = matcher.exact | set(matcher.prefixes)
-    prefixes: Sequence[str] | None = matcher.prefixes
-    spans: dict[str, list[tuple[int, int, int]]] | None = kept.spans
-    reranker = model()
-    order = reranked(scored.composite)
-    if not order:
-        return {}
-    views = shown(
-        store,
-        order,
-        records,
-        snippet,
-        query_vector,
-        lists.get("vector", {}),
-        matrix,
-        spans,
-        kept_windows,
-    )
-    trigram = lists.get("trigram", {})
-    weight = {name: weights.of(name) for cid in order for name in fused[cid]}
-    candidates = {
+def _candidates(run: SearchRun, order: Sequence[int]) -> dict[int, Candidate]:
+    """What fusion knew of each reranked candidate: each list's score over its weight, the
+    dates the query says, the fused, relevance and composite scores, its tier."""
+    scored, fused, records = run.scored, run.fused, run.records
+    trigram = run.lists.get("trigram", {})
+    weight = {name: run.weights.of(name) for cid in order for name in fused[cid]}
+    return {
         cid: filled(
             Candidate,
             _CANDIDATE,
@@ -223,16 +187,49 @@ def rerank_scores(
         )
         for cid in order
     }
+
+
+def rerank_scores(
+    store: IndexBackend,
+    run: SearchRun,
+    terms: Sequence[WeightedTerm],
+    query_words: frozenset[str],
+    *,
+    matrix: Any = None,
+    apply: bool = True,
+    sink: Callable[[dict[int, list[float]], dict[int, Shown]], None] | None = None,
+    kept_windows: KeptWindows | None = None,
+) -> dict[int, float]:
+    """The reranker's probability for each of the best fused candidates of `run` (empty
+    when not `apply`; `sink` receives every candidate's features and window, for training;
+    `kept_windows`: see shown). The snippets' matcher tells rerank.features which words may
+    match; the Searcher's kept tables hold the lines' words and spans."""
+    matcher, kept = run.snippets.matcher, run.kept
+    reranker = model()
+    order = reranked(run.scored.composite)
+    if not order:
+        return {}
+    views = shown(
+        store,
+        order,
+        run.records,
+        run.snippets,
+        run.vector,
+        run.lists.get("vector", {}),
+        matrix,
+        kept.spans,
+        kept_windows,
+    )
     rows = features(
         order,
-        candidates,
+        _candidates(run, order),
         views,
         terms,
         query_words,
-        may_match,
-        line_words,
-        needles,
-        prefixes,
+        matcher.matches,
+        kept.line_words,
+        matcher.exact | set(matcher.prefixes),
+        matcher.prefixes,
     )
     if sink is not None:
         sink(rows, views)
