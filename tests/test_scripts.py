@@ -16,7 +16,7 @@ import pytest
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 # Modules the scripts import, not scripts themselves.
-HELPERS = {"bench_vault.py", "chaos_clone.py", "demo_notes.py"}
+HELPERS = {"bench_facts.py", "bench_vault.py", "chaos_clone.py", "demo_notes.py"}
 
 
 def _scripts(kind: str) -> list[str]:

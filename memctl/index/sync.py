@@ -370,8 +370,10 @@ def _embed_pending(
             # Every pending chunk's text, cached vector or not: its units may be new.
             chunk_texts = dict(store.still_pending(ids))
             with store.transaction():
-                report.cache_hits += store.fill_pending_from_cache(ids)
-            texts = dict(store.still_pending(ids))  # hash -> text: equal texts embed once
+                hits = store.fill_pending_from_cache(ids)
+            report.cache_hits += hits
+            # hash -> text (equal texts embed once): read again only if the cache filled some.
+            texts = dict(store.still_pending(ids)) if hits else chunk_texts
             if texts:
                 vectors = embedder.embed_passages(list(texts.values()))
                 with store.transaction():

@@ -410,7 +410,8 @@ class Searcher:
         if not meaning.has_units(texts):
             return scores, None
         limit = len(scores)
-        if not filters.active() and self.store.chunk_count() <= meaning.POOL_MAX_CHUNKS:
+        chunks = self._kept.chunk_count(self.store.chunk_count, self.candidates.keeps_reads)
+        if not filters.active() and chunks <= meaning.POOL_MAX_CHUNKS:
             wider = self.store.nearest(qvec, max(meaning.POOL, limit))
             scores = {**wider, **scores}
             unread = [c for c in wider if c not in texts]

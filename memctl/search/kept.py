@@ -110,6 +110,15 @@ class IndexMemory:
             self.files.clear()
             self._file_rows = 0
 
+    def chunk_count(self, read: Callable[[], int], keep: bool) -> int:
+        """store.chunk_count(), read once while the index stays as it was (`keep`: the
+        candidate source's reads may be kept, CandidateSource.keeps_reads)."""
+        if not keep:
+            return read()
+        if self.counts.chunks is None:
+            self.counts.chunks = read()
+        return self.counts.chunks
+
     def text_words(self, text: str) -> TextWords:
         """matcher.text_words of a text, kept by text (shared with the reranker's lines)."""
         return kept_text_words(self.line_words, text)

@@ -91,3 +91,20 @@ def test_a_paraphrase_of_one_bullet_finds_its_day_by_the_bullets_vector(
     assert found.results[0].path == day
     assert hybrid.results and hybrid.results[0].path == day
     assert bullet.split()[-1] in hybrid.results[0].snippet
+
+
+def test_a_kept_searcher_counts_the_chunks_once_until_it_refreshes(
+    busy_day: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The wider read asks the index's size (meaning.POOL_MAX_CHUNKS): a count(*) per
+    # search unless kept with the other counts of an unchanged index.
+    with Searcher(busy_day, fresh=False) as searcher:
+        calls: list[int] = []
+        count = searcher.store.chunk_count
+        monkeypatch.setattr(searcher.store, "chunk_count", lambda: calls.append(1) or count())
+        for question, _ in QUESTIONS.values():  # en, he, ru
+            assert searcher.search(question, k=5, log=False).results
+        assert len(calls) == 1
+        searcher.refresh()
+        searcher.search(QUESTIONS["he"][0], k=5, log=False)
+        assert len(calls) == 2

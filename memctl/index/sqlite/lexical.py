@@ -45,10 +45,12 @@ class KeptCounts:
     same words come back query after query, and each count is an FTS5 lookup."""
 
     rows: int | None = None
+    chunks: int | None = None  # store.chunk_count(): a count(*) of the table per search
     capped: dict[tuple[str, int], int] = field(default_factory=dict)
 
     def clear(self) -> None:
         self.rows = None
+        self.chunks = None
         self.capped.clear()
 
 
