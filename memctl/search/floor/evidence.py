@@ -17,6 +17,7 @@ from memctl.lexical.parse import Query, Term
 from memctl.lexical.plan import LexicalPlan
 from memctl.search.floor import rule as fl
 from memctl.search.floor import standout as so
+from memctl.search.floor.facts import FactScripts
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
 from memctl.search.floor.words import Sentences, TermHits, best_sentence, sentences
 from memctl.search.present.snippets import Snippet
@@ -129,10 +130,13 @@ class Judge:
         bm25: Mapping[int, float] | None = None,
         words_of: Callable[[str], Iterable[str]] | None = None,
         sentences_of: Callable[[str], Sentences] | None = None,
+        facts: FactScripts | None = None,
     ) -> None:
         """`words_of`: a snippet's words coverage need read (at least every word a term
         matches; default: all its distinct words); `sentences_of`: a snippet's
-        floor_words.sentences (kept by text, when the caller keeps them)."""
+        floor_words.sentences (kept by text, when the caller keeps them); `facts`: the
+        query's facts by script (a note of facts is cross-lingual by the one matched)."""
+        self.facts = facts
         self.words_of = words_of or _distinct_words
         self.sentences_of = sentences_of or sentences
         self._hits = TermHits(terms)  # each snippet word's terms, for every result
@@ -164,7 +168,9 @@ class Judge:
         words = list(self.words_of(text))  # every word a term matches, perhaps more
         cover = self._hits.coverage(words)  # each word tested once per query
         cosine = self._cosine(cid, path, line_start, line_end)
-        cross = fl.cross_script(self.query_script, chunk or text)
+        cross = self.facts.cross(cid) if self.facts is not None else None
+        if cross is None:
+            cross = fl.cross_script(self.query_script, chunk or text)
         place = self.bm25_ranks.get(cid)
         rank = fl.bm25_rank(place)
         near = best_sentence(self._hits, self.sentences_of(text), words)
@@ -284,6 +290,7 @@ def judge_results(
     whole: bool = True,
     credit: Mapping[int, float] | None = None,
     cosines: Mapping[int, float] | None = None,
+    facts: Mapping[int, Sequence[tuple[float, str]]] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
@@ -296,7 +303,8 @@ def judge_results(
     whose words left the query), closing that share of its evidence's gap to 1; such a
     result is held to the floor alone, as the best one is (it answers a part of the
     question no other result does); `cosines`: the vector candidates' own cosines when
-    the vector list holds others (rank/meaning.py's best facts).
+    the vector list holds others (rank/meaning.py's best facts); `facts`: the vector
+    candidates' facts as (cosine, lines), rank/meaning.lift's (floor/facts.py).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(words, query, plan)
@@ -321,6 +329,7 @@ def judge_results(
         lists.get("fts"),
         words_of,
         sentences_of,
+        FactScripts(facts, signals.script) if facts and trusted else None,
     )
     judged = {}
     for cid in chosen:
