@@ -165,7 +165,14 @@ class Searcher:
         confined = run.dated is not None and run.dated.carried
         floored = use_floor and not confined
         verdict = self._judged(
-            run, chosen, min_score, floored, budget, listed.filters.active(), listed.own, listed.facts
+            run,
+            chosen,
+            min_score,
+            floored,
+            budget,
+            listed.filters.active(),
+            listed.own,
+            listed.facts,
         )
         if trace is not None:
             trace.record(run, chosen, probability, verdict)

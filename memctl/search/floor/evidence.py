@@ -19,7 +19,7 @@ from memctl.search.floor import rule as fl
 from memctl.search.floor import standout as so
 from memctl.search.floor.facts import FactScripts
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
-from memctl.search.floor.words import Sentences, TermHits, best_sentence, sentences
+from memctl.search.floor.words import Sentences, TermHits, best_sentence_terms, names, sentences
 from memctl.search.present.snippets import Snippet
 from memctl.search.query.matcher import Matcher
 from memctl.tokens import estimate_tokens, words
@@ -62,6 +62,9 @@ class Judged:
     standout: float = 0.0
     # The chosen result nearest in meaning: held to the floor alone (nearest_in_meaning).
     nearest: bool = False
+    # Its best sentence holds only names the query says, none of its other words
+    # (names_alone).
+    named: bool = False
 
 
 def weighted_terms(
@@ -173,11 +176,13 @@ class Judge:
             cross = fl.cross_script(self.query_script, chunk or text)
         place = self.bm25_ranks.get(cid)
         rank = fl.bm25_rank(place)
-        near = best_sentence(self._hits, self.sentences_of(text), words)
+        near, held = best_sentence_terms(self._hits, self.sentences_of(text), words)
         value = fl.evidence(
             cover, cosine, self.thresholds, self.missing, cross, self.signals, rank, near
         )
-        return Judged(cover, cosine, value, cross, rank, place, near)
+        called = self.signals.names
+        named = bool(held) and held <= called and len(called) < len(self.terms)
+        return Judged(cover, cosine, value, cross, rank, place, near, named=named)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -227,6 +232,20 @@ def against_the_vault(
         elif meaning_only and not seen.cross and (seen.cosine or 0.0) >= nearest - 1e-9:
             value = max(value, so.meaning_evidence(above, thresholds.floor))
         out[cid] = dataclasses.replace(seen, evidence=value, standout=above)
+    return out
+
+
+def names_alone(judged: dict[int, Judged], thresholds: FloorThresholds) -> dict[int, Judged]:
+    """A result whose best sentence holds only names the query says (a person, a product)
+    and none of its other words is held to the floor at most: it may be the query's best
+    result, never a later one (keep()). The vault knowing the name is no answer to what
+    is asked about it ("When is Noam's birthday?" against every note naming Noam: the
+    classifier counts a rare name as strong evidence). A cross-lingual result shows no
+    word of the query either way, and is left as it is."""
+    out = dict(judged)
+    for cid, seen in judged.items():
+        if seen.named and not seen.cross and seen.evidence > thresholds.floor:
+            out[cid] = replace(seen, evidence=thresholds.floor)
     return out
 
 
@@ -318,6 +337,7 @@ def judge_results(
         min(cosines.values(), default=None),
         fl.unknown_name(query.raw, [t.text for t in floor_terms(query)], present),
         fl.query_script(query.raw),
+        names(query.raw, [t.text for t in floor_terms(query)]),
     )
     judge = Judge(
         terms,
@@ -342,6 +362,7 @@ def judge_results(
             seen = judged[cid]
             judged[cid] = replace(seen, evidence=seen.evidence + (1 - seen.evidence) * credit[cid])
     judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
+    judged = names_alone(judged, thresholds)
     judged = nearest_in_meaning(judged, records, thresholds, missing, whole)
     value = thresholds.floor if floor is True else floor
     if floor is True and trusted and model_id not in table():

@@ -56,9 +56,7 @@ class FactScripts:
                     foreign.append(cosine)
             self.by_chunk[cid] = marked
         nearest = sorted(foreign, reverse=True)[:FACT_POOL]
-        self.typical_foreign = (
-            sum(nearest) / len(nearest) if len(nearest) >= MIN_FACTS else None
-        )
+        self.typical_foreign = sum(nearest) / len(nearest) if len(nearest) >= MIN_FACTS else None
 
     def cross(self, cid: int) -> bool | None:
         """Whether the chunk answers across languages (one of its facts in another script
