@@ -163,15 +163,24 @@ class Judge:
                 self._by_path.setdefault(place[0], []).append((place[1], place[2], value))
 
     def judge(
-        self, cid: int, path: str, line_start: int, line_end: int, text: str, chunk: str = ""
+        self,
+        cid: int,
+        path: str,
+        line_start: int,
+        line_end: int,
+        text: str,
+        chunk: str = "",
+        dated: bool = False,
     ) -> Judged:
         """`text`: the snippet (what coverage reads); `chunk`: the text that was embedded,
         whose script sets the cosine's bar (a snippet can be mostly a Latin front matter
-        above a Russian paragraph)."""
+        above a Russian paragraph); `dated`: it is dated inside the range the query says
+        (its letters, not its facts, say whether it is cross-lingual: the date already
+        picked that day's note out of the vault, whose other facts are no typical)."""
         words = list(self.words_of(text))  # every word a term matches, perhaps more
         cover = self._hits.coverage(words)  # each word tested once per query
         cosine = self._cosine(cid, path, line_start, line_end)
-        cross = self.facts.cross(cid) if self.facts is not None else None
+        cross = self.facts.cross(cid) if self.facts is not None and not dated else None
         if cross is None:
             cross = fl.cross_script(self.query_script, chunk or text)
         place = self.bm25_ranks.get(cid)
@@ -356,7 +365,13 @@ def judge_results(
         snip = snippet(cid)
         record = records[cid]
         judged[cid] = judge.judge(
-            cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
+            cid,
+            record.path,
+            snip.line_start,
+            snip.line_end,
+            snip.text,
+            record.text,
+            dated=bool(credit and cid in credit),
         )
         if credit and cid in credit:
             seen = judged[cid]
