@@ -75,15 +75,16 @@ def test_a_mixed_note_is_cross_lingual_only_when_its_foreign_fact_stands_out(lan
         ("מתי יום ההולדת של נועם?", set()),
         ("Какая зарплата у Кости?", {"кости"}),
         ("Когда Ирина уходит в отпуск?", {"ирина"}),
+        ("Where is SHEKELGATE_TERMINAL set?", set()),  # an identifier's parts, no name
     ],
 )
 def test_the_names_a_query_says(query: str, said: set[str]) -> None:
     from memctl.lexical.parse import parse_query
 
     words = [t.text for t in ev.floor_terms(parse_query(query))]
-    assert {words[i] for i in names(query, words)} == said
+    assert {words[i] for i in names(query, words, capitals=False)} == said
     assert unknown_name(query, words, [True] * len(words)) is False
-    assert unknown_name(query, words, [False] * len(words)) is bool(said)
+    assert unknown_name(query, words, [False] * len(words)) is bool(names(query, words))
 
 
 def _term(word: str, weight: float) -> WeightedTerm:

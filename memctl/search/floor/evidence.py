@@ -280,6 +280,10 @@ def nearest_in_meaning(
     if near is None:
         return judged
     seen = judged[near]
+    if seen.named:
+        # Nearest for the name it shares with the query (names_alone), not for a meaning
+        # restated in other words.
+        return judged
     value = max(seen.evidence, thresholds.floor) if so.stands_out(seen.standout) else seen.evidence
     return {**judged, near: replace(seen, evidence=value, nearest=True)}
 
@@ -346,7 +350,7 @@ def judge_results(
         min(cosines.values(), default=None),
         fl.unknown_name(query.raw, [t.text for t in floor_terms(query)], present),
         fl.query_script(query.raw),
-        names(query.raw, [t.text for t in floor_terms(query)]),
+        names(query.raw, [t.text for t in floor_terms(query)], capitals=False),
     )
     judge = Judge(
         terms,

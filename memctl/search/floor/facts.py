@@ -22,8 +22,10 @@ from collections.abc import Mapping, Sequence
 
 from memctl.search.floor.script import script_of
 
-# The nearest facts of one kind (in the query's script, or in another) whose mean cosine
-# is the query's typical similarity to facts of that kind.
+# The chunks whose best fact in another script than the query's, averaged over the
+# nearest this many, is the query's typical similarity to such facts: one per chunk, so a
+# vault of five mixed daily notes is judged as one of thousands (every fact of a small
+# vault would pull the typical down to its farthest).
 FACT_POOL = 20
 # How far above the typical similarity of the query's facts in other scripts a fact must
 # stand for its note to be judged as a cross-lingual answer. On the vault-shaped set's
@@ -31,7 +33,7 @@ FACT_POOL = 20
 # fact") cross-lingual answers stood 0.02-0.10 above, the best foreign fact of a note a
 # question cannot be answered from at most 0.011 in most questions (0.024 once).
 FOREIGN_MARGIN = 0.015
-# Fewer foreign facts than this among the query's: no typical to stand out from.
+# Fewer chunks with a foreign fact than this among the query's: no typical to stand out from.
 MIN_FACTS = 5
 
 
@@ -45,16 +47,17 @@ class FactScripts:
         rank/meaning.lift; `query_script`: floor.script.query_script of the query."""
         self.query_script = query_script
         self.by_chunk: dict[int, list[tuple[float, bool]]] = {}
-        foreign: list[float] = []
+        foreign: list[float] = []  # each chunk's best fact in another script
         for cid, units in facts.items():
             marked = []
             for cosine, text in units:
                 other = script_of(text)
                 away = query_script is not None and other is not None and other != query_script
                 marked.append((cosine, away))
-                if away:
-                    foreign.append(cosine)
             self.by_chunk[cid] = marked
+            best = max((cosine for cosine, away in marked if away), default=None)
+            if best is not None:
+                foreign.append(best)
         nearest = sorted(foreign, reverse=True)[:FACT_POOL]
         self.typical_foreign = sum(nearest) / len(nearest) if len(nearest) >= MIN_FACTS else None
 

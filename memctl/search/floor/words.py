@@ -31,11 +31,16 @@ def asks(word: str) -> bool:
     )
 
 
-def names(raw: str, words: Sequence[str]) -> frozenset[int]:
+def names(raw: str, words: Sequence[str], *, capitals: bool = True) -> frozenset[int]:
     """Which of the query's `words` (indexes) it capitalises where a sentence does not
-    begin: a name, a product."""
+    begin: a name, a product; `capitals` False leaves out words all in capitals (the
+    parts of an identifier such as SHEKELGATE_TERMINAL, an acronym)."""
     tokens = re.findall(r"[^\W\d_]+", raw)
-    capital = {t.lower() for t in tokens[1:] if t[:1].isupper() and t != "I"}
+    capital = {
+        t.lower()
+        for t in tokens[1:]
+        if t[:1].isupper() and t != "I" and (capitals or not t.isupper())
+    }
     return frozenset(i for i, w in enumerate(words) if w in capital)
 
 
