@@ -4,8 +4,15 @@ answer to what is asked about it (evidence.names_alone), in English, Hebrew and 
 
 from __future__ import annotations
 
+from datetime import date, datetime
+from pathlib import Path
+
 import pytest
 
+from memctl.config import DEFAULT_EMBED_MODEL
+from memctl.index.sync import sync
+from memctl.memory import add_note, init_vault
+from memctl.search import search
 from memctl.search.floor import evidence as ev
 from memctl.search.floor import facts as fa
 from memctl.search.floor import rule as fl
@@ -20,6 +27,7 @@ from memctl.search.floor.words import (
     sentences,
     unknown_name,
 )
+from memctl.vault import Vault
 
 E5 = "intfloat/multilingual-e5-small-q4"
 
@@ -132,3 +140,69 @@ def test_a_name_alone_is_held_to_the_floor(lang: str) -> None:
     # Such a result may still be the query's best one, never a later one.
     later = [thresholds.later_floor(query_script(BULLETS[lang][0]), False)] * 2
     assert fl.keep([out[1].evidence, out[2].evidence], later, floor) == [0]
+
+
+# Five days of `memctl add` bullets, each day mixing English, Hebrew and Russian.
+DAYS = (
+    (
+        "Dana: the printer on the second floor is jammed again, called the technician",
+        "דנה: הזמנו 40 כיסאות חדשים לחדר הישיבות",
+        "Олег: продлили аренду склада ещё на год",
+        "Noam moved the weekly sync to Tuesday mornings",
+    ),
+    (
+        "Noam: the new laptop for the designer arrives next week",
+        "יוסי: הלקוח מחיפה ביקש הצעת מחיר לשלושה חודשים",
+        "Олег: в офисе сломался кондиционер, вызвали мастера",
+        "Dana sent the quarterly report to the accountant",
+    ),
+    (
+        "Dana: the parking permits for the new building are ready",
+        "נועם: השרת של האתר עבר לחוות שרתים בפרנקפורט",
+        "Ирина: клиенты из Риги хотят скидку 5% на годовой контракт",
+        "Noam fixed the login bug on the mobile app",
+    ),
+    (
+        "Noam: the office kitchen gets a new coffee machine on Monday",
+        "דנה: החופשה של הצוות נקבעה לשבוע הראשון של אוגוסט",
+        "Олег: курьер теперь приезжает в 14:00 вместо 11:00",
+        "Dana renewed the domain for two more years",
+    ),
+    (
+        "Ирина: Олег будет в отпуске с 3 по 10 марта",
+        "יוסי: המצגת למשקיעים מוכנה, נשלחה לדנה",
+        "Noam: the backup job now runs every night at 02:00",
+        "Dana: the team lunch is on Thursday at the Italian place",
+    ),
+)
+
+# Per language: a question the vault answers (and the day that answers it), and one about
+# a person the vault knows that it cannot answer.
+MIXED = {
+    "en": ("When does the backup job run?", 14, "What is Noam's salary?"),
+    "he": ("מתי יוצא הצוות לחופשה?", 13, "מה המשכורת של נועם?"),
+    "ru": ("Когда Олег будет в отпуске?", 14, "Какая зарплата у Олега?"),
+}
+
+
+@pytest.fixture(scope="module")
+def mixed_days(tmp_path_factory: pytest.TempPathFactory) -> Vault:
+    root: Path = tmp_path_factory.mktemp("mixed-days")
+    init_vault(root)
+    vault = Vault(root)
+    for i, day in enumerate(DAYS):
+        for j, note in enumerate(day):
+            add_note(vault, note, day=date(2026, 11, 10 + i), at=datetime(2026, 11, 10 + i, 9 + j))
+    sync(vault, embed=True, now=datetime(2026, 11, 15, 9))
+    return vault
+
+
+@pytest.mark.skipif(DEFAULT_EMBED_MODEL != E5, reason="the floor's margins are e5's")
+@pytest.mark.parametrize("lang", sorted(MIXED))
+def test_mixed_daily_notes_are_judged_by_the_fact_matched(mixed_days: Vault, lang: str) -> None:
+    asked, day, unanswerable = MIXED[lang]
+    found = search(mixed_days, asked, k=5, log=False)
+    assert found.results and found.results[0].path == f"memory/daily/2026-11-{day}.md"
+    # Before, every day's note passed a Hebrew or Russian question as a cross-lingual
+    # match (mostly English letters), and an English one on the name it shares.
+    assert len(search(mixed_days, unanswerable, k=5, log=False).results) <= 1
