@@ -73,6 +73,24 @@ def test_a_mixed_note_is_cross_lingual_only_when_its_foreign_fact_stands_out(lan
     assert few.cross(1) is None
 
 
+@pytest.mark.parametrize("lang", sorted(BULLETS))
+def test_a_fact_in_the_query_s_language_standing_out_passes_on_its_meaning(lang: str) -> None:
+    script = query_script(BULLETS[lang][0])
+    # Chunk 1's fact in the query's language stands OWN_MARGIN above the query's other
+    # such facts (chunks 2..: 0.05 under their foreign fact of 0.80): it passes.
+    facts = _facts(lang, 0.80, [0.70, 0.69, *[0.80] * 10])
+    stands = fa.FactScripts(facts, script)
+    assert stands.typical_own == pytest.approx((0.80 + 10 * 0.75) / 11)
+    assert stands.cross(1) is False and stands.stands_out(1)
+    flat = fa.FactScripts(_facts(lang, 0.76, [0.70, 0.69, *[0.80] * 10]), script)
+    assert not flat.stands_out(1)
+    # Too few notes to make a typical (fewer than MIN_OWN): nothing passes this way.
+    few = fa.FactScripts(_facts(lang, 0.80, [0.70, 0.69, *[0.80] * (fa.MIN_OWN - 2)]), script)
+    assert few.typical_own is None and not few.stands_out(1)
+    # A filtered list's typical is not the vault's.
+    assert not fa.FactScripts(facts, script, whole=False).stands_out(1)
+
+
 @pytest.mark.parametrize(
     ("query", "said"),
     [

@@ -65,6 +65,10 @@ class Judged:
     # Its best sentence holds only names the query says, none of its other words
     # (names_alone).
     named: bool = False
+    # A note of facts judged in the query's own script whose fact in that script stands
+    # out among the query's (facts.FactScripts.stands_out): it passes on that meaning,
+    # held to the floor alone, as the result nearest in meaning is.
+    fact: bool = False
 
 
 def weighted_terms(
@@ -181,8 +185,11 @@ class Judge:
         cover = self._hits.coverage(words)  # each word tested once per query
         cosine = self._cosine(cid, path, line_start, line_end)
         cross = self.facts.cross(cid) if self.facts is not None and not dated else None
+        fact = False
         if cross is None:
             cross = fl.cross_script(self.query_script, chunk or text)
+        elif not cross and self.facts is not None:
+            fact = self.facts.stands_out(cid)
         place = self.bm25_ranks.get(cid)
         rank = fl.bm25_rank(place)
         near, held = best_sentence_terms(self._hits, self.sentences_of(text), words)
@@ -191,7 +198,9 @@ class Judge:
         )
         called = self.signals.names
         named = bool(held) and held <= called and len(called) < len(self.terms)
-        return Judged(cover, cosine, value, cross, rank, place, near, named=named)
+        if fact:
+            value = max(value, self.thresholds.floor)
+        return Judged(cover, cosine, value, cross, rank, place, near, named=named, fact=fact)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -253,8 +262,8 @@ def names_alone(judged: dict[int, Judged], thresholds: FloorThresholds) -> dict[
     word of the query either way, and is left as it is."""
     out = dict(judged)
     for cid, seen in judged.items():
-        if seen.named and not seen.cross and seen.evidence > thresholds.floor:
-            out[cid] = replace(seen, evidence=thresholds.floor)
+        if seen.named and not seen.cross and (seen.evidence > thresholds.floor or seen.fact):
+            out[cid] = replace(seen, evidence=min(seen.evidence, thresholds.floor), fact=False)
     return out
 
 
@@ -362,7 +371,7 @@ def judge_results(
         lists.get("fts"),
         words_of,
         sentences_of,
-        FactScripts(facts, signals.script) if facts and trusted else None,
+        FactScripts(facts, signals.script, whole) if facts and trusted else None,
     )
     judged = {}
     for cid in chosen:
@@ -393,7 +402,10 @@ def judge_results(
     # nearest in meaning to its later bar; --min-score X is one bar for all.
     later = [
         thresholds.later_floor(signals.script, judged[cid].cross)
-        if floor is True and not (credit and cid in credit) and not judged[cid].nearest
+        if floor is True
+        and not (credit and cid in credit)
+        and not judged[cid].nearest
+        and not judged[cid].fact
         else float(value or 0.0)
         for cid in chosen
     ]

@@ -14,6 +14,11 @@ similarity: e5 scores every text across languages lower, so they are compared wi
 other, not with a fixed bar); otherwise it is judged as a note in the query's own
 language, by its words and its cosine. A chunk without facts keeps the script of its
 letters.
+
+Such a note passes on its meaning alone when its fact in the query's own script stands
+out among the query's facts in that script (OWN_MARGIN above their typical similarity):
+a paraphrase of one bullet of a day shares no word with it, and the day's cosine averages
+the other bullets, so neither its words nor its chunk's cosine carry it.
 """
 
 from __future__ import annotations
@@ -33,21 +38,41 @@ FACT_POOL = 20
 # fact") cross-lingual answers stood 0.02-0.10 above, the best foreign fact of a note a
 # question cannot be answered from at most 0.011 in most questions (0.024 once).
 FOREIGN_MARGIN = 0.015
+# How far above the typical similarity of the query's facts in its own script a note's
+# fact must stand for the note to pass on that fact's meaning alone (held to the floor,
+# no later bar, as the result nearest in meaning is): a paraphrase of one bullet of a day
+# shares no word with it, and the day's own cosine averages unrelated bullets. On the
+# vault-shaped set's tune split such answers stood 0.016-0.03 above; a question the vault
+# cannot answer rarely has a fact that far out except one naming the person asked about
+# (held back by names_alone where the name is capitalised).
+OWN_MARGIN = 0.015
 # Fewer chunks with a foreign fact than this among the query's: no typical to stand out from.
 MIN_FACTS = 5
+# Fewer chunks with a fact in the query's own script than this: no fact passes on its
+# meaning alone (one of five notes stands out from the other four by chance: in a vault of
+# five mixed daily notes a Hebrew question about a person it names, which none answers,
+# passed one).
+MIN_OWN = 10
 
 
 class FactScripts:
     """The query's facts by script, and whether a note answers it across languages."""
 
     def __init__(
-        self, facts: Mapping[int, Sequence[tuple[float, str]]], query_script: str | None
+        self,
+        facts: Mapping[int, Sequence[tuple[float, str]]],
+        query_script: str | None,
+        whole: bool = True,
     ) -> None:
         """`facts`: each candidate chunk's facts as (cosine, its lines), from
-        rank/meaning.lift; `query_script`: floor.script.query_script of the query."""
+        rank/meaning.lift; `query_script`: floor.script.query_script of the query;
+        `whole`: no filter narrowed the candidates (else no fact passes on its meaning
+        alone: a filtered list's typical is not the vault's)."""
         self.query_script = query_script
+        self.whole = whole
         self.by_chunk: dict[int, list[tuple[float, bool]]] = {}
         foreign: list[float] = []  # each chunk's best fact in another script
+        own: list[float] = []  # ... and in the query's
         for cid, units in facts.items():
             marked = []
             for cosine, text in units:
@@ -58,8 +83,11 @@ class FactScripts:
             best = max((cosine for cosine, away in marked if away), default=None)
             if best is not None:
                 foreign.append(best)
-        nearest = sorted(foreign, reverse=True)[:FACT_POOL]
-        self.typical_foreign = sum(nearest) / len(nearest) if len(nearest) >= MIN_FACTS else None
+            here = max((cosine for cosine, away in marked if not away), default=None)
+            if here is not None:
+                own.append(here)
+        self.typical_own = _typical(own, MIN_OWN)
+        self.typical_foreign = _typical(foreign)
 
     def cross(self, cid: int) -> bool | None:
         """Whether the chunk answers across languages (one of its facts in another script
@@ -71,6 +99,16 @@ class FactScripts:
         best = max((cosine for cosine, away in units if away), default=None)
         return best is not None and best - self.typical_foreign >= FOREIGN_MARGIN - 1e-9
 
+    def stands_out(self, cid: int) -> bool:
+        """Whether its best fact in the query's own script stands OWN_MARGIN above the
+        query's typical such fact: a note judged in the query's language that a question
+        restating that fact in other words is about."""
+        units = self.by_chunk.get(cid) or []
+        best = max((cosine for cosine, away in units if not away), default=None)
+        if best is None or self.typical_own is None or not self.whole:
+            return False
+        return best - self.typical_own >= OWN_MARGIN - 1e-9
+
     def standout(self, cid: int) -> float | None:
         """How far its best fact in another script stands above the query's typical one
         (None: no such fact or no typical), for --explain."""
@@ -79,3 +117,9 @@ class FactScripts:
         if best is None or self.typical_foreign is None:
             return None
         return best - self.typical_foreign
+
+
+def _typical(bests: list[float], least: int = MIN_FACTS) -> float | None:
+    """The mean of the FACT_POOL nearest chunks' best facts (None: fewer than `least`)."""
+    nearest = sorted(bests, reverse=True)[:FACT_POOL]
+    return sum(nearest) / len(nearest) if len(nearest) >= least else None
