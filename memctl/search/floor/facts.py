@@ -35,16 +35,17 @@ FACT_POOL = 20
 # How far above the typical similarity of the query's facts in other scripts a fact must
 # stand for its note to be judged as a cross-lingual answer. On the vault-shaped set's
 # tune split (tools/vaultset; docs/lab/vaultset.md, round "A floor that judges the matched
-# fact") cross-lingual answers stood 0.02-0.10 above, the best foreign fact of a note a
-# question cannot be answered from at most 0.011 in most questions (0.024 once).
+# fact"; the typical then taken over facts, not chunks) cross-lingual answers stood
+# 0.02-0.10 above, the best foreign fact of a note no answer is in at most 0.011 in all
+# but one question (0.024).
 FOREIGN_MARGIN = 0.015
 # How far above the typical similarity of the query's facts in its own script a note's
 # fact must stand for the note to pass on that fact's meaning alone (held to the floor,
 # no later bar, as the result nearest in meaning is): a paraphrase of one bullet of a day
 # shares no word with it, and the day's own cosine averages unrelated bullets. On the
-# vault-shaped set's tune split such answers stood 0.016-0.03 above; a question the vault
-# cannot answer rarely has a fact that far out except one naming the person asked about
-# (held back by names_alone where the name is capitalised).
+# vault-shaped set's tune split a Russian paraphrase's bullet stood 0.016 above; a question
+# the vault cannot answer reaches that mostly through a name it says (names_alone holds
+# those back where the name is capitalised).
 OWN_MARGIN = 0.015
 # Fewer chunks with a foreign fact than this among the query's: no typical to stand out from.
 MIN_FACTS = 5
