@@ -147,7 +147,14 @@ class Searcher:
         confined = run.dated is not None and run.dated.carried
         floored = use_floor and not confined
         verdict = self._judged(
-            run, chosen, min_score, floored, budget, listed.asked.filters.active(), listed.own
+            run,
+            chosen,
+            min_score,
+            floored,
+            budget,
+            listed.asked.filters.active(),
+            listed.own,
+            listed.facts,
         )
         if trace is not None:
             trace.record(run, chosen, probability, verdict)
@@ -210,13 +217,14 @@ class Searcher:
         # The chunks' own cosines stay the floor's: its bars were fitted on them, and a
         # best-of-several-facts cosine sits higher for any question, foreign ones too.
         own: dict[int, float] | None = None
+        facts: dict[int, list[tuple[float, str]]] = {}
         if self.settings.units and found.vector is not None and found.lists.get("vector"):
             found.lists["vector"], own = self._by_fact(
-                found.lists["vector"], found.vector, asked.filters
+                found.lists["vector"], found.vector, asked.filters, facts
             )
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in found.lists))
-        return Listed(asked, found, model_id, own)
+        return Listed(asked, found, model_id, own, facts or None)
 
     def _pending(self, mode: str, response: SearchResponse) -> int:
         """The chunks still waiting for their vectors, a few embedded first where the search
@@ -401,11 +409,16 @@ class Searcher:
         return found.lists if any(found.lists.values()) else None
 
     def _by_fact(
-        self, scores: dict[int, float], qvec: Any, filters: Filters
+        self,
+        scores: dict[int, float],
+        qvec: Any,
+        filters: Filters,
+        facts: dict[int, list[tuple[float, str]]] | None = None,
     ) -> tuple[dict[int, float], dict[int, float] | None]:
         """The vector list with each chunk scored by its best fact (rank/meaning.py), read
         wider first where the vault holds facts and a wider read is cheap; and the listed
-        chunks' own cosines (None: no fact changed anything)."""
+        chunks' own cosines (None: no fact changed anything); `facts` receives each
+        read chunk's facts' cosines (the floor's, floor/facts.py)."""
         texts = {cid: r.text for cid, r in self.candidates.records(list(scores)).items()}
         if not meaning.has_units(texts):
             return scores, None
@@ -416,7 +429,7 @@ class Searcher:
             scores = {**wider, **scores}
             unread = [c for c in wider if c not in texts]
             texts |= {c: r.text for c, r in self.candidates.records(unread).items()}
-        ranked = meaning.lift(scores, texts, qvec, self.store.cached_vectors)
+        ranked = meaning.lift(scores, texts, qvec, self.store.cached_vectors, facts)
         lifted = dict(list(ranked.items())[:limit])
         return lifted, {cid: scores[cid] for cid in lifted}
 
@@ -442,6 +455,7 @@ class Searcher:
         budget: int | None,
         filtered: bool = False,
         cosines: dict[int, float] | None = None,
+        facts: dict[int, list[tuple[float, str]]] | None = None,
     ) -> Verdict:
         """The relevance floor over the chosen (floor/evidence.judge_results; `filtered`:
         a filter narrowed the lists; `cosines`: the chunks' own, where facts lifted the
@@ -466,6 +480,7 @@ class Searcher:
             whole=not filtered,
             credit=dated_stage.credit(run.dated, run.records, chosen) if run.dated else None,
             cosines=cosines,
+            facts=facts,
         )
 
     def _results(

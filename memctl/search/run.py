@@ -43,6 +43,7 @@ class Listed:
     found: Candidates
     model_id: str  # the index's embedding model (read once a search)
     own: dict[int, float] | None  # the vector candidates' own cosines, where facts lifted them
+    facts: dict[int, list[tuple[float, str]]] | None = None  # their facts' cosines (floor/facts.py)
 
 
 @dataclass

@@ -17,8 +17,9 @@ from memctl.lexical.parse import Query, Term
 from memctl.lexical.plan import LexicalPlan
 from memctl.search.floor import rule as fl
 from memctl.search.floor import standout as so
+from memctl.search.floor.facts import FactScripts
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
-from memctl.search.floor.words import Sentences, TermHits, best_sentence, sentences
+from memctl.search.floor.words import Sentences, TermHits, best_sentence_terms, names, sentences
 from memctl.search.present.snippets import Snippet
 from memctl.search.query.matcher import Matcher
 from memctl.tokens import estimate_tokens, words
@@ -61,6 +62,13 @@ class Judged:
     standout: float = 0.0
     # The chosen result nearest in meaning: held to the floor alone (nearest_in_meaning).
     nearest: bool = False
+    # Its best sentence holds only names the query says, none of its other words
+    # (names_alone).
+    named: bool = False
+    # A note of facts judged in the query's own script whose fact in that script stands
+    # out among the query's (facts.FactScripts.stands_out): it passes on that meaning,
+    # held to the floor alone, as the result nearest in meaning is.
+    fact: bool = False
 
 
 def weighted_terms(
@@ -129,10 +137,13 @@ class Judge:
         bm25: Mapping[int, float] | None = None,
         words_of: Callable[[str], Iterable[str]] | None = None,
         sentences_of: Callable[[str], Sentences] | None = None,
+        facts: FactScripts | None = None,
     ) -> None:
         """`words_of`: a snippet's words coverage need read (at least every word a term
         matches; default: all its distinct words); `sentences_of`: a snippet's
-        floor_words.sentences (kept by text, when the caller keeps them)."""
+        floor_words.sentences (kept by text, when the caller keeps them); `facts`: the
+        query's facts by script (a note of facts is cross-lingual by the one matched)."""
+        self.facts = facts
         self.words_of = words_of or _distinct_words
         self.sentences_of = sentences_of or sentences
         self._hits = TermHits(terms)  # each snippet word's terms, for every result
@@ -156,22 +167,40 @@ class Judge:
                 self._by_path.setdefault(place[0], []).append((place[1], place[2], value))
 
     def judge(
-        self, cid: int, path: str, line_start: int, line_end: int, text: str, chunk: str = ""
+        self,
+        cid: int,
+        path: str,
+        line_start: int,
+        line_end: int,
+        text: str,
+        chunk: str = "",
+        dated: bool = False,
     ) -> Judged:
         """`text`: the snippet (what coverage reads); `chunk`: the text that was embedded,
         whose script sets the cosine's bar (a snippet can be mostly a Latin front matter
-        above a Russian paragraph)."""
+        above a Russian paragraph); `dated`: it is dated inside the range the query says
+        (its letters, not its facts, say whether it is cross-lingual: the date already
+        picked that day's note out of the vault, whose other facts are no typical)."""
         words = list(self.words_of(text))  # every word a term matches, perhaps more
         cover = self._hits.coverage(words)  # each word tested once per query
         cosine = self._cosine(cid, path, line_start, line_end)
-        cross = fl.cross_script(self.query_script, chunk or text)
+        cross = self.facts.cross(cid) if self.facts is not None and not dated else None
+        fact = False
+        if cross is None:
+            cross = fl.cross_script(self.query_script, chunk or text)
+        elif not cross and self.facts is not None:
+            fact = self.facts.stands_out(cid)
         place = self.bm25_ranks.get(cid)
         rank = fl.bm25_rank(place)
-        near = best_sentence(self._hits, self.sentences_of(text), words)
+        near, held = best_sentence_terms(self._hits, self.sentences_of(text), words)
         value = fl.evidence(
             cover, cosine, self.thresholds, self.missing, cross, self.signals, rank, near
         )
-        return Judged(cover, cosine, value, cross, rank, place, near)
+        called = self.signals.names
+        named = bool(held) and held <= called and len(called) < len(self.terms)
+        if fact:
+            value = max(value, self.thresholds.floor)
+        return Judged(cover, cosine, value, cross, rank, place, near, named=named, fact=fact)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -224,6 +253,20 @@ def against_the_vault(
     return out
 
 
+def names_alone(judged: dict[int, Judged], thresholds: FloorThresholds) -> dict[int, Judged]:
+    """A result whose best sentence holds only names the query says (a person, a product)
+    and none of its other words is held to the floor at most: it may be the query's best
+    result, never a later one (keep()). The vault knowing the name is no answer to what
+    is asked about it ("When is Noam's birthday?" against every note naming Noam: the
+    classifier counts a rare name as strong evidence). A cross-lingual result shows no
+    word of the query either way, and is left as it is."""
+    out = dict(judged)
+    for cid, seen in judged.items():
+        if seen.named and not seen.cross and (seen.evidence > thresholds.floor or seen.fact):
+            out[cid] = replace(seen, evidence=min(seen.evidence, thresholds.floor), fact=False)
+    return out
+
+
 def nearest_in_meaning(
     judged: dict[int, Judged],
     records: Mapping[int, Any],
@@ -246,6 +289,10 @@ def nearest_in_meaning(
     if near is None:
         return judged
     seen = judged[near]
+    if seen.named:
+        # Nearest for the name it shares with the query (names_alone), not for a meaning
+        # restated in other words.
+        return judged
     value = max(seen.evidence, thresholds.floor) if so.stands_out(seen.standout) else seen.evidence
     return {**judged, near: replace(seen, evidence=value, nearest=True)}
 
@@ -284,6 +331,7 @@ def judge_results(
     whole: bool = True,
     credit: Mapping[int, float] | None = None,
     cosines: Mapping[int, float] | None = None,
+    facts: Mapping[int, Sequence[tuple[float, str]]] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
@@ -296,7 +344,8 @@ def judge_results(
     whose words left the query), closing that share of its evidence's gap to 1; such a
     result is held to the floor alone, as the best one is (it answers a part of the
     question no other result does); `cosines`: the vector candidates' own cosines when
-    the vector list holds others (rank/meaning.py's best facts).
+    the vector list holds others (rank/meaning.py's best facts); `facts`: the vector
+    candidates' facts as (cosine, lines), rank/meaning.lift's (floor/facts.py).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(words, query, plan)
@@ -315,16 +364,21 @@ def judge_results(
         lists.get("fts"),
         words_of,
         sentences_of,
+        FactScripts(facts, signals.script, whole) if facts and trusted else None,
     )
     judged = _each_judged(judge, chosen, snippet, records, credit)
     judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
+    judged = names_alone(judged, thresholds)
     judged = nearest_in_meaning(judged, records, thresholds, missing, whole)
     value = _floor_value(floor, thresholds, trusted, model_id)
     # The calibrated floor holds a result that is neither the query's best nor the one
     # nearest in meaning to its later bar; --min-score X is one bar for all.
     later = [
         thresholds.later_floor(signals.script, judged[cid].cross)
-        if floor is True and not (credit and cid in credit) and not judged[cid].nearest
+        if floor is True
+        and not (credit and cid in credit)
+        and not judged[cid].nearest
+        and not judged[cid].fact
         else float(value or 0.0)
         for cid in chosen
     ]
@@ -343,13 +397,14 @@ def _query_signals(
 ) -> fl.QuerySignals:
     """What the floor reads of the query as a whole: its words the vault lacks, its
     candidates' best and worst cosines, a name it says that the vault does not know, its
-    script."""
+    script, the names it says."""
     return fl.QuerySignals(
         missing,
         max(cosines.values(), default=None),
         min(cosines.values(), default=None),
         fl.unknown_name(query.raw, [t.text for t in floor_terms(query)], present),
         fl.query_script(query.raw),
+        names(query.raw, [t.text for t in floor_terms(query)], capitals=False),
     )
 
 
@@ -367,7 +422,13 @@ def _each_judged(
         snip = snippet(cid)
         record = records[cid]
         judged[cid] = judge.judge(
-            cid, record.path, snip.line_start, snip.line_end, snip.text, record.text
+            cid,
+            record.path,
+            snip.line_start,
+            snip.line_end,
+            snip.text,
+            record.text,
+            dated=bool(credit and cid in credit),
         )
         if credit and cid in credit:
             seen = judged[cid]

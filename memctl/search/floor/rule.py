@@ -167,6 +167,7 @@ class QuerySignals:
     lowest_cosine: float | None = None  # the last of its vector list (a result outside it)
     unknown_name: bool = False  # a capitalised word of it the vault never mentions
     script: str | None = None
+    names: frozenset[int] = frozenset()  # the names among its floor terms (words.names)
 
 
 @dataclass(frozen=True)

@@ -31,12 +31,23 @@ def asks(word: str) -> bool:
     )
 
 
+def names(raw: str, words: Sequence[str], *, capitals: bool = True) -> frozenset[int]:
+    """Which of the query's `words` (indexes) it capitalises where a sentence does not
+    begin: a name, a product; `capitals` False leaves out words all in capitals (the
+    parts of an identifier such as SHEKELGATE_TERMINAL, an acronym)."""
+    tokens = re.findall(r"[^\W\d_]+", raw)
+    capital = {
+        t.lower()
+        for t in tokens[1:]
+        if t[:1].isupper() and t != "I" and (capitals or not t.isupper())
+    }
+    return frozenset(i for i, w in enumerate(words) if w in capital)
+
+
 def unknown_name(raw: str, words: Sequence[str], present: Sequence[bool]) -> bool:
     """Whether the query capitalises a word (not its first: a name, a product) that the
     vault never mentions: the question is about someone or something else."""
-    tokens = re.findall(r"[^\W\d_]+", raw)
-    names = {t.lower() for t in tokens[1:] if t[:1].isupper() and t != "I"}
-    return any(w in names and not here for w, here in zip(words, present, strict=True))
+    return any(not present[i] for i in names(raw, words))
 
 
 def missing_share(terms: Sequence[WeightedTerm], present: Sequence[bool]) -> float:
@@ -116,13 +127,20 @@ def best_sentence(hits: TermHits, split: Sentences, maybe: Iterable[str] | None 
     the same sums): only the words that match a term are looked at per sentence.
     `maybe`: the text's words that may match a term (a superset of those that do, such
     as the snippets' matcher finds; default: all of them), the only ones tested."""
+    return best_sentence_terms(hits, split, maybe)[0]
+
+
+def best_sentence_terms(
+    hits: TermHits, split: Sentences, maybe: Iterable[str] | None = None
+) -> tuple[float, frozenset[int]]:
+    """best_sentence, and which of the terms (their indexes) that sentence holds."""
     terms = hits.terms
     total = sum(t.weight for t in terms)
     distinct, parts = split
     if total <= 0:
-        return 1.0 if parts else 0.0
+        return (1.0 if parts else 0.0), frozenset()
     hits.test(distinct if maybe is None else maybe)
-    best = 0.0
+    best, held = 0.0, frozenset[int]()
     for words in parts:
         common = hits.hit.intersection(words)
         if not common:
@@ -131,9 +149,11 @@ def best_sentence(hits: TermHits, split: Sentences, maybe: Iterable[str] | None 
         for word in common:
             found.update(hits.of[word])
         if len(found) == len(terms):
-            return 1.0  # every term in one sentence: total / total, the most there is
-        best = max(best, sum(t.weight for i, t in enumerate(terms) if i in found) / total)
-    return best
+            return 1.0, frozenset(found)  # every term in one sentence: the most there is
+        value = sum(t.weight for i, t in enumerate(terms) if i in found) / total
+        if value > best:
+            best, held = value, frozenset(found)
+    return best, held
 
 
 def coverage(terms: Sequence[WeightedTerm], words: Iterable[str]) -> float:

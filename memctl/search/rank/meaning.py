@@ -42,17 +42,25 @@ def lift(
     texts: Mapping[int, str],
     query: Any,
     vectors_of: Callable[[Sequence[str]], Mapping[str, np.ndarray]],
+    facts: dict[int, list[tuple[float, str]]] | None = None,
 ) -> dict[int, float]:
     """`scores` (chunk id -> cosine) with each chunk's cosine raised to its best unit's
     (less SHORT_TEXT_BIAS), best first; a chunk whose units are not embedded yet keeps its
-    own."""
+    own. `facts`, when given, receives each chunk's units as (cosine, the unit's lines):
+    the relevance floor judges a note of facts in several languages by the one matched."""
     hashes = {cid: [u.hash for u in _units(texts[cid])] for cid in scores if cid in texts}
     found = vectors_of([h for part in hashes.values() for h in part])
     qvec = np.asarray(query, dtype=np.float32)
     lifted: dict[int, float] = {}
     for cid, cosine in scores.items():
-        best = max(
-            (float(found[h] @ qvec) for h in hashes.get(cid, ()) if h in found), default=None
-        )
+        values = [float(found[h] @ qvec) if h in found else None for h in hashes.get(cid, ())]
+        best = max((v for v in values if v is not None), default=None)
+        if facts is not None and best is not None:
+            lines = texts[cid].splitlines()
+            facts[cid] = [
+                (v, "\n".join(lines[u.start : u.end + 1]))
+                for u, v in zip(_units(texts[cid]), values, strict=True)
+                if v is not None
+            ]
         lifted[cid] = cosine if best is None else max(cosine, best - SHORT_TEXT_BIAS)
     return dict(sorted(lifted.items(), key=lambda item: -item[1]))
