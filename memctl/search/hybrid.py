@@ -54,6 +54,7 @@ class Listed:
     dated: dated_stage.DatedQuery | None
     model_id: str  # the index's embedding model (read once a search)
     own: dict[int, float] | None  # the vector candidates' own cosines, where facts lifted them
+    facts: dict[int, tuple[meaning.Fact, ...]]  # each vector candidate's facts (units)
 
 
 class Searcher:
@@ -156,7 +157,17 @@ class Searcher:
         found, dated, model_id = listed.found, listed.dated, listed.model_id
         rerank = stage.reranks(model_id, self.settings.rerank, mode, found.lists)
         run = self._ranked(
-            query, listed.parsed, mode, k, now, explain, model_id, found, rerank, dated
+            query,
+            listed.parsed,
+            mode,
+            k,
+            now,
+            explain,
+            model_id,
+            found,
+            rerank,
+            dated,
+            listed.facts,
         )
         scores, probability = self._reranked(run, rerank, trace)
         chosen = self._diversified(run, scores)
@@ -249,11 +260,14 @@ class Searcher:
         # The chunks' own cosines stay the floor's: its bars were fitted on them, and a
         # best-of-several-facts cosine sits higher for any question, foreign ones too.
         own: dict[int, float] | None = None
+        facts: dict[int, tuple[meaning.Fact, ...]] = {}
         if self.settings.units and found.vector is not None and found.lists.get("vector"):
-            found.lists["vector"], own = self._by_fact(found.lists["vector"], found.vector, filters)
+            found.lists["vector"], own = self._by_fact(
+                found.lists["vector"], found.vector, filters, facts
+            )
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in found.lists))
-        return Listed(found, parsed, filters, dated, model_id, own)
+        return Listed(found, parsed, filters, dated, model_id, own, facts)
 
     def _reranked(
         self, run: SearchRun, rerank: bool, trace: SearchTrace | None
@@ -286,6 +300,7 @@ class Searcher:
         found: Candidates,
         rerank: bool,
         dated: dated_stage.DatedQuery | None = None,
+        facts: dict[int, tuple[meaning.Fact, ...]] | None = None,
     ) -> SearchRun:
         """Fusion and the composite score (rank/), the candidates' snippets (present/) and
         the query's weighted words: the run the later stages read (`rerank`: whether
@@ -312,6 +327,7 @@ class Searcher:
             # (no `kept`) would only grow the table, ~5 objects a candidate the cyclic
             # collector walks.
             kept=kept.factors if kept else None,
+            facts=facts,
         )
         if dated is not None:
             dated_stage.boost(scored, records, dated)
@@ -377,11 +393,16 @@ class Searcher:
         return found.lists if any(found.lists.values()) else None
 
     def _by_fact(
-        self, scores: dict[int, float], qvec: Any, filters: Filters
+        self,
+        scores: dict[int, float],
+        qvec: Any,
+        filters: Filters,
+        facts: dict[int, tuple[meaning.Fact, ...]],
     ) -> tuple[dict[int, float], dict[int, float] | None]:
         """The vector list with each chunk scored by its best fact (rank/meaning.py), read
         wider first where the vault holds facts and a wider read is cheap; and the listed
-        chunks' own cosines (None: no fact changed anything)."""
+        chunks' own cosines (None: no fact changed anything). `facts` gets each chunk's
+        fact nearest the query (supersession compares them)."""
         texts = {cid: r.text for cid, r in self.candidates.records(list(scores)).items()}
         if not meaning.has_units(texts):
             return scores, None
@@ -391,7 +412,7 @@ class Searcher:
             scores = {**wider, **scores}
             unread = [c for c in wider if c not in texts]
             texts |= {c: r.text for c, r in self.candidates.records(unread).items()}
-        ranked = meaning.lift(scores, texts, qvec, self.store.cached_vectors)
+        ranked = meaning.lift(scores, texts, qvec, self.store.cached_vectors, facts)
         lifted = dict(list(ranked.items())[:limit])
         return lifted, {cid: scores[cid] for cid in lifted}
 

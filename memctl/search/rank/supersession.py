@@ -19,12 +19,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
+from memctl.search.rank.meaning import Fact
 from memctl.search.rank.scoring import best_first
-from memctl.statement_values import Claim, claims, first_apart
+from memctl.statement_values import Claim, changed_value, claims, first_apart, qualified_apart
 from memctl.statements import Line, first_conflict, parse_lines
 
 BELOW = 0.97  # an outranked memory's score becomes at most this share of the winner's
 CHECKED = 10  # candidates (by score) compared pairwise for conflicting statements
+REACH = 40  # candidates (by score) searched for a newer statement of a checked one's subject
+SAME_MEANING = 0.86  # two facts' cosine from which they may be about one subject
+ASKED = 0.03  # a fact answers the query when its cosine is this near the best fact's
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,7 @@ def newer_first(
     today: date,
     checked: int = CHECKED,
     query: frozenset[str] = frozenset(),
+    facts: Mapping[int, tuple[Fact, ...]] | None = None,
 ) -> tuple[dict[int, float], dict[int, int]]:
     """Scores with each superseded candidate placed below its newer rival, the newer
     raised to the older's score when that was higher (`query`: the query's stems,
@@ -101,8 +106,15 @@ def newer_first(
     supersedes it (for --explain and the JSON's superseded_by).
     """
     out = dict(scores)
-    top = best_first(scores)[:checked]
-    days = {cid: day for cid in top if (day := effective_day(items[cid], today)) is not None}
+    ranked = best_first(scores)
+    top = set(ranked[:checked])
+    days = {
+        cid: day
+        for cid in ranked[: max(checked, REACH)]
+        if (day := effective_day(items[cid], today)) is not None
+    }
+    facts = facts or {}
+    asked = max((f.cosine for c in ranked[:REACH] for f in facts.get(c, ())), default=1.0) - ASKED
     dated = list(days)
     # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...
     dated.sort(key=lambda c: (days[c], out[c]), reverse=True)
@@ -121,15 +133,29 @@ def newer_first(
             claimed[cid] = claims(items[cid].text, focus=query) if query else []
         return claimed[cid]
 
+    def meant(newer: int, older: int) -> str | None:
+        # The older's facts that answer the query, against every fact of the newer.
+        asked_facts = [f for f in facts.get(older, ()) if f.cosine >= asked]
+        for b in asked_facts:
+            for a in facts.get(newer, ()):
+                similarity = float(a.vector @ b.vector)
+                if similarity < SAME_MEANING:
+                    continue
+                why = changed_value(a.body, b.body) or first_apart(claims(a.body), claims(b.body))
+                if why:
+                    return why
+        return None
+
     def supersedes(newer: int, older: int) -> bool:
         return bool(
-            first_conflict(lines(newer), lines(older))
+            (newer in top and first_conflict(lines(newer), lines(older), qualified_apart))
             or first_apart(stated(newer), stated(older), query)
+            or meant(newer, older)
         )
 
     for i, newer in enumerate(dated):
         for older in dated[i + 1 :]:
-            if days[older] >= days[newer]:
+            if days[older] >= days[newer] or older not in top:
                 continue
             if older in superseded and out[older] < out[newer] * BELOW:
                 continue  # named and placed already: nothing to settle
