@@ -283,6 +283,22 @@ def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str
     return f"same subject, different {kind}"
 
 
+def names_older(query: frozenset[str], newer: list[Claim], older: list[Claim]) -> bool:
+    """Whether the query names a name only the older statements give ("Tonnellerie Sabot
+    barrels" when Sabot was replaced): it asks about that one, not about the subject's
+    current value. `query`: its stems (query_stems). Stems are loose ("couriers" of "Swift
+    Couriers" is also the question's "courier"): search asks this of pairs found by
+    meaning only, the looser finding."""
+    if not query:
+        return False
+    new_values = {v for c in newer for _, v in c.values}
+    # A query word the newer says too names the subject ("bottled" / "Bottle-On-Wheels").
+    asked = query - {w for c in newer for w in c.subject}
+    return any(
+        stem(v) in asked for c in older for k, v in c.values if k == "name" and v not in new_values
+    )
+
+
 def query_stems(query: str) -> frozenset[str]:
     """A query's subject stems, as `worded_apart` compares them."""
     return frozenset(stem(t) for t in _TOKEN.findall(query) if len(t) > 1 and not is_stop(t))

@@ -21,7 +21,14 @@ from datetime import date
 
 from memctl.search.rank.meaning import Fact
 from memctl.search.rank.scoring import best_first
-from memctl.statement_values import Claim, changed_value, claims, first_apart, qualified_apart
+from memctl.statement_values import (
+    Claim,
+    changed_value,
+    claims,
+    first_apart,
+    names_older,
+    qualified_apart,
+)
 from memctl.statements import Line, first_conflict, parse_lines
 
 BELOW = 0.97  # an outranked memory's score becomes at most this share of the winner's
@@ -142,7 +149,8 @@ def newer_first(
                 if similarity < SAME_MEANING:
                     continue
                 why = changed_value(a.body, b.body) or first_apart(claims(a.body), claims(b.body))
-                if why:
+                # Not when the query asks about the older value itself ("Sabot barrels").
+                if why and not names_older(query, claims(a.body), claims(b.body)):
                     return why
         return None
 
