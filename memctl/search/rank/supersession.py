@@ -14,10 +14,13 @@ core.md is undated and always current, so it counts as today's.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
+
+import numpy as np
 
 from memctl.search.rank.meaning import Fact
 from memctl.search.rank.scoring import best_first
@@ -97,6 +100,23 @@ def cold_under_warm(
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _claims(body: str) -> tuple[Claim, ...]:
+    return tuple(claims(body))
+
+
+@functools.lru_cache(maxsize=4096)
+def _changed(newer: str, older: str, query: frozenset[str]) -> str | None:
+    """Why the newer fact gives the older's subject another value (the two already near in
+    meaning): a stated change, or the words' own check; None when the query names a name
+    only the older gives ("Sabot barrels": it asks about that one)."""
+    new_claims, old_claims = list(_claims(newer)), list(_claims(older))
+    why = changed_value(newer, older) or first_apart(new_claims, old_claims)
+    if why and not names_older(query, new_claims, old_claims):
+        return why
+    return None
+
+
 def newer_first(
     scores: Mapping[int, float],
     items: Mapping[int, Item],
@@ -140,18 +160,25 @@ def newer_first(
             claimed[cid] = claims(items[cid].text, focus=query) if query else []
         return claimed[cid]
 
+    asked_of: dict[int, tuple[tuple[Fact, ...], np.ndarray | None]] = {}
+    matrices: dict[int, np.ndarray] = {}
+
     def meant(newer: int, older: int) -> str | None:
         # The older's facts that answer the query, against every fact of the newer.
-        asked_facts = [f for f in facts.get(older, ()) if f.cosine >= asked]
-        for b in asked_facts:
-            for a in facts.get(newer, ()):
-                similarity = float(a.vector @ b.vector)
-                if similarity < SAME_MEANING:
-                    continue
-                why = changed_value(a.body, b.body) or first_apart(claims(a.body), claims(b.body))
-                # Not when the query asks about the older value itself ("Sabot barrels").
-                if why and not names_older(query, claims(a.body), claims(b.body)):
-                    return why
+        if older not in asked_of:
+            olds = tuple(f for f in facts.get(older, ()) if f.cosine >= asked)
+            asked_of[older] = (olds, np.stack([f.vector for f in olds]) if olds else None)
+        olds, old_matrix = asked_of[older]
+        news = facts.get(newer, ())
+        if old_matrix is None or not news:
+            return None
+        if newer not in matrices:
+            matrices[newer] = np.stack([f.vector for f in news])
+        near = matrices[newer] @ old_matrix.T
+        for i, j in zip(*np.nonzero(near >= SAME_MEANING), strict=True):
+            why = _changed(news[i].body, olds[j].body, query)
+            if why:
+                return why
         return None
 
     def supersedes(newer: int, older: int) -> bool:
