@@ -101,6 +101,12 @@ def cold_under_warm(
 
 
 @functools.lru_cache(maxsize=4096)
+def _focused(text: str, query: frozenset[str]) -> tuple[Claim, ...]:
+    # A search settles twice (before and after the reranker), over the same candidates.
+    return tuple(claims(text, focus=query))
+
+
+@functools.lru_cache(maxsize=4096)
 def _claims(body: str) -> tuple[Claim, ...]:
     return tuple(claims(body))
 
@@ -115,6 +121,24 @@ def _changed(newer: str, older: str, query: frozenset[str]) -> str | None:
     if why and not names_older(query, new_claims, old_claims):
         return why
     return None
+
+
+def _near_in_meaning(
+    facts: Mapping[int, tuple[Fact, ...]], olders: list[int], newers: list[int], asked: float
+) -> dict[tuple[int, int], list[tuple[Fact, Fact]]]:
+    """(newer, older) -> their pairs of facts at least SAME_MEANING apart, the older's
+    answering the query (cosine ≥ `asked`): every pair in one product."""
+    old = [(cid, f) for cid in olders for f in facts.get(cid, ()) if f.cosine >= asked]
+    new = [(cid, f) for cid in newers for f in facts.get(cid, ())]
+    if not old or not new:
+        return {}
+    near = np.stack([f.vector for _, f in new]) @ np.stack([f.vector for _, f in old]).T
+    out: dict[tuple[int, int], list[tuple[Fact, Fact]]] = {}
+    for i, j in zip(*np.nonzero(near >= SAME_MEANING), strict=True):
+        (newer, new_fact), (older, old_fact) = new[i], old[j]
+        if newer != older:
+            out.setdefault((newer, older), []).append((new_fact, old_fact))
+    return out
 
 
 def newer_first(
@@ -141,6 +165,7 @@ def newer_first(
         if (day := effective_day(items[cid], today)) is not None
     }
     facts = facts or {}
+    # An older fact answers the query when its cosine is near the best fact's.
     asked = max((f.cosine for c in ranked[:REACH] for f in facts.get(c, ())), default=1.0) - ASKED
     dated = list(days)
     # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...
@@ -157,33 +182,25 @@ def newer_first(
     def stated(cid: int) -> list[Claim]:
         # Without the query's words nothing says what was asked: no claims, no cost.
         if cid not in claimed:
-            claimed[cid] = claims(items[cid].text, focus=query) if query else []
+            claimed[cid] = list(_focused(items[cid].text, query)) if query else []
         return claimed[cid]
 
-    asked_of: dict[int, tuple[tuple[Fact, ...], np.ndarray | None]] = {}
-    matrices: dict[int, np.ndarray] = {}
+    near = _near_in_meaning(facts, [c for c in dated if c in top], dated, asked)
 
     def meant(newer: int, older: int) -> str | None:
-        # The older's facts that answer the query, against every fact of the newer.
-        if older not in asked_of:
-            olds = tuple(f for f in facts.get(older, ()) if f.cosine >= asked)
-            asked_of[older] = (olds, np.stack([f.vector for f in olds]) if olds else None)
-        olds, old_matrix = asked_of[older]
-        news = facts.get(newer, ())
-        if old_matrix is None or not news:
-            return None
-        if newer not in matrices:
-            matrices[newer] = np.stack([f.vector for f in news])
-        near = matrices[newer] @ old_matrix.T
-        for i, j in zip(*np.nonzero(near >= SAME_MEANING), strict=True):
-            why = _changed(news[i].body, olds[j].body, query)
+        for new_fact, old_fact in near.get((newer, older), ()):
+            why = _changed(new_fact.body, old_fact.body, query)
             if why:
                 return why
         return None
 
     def supersedes(newer: int, older: int) -> bool:
+        # Words among the best 10 only: a newer one further down is found by meaning (its
+        # facts' vectors are read already, its words would cost a parse each).
+        if newer not in top:
+            return bool(meant(newer, older))
         return bool(
-            (newer in top and first_conflict(lines(newer), lines(older), qualified_apart))
+            first_conflict(lines(newer), lines(older), qualified_apart)
             or first_apart(stated(newer), stated(older), query)
             or meant(newer, older)
         )
@@ -191,6 +208,8 @@ def newer_first(
     for i, newer in enumerate(dated):
         for older in dated[i + 1 :]:
             if days[older] >= days[newer] or older not in top:
+                continue
+            if newer not in top and (newer, older) not in near:
                 continue
             if older in superseded and out[older] < out[newer] * BELOW:
                 continue  # named and placed already: nothing to settle
