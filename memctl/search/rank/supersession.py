@@ -39,6 +39,9 @@ CHECKED = 10  # candidates (by score) compared pairwise for conflicting statemen
 REACH = 40  # candidates (by score) searched for a newer statement of a checked one's subject
 SAME_MEANING = 0.86  # two facts' cosine from which they may be about one subject
 ASKED = 0.03  # a fact answers the query when its cosine is this near the best fact's
+# A newer fact further from the query than this below the older's bar is about something
+# else (a daily bullet has no heading to share the query's words: it sits lower).
+NEWER_SLACK = 0.10
 
 
 @dataclass(frozen=True)
@@ -124,20 +127,29 @@ def _changed(newer: str, older: str, query: frozenset[str]) -> str | None:
 
 
 def _near_in_meaning(
-    facts: Mapping[int, tuple[Fact, ...]], olders: list[int], newers: list[int], asked: float
+    facts: Mapping[int, tuple[Fact, ...]],
+    olders: list[int],
+    newers: list[int],
+    days: Mapping[int, date],
+    asked: float,
 ) -> dict[tuple[int, int], list[tuple[Fact, Fact]]]:
     """(newer, older) -> their pairs of facts at least SAME_MEANING apart, the older's
-    answering the query (cosine ≥ `asked`): every pair in one product."""
+    answering the query (cosine ≥ `asked`), the newer's not far from it (≥ `asked` less
+    NEWER_SLACK) and dated later: every pair in one product."""
     old = [(cid, f) for cid in olders for f in facts.get(cid, ()) if f.cosine >= asked]
-    new = [(cid, f) for cid in newers for f in facts.get(cid, ())]
+    new = [
+        (cid, f) for cid in newers for f in facts.get(cid, ()) if f.cosine >= asked - NEWER_SLACK
+    ]
     if not old or not new:
         return {}
     near = np.stack([f.vector for _, f in new]) @ np.stack([f.vector for _, f in old]).T
+    later = np.array([days[c].toordinal() for c, _ in new])[:, None] > np.array(
+        [days[c].toordinal() for c, _ in old]
+    )
     out: dict[tuple[int, int], list[tuple[Fact, Fact]]] = {}
-    for i, j in zip(*np.nonzero(near >= SAME_MEANING), strict=True):
+    for i, j in zip(*np.nonzero((near >= SAME_MEANING) & later), strict=True):
         (newer, new_fact), (older, old_fact) = new[i], old[j]
-        if newer != older:
-            out.setdefault((newer, older), []).append((new_fact, old_fact))
+        out.setdefault((newer, older), []).append((new_fact, old_fact))
     return out
 
 
@@ -185,7 +197,7 @@ def newer_first(
             claimed[cid] = list(_focused(items[cid].text, query)) if query else []
         return claimed[cid]
 
-    near = _near_in_meaning(facts, [c for c in dated if c in top], dated, asked)
+    near = _near_in_meaning(facts, [c for c in dated if c in top], dated, days, asked)
 
     def meant(newer: int, older: int) -> str | None:
         for new_fact, old_fact in near.get((newer, older), ()):
