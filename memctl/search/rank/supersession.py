@@ -36,7 +36,7 @@ from memctl.statements import Line, first_conflict, parse_lines
 
 BELOW = 0.97  # an outranked memory's score becomes at most this share of the winner's
 CHECKED = 10  # candidates (by score) compared pairwise for conflicting statements
-REACH = 40  # candidates (by score) searched for a newer statement of a checked one's subject
+REACH = 20  # candidates (by score) searched for a newer statement of a checked one's subject
 SAME_MEANING = 0.86  # two facts' cosine from which they may be about one subject
 ASKED = 0.03  # a fact answers the query when its cosine is this near the best fact's
 # A newer fact further from the query than this below the older's bar is about something
