@@ -98,10 +98,12 @@ _UPDATE = re.compile(
     r"dropped|raised|rose|increased|decreased|went up|went down|"
     r"from (?:mon|tues|wednes|thurs|fri|satur|sun)day|from today|from tomorrow)\b|"
     r"(?<!\w)(?:теперь|отныне|вместо|больше не|перешли|перешёл|перевёл|перевели|переехал\w*|"
-    r"перенесли|перенесён\w*|подорожал\w*|подешевел\w*|подняли|снизили|"
+    r"перенесли|перенесён\w*|подорожал\w*|подешевел\w*|подняли|снизили|повысили|понизили|"
+    r"увеличили|уменьшили|сократили|изменили|поменяли|обновили|"
     r"сменили|заменили|с этого|со следующего|с понедельника|со вторника|со среды|с четверга|"
     r"с пятницы|с субботы|с воскресенья|с сегодняшнего)(?!\w)|"
     r"(?<!\w)(?:עכשיו|מעכשיו|מהיום|מהשבוע|מהחודש|במקום|כבר לא|עבר|עברה|עברו|עברנו|העברנו|הועבר|הועברה|הוחלף|החלפנו|נדחה|נדחתה|"
+    r"העלינו|העלו|הועלה|הועלתה|הורדנו|הורידו|הורד|הורדה|שינינו|שונה|שונתה|עדכנו|עודכן|עודכנה|"
     r"הוקדם|הוקדמה)(?!\w)",
     re.IGNORECASE,
 )
@@ -149,12 +151,19 @@ def _value_of(token: str, first: bool, foreign: bool) -> tuple[str, str] | None:
     return None
 
 
-def _changed_to(clause: str) -> set[str]:
+def _changed_to(clause: str, names_only: bool = False) -> set[str]:
+    """The words a verb of change names as the new value, casefolded; `names_only`: only
+    those written as a name (capitalised, or Latin in a Hebrew or Russian clause), so
+    "the lights changed to warm LED" names no new value of the hall's."""
     out: set[str] = set()
+    foreign = bool(_HEBREW.search(clause)) or any("\u0400" <= ch <= "\u04ff" for ch in clause)
     for match in _CHANGE.finditer(clause):
         word = next((g for g in match.groups() if g), None)
-        if word and not is_stop(word) and not word[0].isdigit():
-            out.add(word.casefold())
+        if not word or is_stop(word) or word[0].isdigit():
+            continue
+        if names_only and not (word[0].isupper() or (foreign and _LATIN.match(word))):
+            continue
+        out.add(word.casefold())
     return out
 
 
@@ -227,6 +236,17 @@ def _apart(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> str 
     return None
 
 
+def _moved(newer: Claim, older: Claim) -> str | None:
+    """A kind of value `older` sets of which `newer`, saying the value changed, gives one
+    more ("moved puma from 3000 to 3100"; names left out: anyone a line mentions is one)."""
+    for kind in ("number", "time", "date", "day", "month"):
+        if any(k == kind for k, _ in older.values) and any(
+            k == kind and (k, v) not in older.values for k, v in newer.values
+        ):
+            return kind
+    return None
+
+
 def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str | None:
     """Why `a` and `b` give different values for one subject, or None.
 
@@ -249,7 +269,7 @@ def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str
     right_too = a.hebrew or b.hebrew or a.cyrillic or b.cyrillic
     if modifiers_clash(a.order, b.order, a.subject & b.subject, right_too):
         return None
-    kind = _apart(a.values - both, b.values - both)
+    kind = _apart(a.values - both, b.values - both) or (_moved(a, b) if a.update else None)
     # Names are the noisier value (anyone a note mentions is one): they need most of the
     # subject shared even when the query names it.
     if kind is None or (share < SAME_SUBJECT and (kind == "name" or not query & shared)):
@@ -261,6 +281,22 @@ def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str
         # the Kadar barrels" / "new barrels come from Kadar in Tokaj").
         return None
     return f"same subject, different {kind}"
+
+
+def names_older(query: frozenset[str], newer: list[Claim], older: list[Claim]) -> bool:
+    """Whether the query names a name only the older statements give ("Tonnellerie Sabot
+    barrels" when Sabot was replaced): it asks about that one, not about the subject's
+    current value. `query`: its stems (query_stems). Stems are loose ("couriers" of "Swift
+    Couriers" is also the question's "courier"): search asks this of pairs found by
+    meaning only, the looser finding."""
+    if not query:
+        return False
+    new_values = {v for c in newer for _, v in c.values}
+    # A query word the newer says too names the subject ("bottled" / "Bottle-On-Wheels").
+    asked = query - {w for c in newer for w in c.subject}
+    return any(
+        stem(v) in asked for c in older for k, v in c.values if k == "name" and v not in new_values
+    )
 
 
 def query_stems(query: str) -> frozenset[str]:
@@ -278,4 +314,73 @@ def first_apart(
             reason = worded_apart(a, b, query)
             if reason:
                 return reason
+    return None
+
+
+def _by_kind(found: Iterable[Claim]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for one in found:
+        for kind, value in one.values:
+            out.setdefault(kind, set()).add(value)
+    return out
+
+
+def _clash(newer: list[Claim], older: list[Claim]) -> bool:
+    """A shared word qualified differently in two clauses ("billing service" / "auth service")."""
+    for a in newer:
+        for b in older:
+            shared = a.subject & b.subject
+            right_too = a.hebrew or b.hebrew or a.cyrillic or b.cyrillic
+            if shared and modifiers_clash(a.order, b.order, shared, right_too):
+                return True
+    return False
+
+
+def qualified_apart(a: str, b: str) -> bool:
+    """Whether two statements share a word each qualifies differently ("сервер логов" /
+    "сервер бэкапов", "rent of the warehouse" / "delivery to the warehouse"): two things."""
+    return _clash(claims(a), claims(b))
+
+
+def _share_subject(newer: list[Claim], older: list[Claim]) -> bool:
+    """At least two subject words shared: one ("product") is a topic, not yet a subject
+    ("product photos" / "product search")."""
+    words = {w for c in newer for w in c.subject}
+    return len(words & {w for c in older for w in c.subject}) >= 2
+
+
+def changed_value(newer: str, older: str) -> str | None:
+    """Why the statement `newer`, which says its value changed ("moved to", "now",
+    "теперь", "עכשיו"), gives a value `older` does not, when the two are about one subject
+    by meaning (the caller decides that: their vectors, whatever the wording or the
+    language); None when `newer` says no change or no value of it is new.
+
+    A kind of value both set with none in common (a number, a time, a day...); a value of
+    a kind `older` sets that `older` lacks ("moved from 3000 to 3100"); the word it
+    changed to ("moved the printing to Print-Tec") missing from `older`; a name `older`
+    lacks where `older` names one ("from Sunday deliveries leave with Mahir"). Not when a
+    shared word is qualified differently ("billing service" / "auth service")."""
+    if not _UPDATE.search(newer):
+        return None
+    new_claims, old_claims = claims(newer), claims(older)
+    if _clash(new_claims, old_claims) or not _share_subject(new_claims, old_claims):
+        return None
+    new_values, old_values = _by_kind(new_claims), _by_kind(old_claims)
+    for kind in ("number", "time", "date", "day", "month"):
+        if new_values.get(kind) and old_values.get(kind) and new_values[kind] - old_values[kind]:
+            return f"same meaning, changed {kind}"
+    folded = older.casefold()
+    if any(word not in folded for word in _changed_to(newer, names_only=True)):
+        return "same meaning, changed to another"
+    # A name is the noisiest value (anyone a line mentions is one): a new one needs most
+    # of a clause's subject shared ("Ruth handles the support tickets" / "support tickets
+    # are answered by Gal"), not two words of a wider one ("the orchard hall lights").
+    new_name = bool(old_values.get("name")) and bool(
+        new_values.get("name", set()) - old_values["name"]
+    )
+    one_subject = any(
+        overlap(a.subject, b.subject) >= SAME_SUBJECT for a in new_claims for b in old_claims
+    )
+    if new_name and one_subject:
+        return "same meaning, another name"
     return None

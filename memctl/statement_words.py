@@ -39,11 +39,13 @@ STOP = frozenset(
     работает работают работал работала использует используем используют
     для каждый каждые каждая каждое раз стоит стоят стоил стоила перевели перевёл перевела
     слушает слушают делается делают
+    подняли снизили повысили понизили увеличили уменьшили сократили изменили обновили
     среди ведёт ведет ведут отвечает отвечают
     стал стала стали станет идёт идут ходит
     את של על עם זה זו זאת הוא היא הם הן אנחנו אני אתם עכשיו כבר היה הייתה היו יהיה
     עבר עברה עברו עוברים הועבר הועברה הועברו החלפנו החליף החליפה מחליפים
     עולה עולים עולות עלה עלתה עלו
+    העלינו העלו הועלה הועלתה הורדנו הורידו הורד הורדה שינינו שונה שונתה עדכנו עודכן עודכנה
     רץ רצה רצים משתמש משתמשת משתמשים גם רק כל מ אל או אבל כי אם מה מי איפה מתי איך
     היום אתמול מחר במקום יותר
     """.split()
@@ -90,6 +92,13 @@ def _neighbours(order: tuple[str, ...], word: str) -> tuple[str | None, str | No
     return left, right
 
 
+def _word_after(order: tuple[str, ...], word: str) -> str | None:
+    """The next subject word after `word`, past the values between ("החבילה המורחבת
+    עולה 199 שקלים": the word after "מורחב" is "קלים")."""
+    i = order.index(word)
+    return next((w for w in order[i + 1 :] if w), None)
+
+
 def modifiers_clash(
     a: tuple[str, ...], b: tuple[str, ...], shared: frozenset[str], right_too: bool
 ) -> bool:
@@ -106,7 +115,7 @@ def modifiers_clash(
         if right_too and right_a and right_b and right_a != right_b:
             # A qualifier after the word sits inside the phrase: the next word is shared
             # ("сервис оплаты ... порт"); a verb there ("отчёт сдаём") is no qualifier.
-            after_a, after_b = _neighbours(a, right_a)[1], _neighbours(b, right_b)[1]
+            after_a, after_b = _word_after(a, right_a), _word_after(b, right_b)
             if right_a not in b and right_b not in a and after_a and after_a == after_b:
                 return True
     return False

@@ -17,6 +17,7 @@ Words are compared by a short stem (the first 5 letters, after a Hebrew one-lett
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -151,8 +152,12 @@ def parse_lines(text: str, max_lines: int = 12) -> list[Line]:
     return [Line(line) for line in _statement_lines(text)[:max_lines]]
 
 
-def first_conflict(a: list[Line], b: list[Line]) -> str | None:
-    """The first conflict between a line of `a` and a line of `b`, or None."""
+def first_conflict(
+    a: list[Line], b: list[Line], apart: Callable[[str, str], bool] | None = None
+) -> str | None:
+    """The first conflict between a line of `a` and a line of `b`, or None. `apart`: says
+    two lines (normalised) are about two things, whatever their words share (search
+    passes memctl.statement_values.qualified_apart: "сервер логов" / "сервер бэкапов")."""
     for la in a:
         for lb in b:
             # Both checks need values on both sides, or exactly one side negated.
@@ -162,7 +167,7 @@ def first_conflict(a: list[Line], b: list[Line]) -> str | None:
             if _overlap(sa.subject, sb.subject) < 0.5:
                 continue  # cheap: neither check can hold without a shared subject
             reason = conflict(sa, sb) or polarity_or_number_conflict(la.norm, lb.norm)
-            if reason:
+            if reason and not (apart and apart(la.norm, lb.norm)):
                 return reason
     return None
 

@@ -154,7 +154,7 @@ class Searcher:
             budget,
             listed.asked.filters.active(),
             listed.own,
-            listed.facts,
+            meaning.floor_facts(listed.facts) or None,
         )
         if trace is not None:
             trace.record(run, chosen, probability, verdict)
@@ -217,14 +217,14 @@ class Searcher:
         # The chunks' own cosines stay the floor's: its bars were fitted on them, and a
         # best-of-several-facts cosine sits higher for any question, foreign ones too.
         own: dict[int, float] | None = None
-        facts: dict[int, list[tuple[float, str]]] = {}
+        facts: dict[int, tuple[meaning.Fact, ...]] = {}
         if self.settings.units and found.vector is not None and found.lists.get("vector"):
             found.lists["vector"], own = self._by_fact(
                 found.lists["vector"], found.vector, asked.filters, facts
             )
         if pending and "vector" in wanted:
             notices.append(pending_notice(pending, "vector" in found.lists))
-        return Listed(asked, found, model_id, own, facts or None)
+        return Listed(asked, found, model_id, own, facts)
 
     def _pending(self, mode: str, response: SearchResponse) -> int:
         """The chunks still waiting for their vectors, a few embedded first where the search
@@ -299,7 +299,7 @@ class Searcher:
         )
         fused = fuse(found.lists, self.policy, weights)
         records = source.records(list(fused))
-        scored = self._scored(asked, found.lists, fused, records, explain)
+        scored = self._scored(asked, found.lists, fused, records, explain, listed.facts)
         snippets = self._snippets(asked.parsed, found.plan, records, scored, k, rerank)
         # The query's words by IDF, read once for the reranker and the floor (their tests
         # remember the words they saw). Another backend's reranker weighs by its own
@@ -335,9 +335,11 @@ class Searcher:
         fused: dict[int, dict[str, float]],
         records: dict[int, ChunkRecord],
         explain: bool,
+        facts: dict[int, tuple[meaning.Fact, ...]],
     ) -> ranking.Scored:
         """The composite score of each fused candidate (rank/ranking.score), boosted where
-        it is dated when the query says (rank/dated.py)."""
+        it is dated when the query says (rank/dated.py); `facts`: the vector candidates'
+        (supersession compares them by meaning)."""
         kept = self._kept if self.candidates.keeps_reads else None
         scored = ranking.score(
             fused,
@@ -355,6 +357,7 @@ class Searcher:
             # (no `kept`) would only grow the table, ~5 objects a candidate the cyclic
             # collector walks.
             kept=kept.factors if kept else None,
+            facts=facts,
         )
         if asked.dated is not None:
             dated_stage.boost(scored, records, asked.dated)
@@ -413,12 +416,12 @@ class Searcher:
         scores: dict[int, float],
         qvec: Any,
         filters: Filters,
-        facts: dict[int, list[tuple[float, str]]] | None = None,
+        facts: dict[int, tuple[meaning.Fact, ...]],
     ) -> tuple[dict[int, float], dict[int, float] | None]:
         """The vector list with each chunk scored by its best fact (rank/meaning.py), read
         wider first where the vault holds facts and a wider read is cheap; and the listed
-        chunks' own cosines (None: no fact changed anything); `facts` receives each
-        read chunk's facts' cosines (the floor's, floor/facts.py)."""
+        chunks' own cosines (None: no fact changed anything). `facts` gets each chunk's
+        fact nearest the query (supersession compares them)."""
         texts = {cid: r.text for cid, r in self.candidates.records(list(scores)).items()}
         if not meaning.has_units(texts):
             return scores, None

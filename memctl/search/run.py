@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from memctl.search.kept import IndexMemory
     from memctl.search.present.results import Snippets
     from memctl.search.rank.dated import DatedQuery
+    from memctl.search.rank.meaning import Fact
     from memctl.search.rank.ranking import Scored
     from memctl.search.rank.scoring import Weights
 
@@ -43,7 +44,7 @@ class Listed:
     found: Candidates
     model_id: str  # the index's embedding model (read once a search)
     own: dict[int, float] | None  # the vector candidates' own cosines, where facts lifted them
-    facts: dict[int, list[tuple[float, str]]] | None = None  # their facts' cosines (floor/facts.py)
+    facts: dict[int, tuple[Fact, ...]]  # each vector candidate's facts (rank/meaning.py)
 
 
 @dataclass

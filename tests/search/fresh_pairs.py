@@ -3,7 +3,12 @@ heading) and a newer one that gives the same subject another value, worded diffe
 and under another title, with a question; and pairs that must not be judged so.
 
 Used by tests/search/test_fresh_pairs.py: the detection (memctl.statement_values) and the
-ranking (the newer ranks first in a vault).
+ranking (the newer ranks first in a vault). MORE_PAIRS and HARD_NEGATIVES were written
+later in other words again: synonyms for the subject ("served on" / "listens on"), a
+change said as "from X to Y", pairs across languages (the old fact in one, the revision
+in another), and negatives that share the subject with compatible values or share words
+with another subject; they are judged in a vault (by words and by meaning) and their
+floor is held by the tests.
 """
 
 from __future__ import annotations
@@ -222,4 +227,149 @@ NEGATIVES: list[tuple[str, str]] = [
     ("Dana joined the team on 2026-11-02", "Dana reviewed the deploy on 2026-11-20"),
     ("скидка для членов клуба 15%", "скидка для оптовых клиентов 10%"),
     ("תוויות למרלו מודפסות בכרמיאל", "תוויות לשרדונה מודפסות בחיפה"),
+]
+
+# Written later, in other words again (synonyms, "from X to Y", across languages).
+MORE_PAIRS: list[tuple[str, str, str, str]] = [
+    (
+        "en",
+        "the nightly export job kicks off at 01:30",
+        "moved the nightly export to 04:00 so it stops clashing with the backups",
+        "when does the nightly export start",
+    ),
+    (
+        "en",
+        "support tickets are answered by Gal on weekdays",
+        "from now on Ruth handles the support tickets, Gal went to sales",
+        "who answers support tickets",
+    ),
+    (
+        "en",
+        "the metrics dashboard is served on port 3001",
+        "the metrics dashboard now listens on 3300 behind the proxy",
+        "which port is the metrics dashboard on",
+    ),
+    (
+        "en",
+        "the public API allows 100 requests per minute per key",
+        "we raised the public API limit from 100 to 250 requests per minute",
+        "what is the rate limit of the public API",
+    ),
+    (
+        "en",
+        "office coffee beans come from Bean Brothers",
+        "office coffee beans now come from Nordroast, Bean Brothers closed",
+        "where do we buy coffee beans for the office",
+    ),
+    (
+        "he",
+        "ישיבת הצוות השבועית ביום ראשון ב-09:00",
+        "מעכשיו ישיבת הצוות השבועית ביום שני ב-10:30",
+        "מתי ישיבת הצוות השבועית",
+    ),
+    (
+        "he",
+        "הדומיין של החנות מחודש דרך Namecheap",
+        "הדומיין של החנות מחודש עכשיו דרך Cloudflare",
+        "איפה מחדשים את הדומיין של החנות",
+    ),
+    (
+        "he",
+        "החבילה הבסיסית עולה 99 שקלים לחודש",
+        "העלינו את החבילה הבסיסית מ-99 ל-129 שקלים לחודש",
+        "כמה עולה החבילה הבסיסית",
+    ),
+    (
+        "ru",
+        "домен магазина продлеваем через Namecheap",
+        "домен магазина теперь продлеваем через Cloudflare",
+        "где продлеваем домен магазина",
+    ),
+    (
+        "ru",
+        "лимит публичного API — 100 запросов в минуту",
+        "лимит публичного API подняли со 100 до 250 запросов в минуту",
+        "какой лимит у публичного API",
+    ),
+    (
+        "ru",
+        "ночная выгрузка стартует в 01:30",
+        "ночную выгрузку перенесли на 04:00",
+        "когда стартует ночная выгрузка",
+    ),
+    # Across languages: the old fact in one, its revision in another.
+    (
+        "en>ru",
+        "the shuttle to the station leaves at 17:10",
+        "шаттл до станции теперь уходит в 17:40",
+        "when does the shuttle to the station leave",
+    ),
+    (
+        "he>en",
+        "המחסן נסגר ב-18:00",
+        "the warehouse now closes at 20:00",
+        "מתי נסגר המחסן",
+    ),
+    (
+        "ru>en",
+        "курьер забирает посылки в 13:00",
+        "the courier now picks up parcels at 15:00",
+        "во сколько курьер забирает посылки",
+    ),
+]
+
+# (old, new, question): must NOT be judged the newer value of the old one's subject, even
+# in a vault with a question about the old one: the same subject with compatible values,
+# or another subject sharing words.
+HARD_NEGATIVES: list[tuple[str, str, str]] = [
+    (
+        "the public API allows 100 requests per minute per key",
+        "the limit of 100 requests a minute now also covers the admin API",
+        "what is the rate limit of the public API",
+    ),
+    (
+        "the nightly export job kicks off at 01:30",
+        "the nightly export now also writes a CSV copy to the archive bucket",
+        "when does the nightly export start",
+    ),
+    (
+        "the staging database runs Postgres 15",
+        "the analytics database moved to Postgres 16",
+        "which Postgres does the staging database run",
+    ),
+    (
+        "the office wifi password changes every 90 days",
+        "the office rent went up to 9,000 a month",
+        "how often does the office wifi password change",
+    ),
+    (
+        "Gal answers support tickets on weekdays",
+        "Gal now also answers the sales inbox on Saturdays",
+        "who answers support tickets",
+    ),
+    (
+        "ישיבת הצוות ביום ראשון ב-09:00",
+        "ישיבת ההנהלה עברה ליום שני ב-10:30",
+        "מתי ישיבת הצוות",
+    ),
+    (
+        "החבילה הבסיסית עולה 99 שקלים לחודש",
+        "החבילה המורחבת עולה עכשיו 199 שקלים לחודש",
+        "כמה עולה החבילה הבסיסית",
+    ),
+    (
+        "сервер логов хранит данные 30 дней",
+        "сервер бэкапов теперь хранит данные 90 дней",
+        "сколько дней сервер логов хранит данные",
+    ),
+    (
+        "шаттл до станции уходит в 17:10",
+        "автобус до аэропорта теперь уходит в 18:00",
+        "когда уходит шаттл до станции",
+    ),
+    (
+        "лимит публичного API — 100 запросов в минуту",
+        "лимит в 100 запросов в минуту теперь действует и для админки",
+        "какой лимит у публичного API",
+    ),
 ]

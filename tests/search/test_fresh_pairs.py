@@ -17,9 +17,16 @@ from memctl.lifecycle.units import units_of
 from memctl.lifecycle.worded import worded_apart_pairs
 from memctl.search.hybrid import Searcher
 from memctl.search.rank.supersession import Item, effective_day
-from memctl.statement_values import claims, first_apart, query_stems
+from memctl.statement_values import (
+    changed_value,
+    claims,
+    first_apart,
+    names_older,
+    qualified_apart,
+    query_stems,
+)
 from memctl.vault import Vault
-from tests.search.fresh_pairs import NEGATIVES, PAIRS
+from tests.search.fresh_pairs import HARD_NEGATIVES, MORE_PAIRS, NEGATIVES, PAIRS
 
 NOW = datetime(2026, 11, 22, 9, 30)
 LANGS = ("en", "he", "ru")
@@ -74,14 +81,14 @@ def test_an_undated_archive_section_is_dated_by_its_heading_for_supersession() -
     assert effective_day(Item("hot", "core", None, text), today) == today
 
 
-def _fresh_vault(root: Path) -> Vault:
+def _fresh_vault(root: Path, pairs: list[tuple[str, str, str, str]] = PAIRS + MORE_PAIRS) -> Vault:
     """Each old statement in its own archive note under its own title, dated only in a
     `## YYYY-MM-DD` heading; each new one in a daily note of this month."""
     from memctl.memory import init_vault
 
     init_vault(root)
     vault = Vault(root)
-    for i, (_lang, old, new, _q) in enumerate(PAIRS):
+    for i, (_lang, old, new, _q) in enumerate(pairs):
         (vault.archive_dir / f"topic-{i}.md").write_text(
             f"# Topic {i} notes\n\n## 2026-0{i % 6 + 3}-1{i % 9}\n\n- {old}\n- filed by the office\n"
         )
@@ -122,6 +129,130 @@ def test_the_newer_value_ranks_first(fresh_vault: Vault) -> None:
         assert wins >= len(mine) - 3, (lang, wins, len(mine))
         newer_first += wins
     assert newer_first >= 27
+
+
+def test_more_pairs_in_other_words_rank_newer_first(fresh_vault: Vault) -> None:
+    """Synonyms ("served on" / "listens on"), "from 100 to 250", in three languages: found
+    by words or by the facts' meaning. Across languages e5-small puts a fact and its
+    translation (cosine 0.78-0.85) below unrelated facts of one language (0.86-0.90): those
+    pairs are the model's limit, counted apart and not required."""
+    same = [p for p in MORE_PAIRS if ">" not in p[0]]
+    across = [p for p in MORE_PAIRS if ">" in p[0]]
+    assert len(same) >= 10 and len(across) >= 3
+    assert {lang for lang, *_ in same} == set(LANGS)
+    wins = {lang: 0 for lang in LANGS}
+    for lang, old, new, question in same:
+        new_at, old_at, by = _ranks(fresh_vault, old, new, question)
+        won = new_at is not None and (old_at is None or new_at < old_at)
+        wins[lang] += won
+        assert not won or old_at is None or by is not None  # placed below and named
+    # 11 of 11 today.
+    assert sum(wins.values()) >= len(same) - 1, wins
+    assert all(wins[lang] >= 3 for lang in LANGS), wins
+
+
+@pytest.fixture(scope="module")
+def negatives_vault(tmp_path_factory: pytest.TempPathFactory) -> Vault:
+    pairs = [("neg", old, new, q) for old, new, q in HARD_NEGATIVES]
+    pairs += [("neg", old, new, old) for old, new in NEGATIVES]
+    vault = _fresh_vault(tmp_path_factory.mktemp("negatives") / "vault", pairs)
+    sync(vault, now=NOW)
+    return vault
+
+
+def test_hard_negatives_are_never_superseded_in_a_vault(negatives_vault: Vault) -> None:
+    """The same subject with compatible values, or another subject sharing words, with a
+    question about the old one: by words nor by meaning, the old one is not superseded."""
+    assert len(HARD_NEGATIVES) >= 8
+    assert {script for *_, q in HARD_NEGATIVES for script in _scripts(q)} == set(LANGS)
+    superseded = []
+    for old, new, question in HARD_NEGATIVES + [(o, n, o) for o, n in NEGATIVES]:
+        _new_at, _old_at, by = _ranks(negatives_vault, old, new, question)
+        if by is not None:
+            superseded.append((old, new, by))
+    assert superseded == []
+
+
+def _scripts(text: str) -> set[str]:
+    if any("\u0590" <= ch <= "\u05ff" for ch in text):
+        return {"he"}
+    return {"ru"} if any("\u0400" <= ch <= "\u04ff" for ch in text) else {"en"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "the public API allows 100 requests per minute",
+            "we raised the public API limit from 100 to 250 requests per minute",
+        ),
+        ("החבילה הבסיסית עולה 99 שקלים", "העלינו את החבילה הבסיסית מ-99 ל-129 שקלים"),
+        ("лимит публичного API — 100 запросов", "лимит публичного API подняли со 100 до 250"),
+    ],
+)
+def test_a_change_from_one_value_to_another_in_three_languages(old: str, new: str) -> None:
+    """ "From 100 to 250" names the old value too: still a change (the words of change)."""
+    assert changed_value(new, old) == "same meaning, changed number"
+    assert changed_value(old, new) is None  # the old one says no change
+    # Without a word of change two numbers are two facts, not a revision.
+    assert changed_value("the public API served 250 requests per minute at the peak", old) is None
+
+
+def test_changed_value_needs_a_shared_subject_and_a_name_written_as_one() -> None:
+    # Another thing of one place: two words shared, a lowercase word after "changed to".
+    assert (
+        changed_value(
+            "the orchard hall lights changed to warm LED",
+            "Tamar tested the sound system in the orchard hall",
+        )
+        is None
+    )
+    assert (
+        changed_value(
+            "Yael moved the label printing to Print-Tec",
+            "labels are printed at Galil Print, label printing takes two weeks",
+        )
+        == "same meaning, changed to another"
+    )
+    # One shared word is a topic ("product photos" / "product search").
+    assert (
+        changed_value(
+            "the product photos now load as WebP, 40% lighter",
+            "product search runs on Elasticsearch 7 with 1.5 GB",
+        )
+        is None
+    )
+    assert changed_value(
+        "домен магазина теперь продлеваем через Cloudflare",
+        "домен магазина продлеваем через Namecheap",
+    )
+    assert changed_value(
+        "הדומיין של החנות מחודש עכשיו דרך Cloudflare", "הדומיין של החנות מחודש דרך Namecheap"
+    )
+
+
+def test_qualified_subjects_are_two_things_in_three_languages() -> None:
+    assert qualified_apart(
+        "the staging database runs Postgres 15", "the analytics database moved to Postgres 16"
+    )
+    assert qualified_apart(
+        "сервер логов хранит данные 30 дней", "сервер бэкапов теперь хранит данные 90 дней"
+    )
+    assert qualified_apart("החבילה הבסיסית עולה 99 שקלים", "החבילה המורחבת עולה עכשיו 199 שקלים")
+    assert not qualified_apart(
+        "тестовый сервер слушает порт 8080", "тестовый сервер перевели на порт 9090"
+    )
+
+
+def test_a_query_naming_the_old_name_asks_about_it() -> None:
+    old = claims("all new barrels come from Tonnellerie Sabot in Burgundy")
+    new = claims("from this vintage every new barrel comes from Kadar in Tokaj")
+    assert names_older(query_stems("Tonnellerie Sabot barrels"), new, old)
+    assert not names_older(query_stems("where do our new barrels come from"), new, old)
+    # A query word the newer says too is the subject, not the old name ("Bottle-On-Wheels").
+    old = claims("Amir wants the Cabernet bottled in September with Bottle-On-Wheels")
+    new = claims("the Cabernet bottling moved to 15 December")
+    assert not names_older(query_stems("when will the Cabernet be bottled"), new, old)
 
 
 def test_superseded_by_in_json_and_explain(fresh_vault: Vault) -> None:

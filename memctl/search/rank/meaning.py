@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from memctl.index.chunker import content_hash
 from memctl.index.units import Unit, units_of
 
 POOL = 100  # chunks whose units are compared, in an index small enough to widen cheaply
@@ -26,6 +28,19 @@ POOL_MAX_CHUNKS = 20_000  # beyond this the wider read is a second scan: the lis
 # outranked the English decision a Hebrew question was about by 0.018 (the fixture's
 # x-he-en-1). A fact's cosine counts this much less than the chunk's.
 SHORT_TEXT_BIAS = 0.015
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact of a candidate (a unit, or the chunk itself when it holds one fact): its
+    own lines (without the heading its vector was made with), its vector and its cosine
+    with the query. Supersession compares two candidates' facts by meaning
+    (rank/supersession.py)."""
+
+    body: str
+    vector: np.ndarray
+    cosine: float
+    unit: bool = True  # False: the chunk itself, which holds one fact
 
 
 @functools.lru_cache(maxsize=8192)
@@ -42,25 +57,43 @@ def lift(
     texts: Mapping[int, str],
     query: Any,
     vectors_of: Callable[[Sequence[str]], Mapping[str, np.ndarray]],
-    facts: dict[int, list[tuple[float, str]]] | None = None,
+    facts: dict[int, tuple[Fact, ...]] | None = None,
 ) -> dict[int, float]:
     """`scores` (chunk id -> cosine) with each chunk's cosine raised to its best unit's
     (less SHORT_TEXT_BIAS), best first; a chunk whose units are not embedded yet keeps its
-    own. `facts`, when given, receives each chunk's units as (cosine, the unit's lines):
-    the relevance floor judges a note of facts in several languages by the one matched."""
-    hashes = {cid: [u.hash for u in _units(texts[cid])] for cid in scores if cid in texts}
-    found = vectors_of([h for part in hashes.values() for h in part])
+    own. `facts` gets each chunk's facts (read in the same statement as the units')."""
+    units = {cid: _units(texts[cid]) for cid in scores if cid in texts}
+    hashes = {cid: [u.hash for u in part] for cid, part in units.items()}
+    own = (
+        {cid: content_hash(texts[cid]) for cid, part in units.items() if not part}
+        if facts is not None
+        else {}
+    )
+    found = vectors_of([h for part in hashes.values() for h in part] + list(own.values()))
     qvec = np.asarray(query, dtype=np.float32)
     lifted: dict[int, float] = {}
     for cid, cosine in scores.items():
-        values = [float(found[h] @ qvec) if h in found else None for h in hashes.get(cid, ())]
-        best = max((v for v in values if v is not None), default=None)
-        if facts is not None and best is not None:
-            lines = texts[cid].splitlines()
-            facts[cid] = [
-                (v, "\n".join(lines[u.start : u.end + 1]))
-                for u, v in zip(_units(texts[cid]), values, strict=True)
-                if v is not None
-            ]
+        near = [(float(found[u.hash] @ qvec), u) for u in units.get(cid, ()) if u.hash in found]
+        best = max((pair[0] for pair in near), default=None)
         lifted[cid] = cosine if best is None else max(cosine, best - SHORT_TEXT_BIAS)
+        if facts is None:
+            continue
+        if near:
+            lines = texts[cid].splitlines()
+            facts[cid] = tuple(
+                Fact("\n".join(lines[u.start : u.end + 1]), found[u.hash], near_cosine)
+                for near_cosine, u in near
+            )
+        elif cid in own and own[cid] in found:
+            facts[cid] = (Fact(texts[cid], found[own[cid]], cosine, unit=False),)
     return dict(sorted(lifted.items(), key=lambda item: -item[1]))
+
+
+def floor_facts(facts: Mapping[int, tuple[Fact, ...]]) -> dict[int, list[tuple[float, str]]]:
+    """The relevance floor's view of the candidates' facts (floor/facts.py): each note of
+    several facts as (cosine, lines), the one it matched judged by its own script."""
+    return {
+        cid: [(f.cosine, f.body) for f in found]
+        for cid, found in facts.items()
+        if found and all(f.unit for f in found)
+    }

@@ -17,6 +17,7 @@ from typing import Any
 from memctl.index.usage import ChunkRecord
 from memctl.search.present.snippets import Snippet
 from memctl.search.rank import supersession
+from memctl.search.rank.meaning import Fact
 from memctl.search.rank.scoring import (
     Policy,
     Signals,
@@ -62,6 +63,9 @@ class Scored:
     items: dict[int, supersession.Item] = field(default_factory=dict)  # what settle reads
     query: frozenset[str] = frozenset()  # the query's stems (statement_values.query_stems)
     superseded: dict[int, str] = field(default_factory=dict)  # id -> "path:line" of the newer
+    facts: Mapping[int, tuple[Fact, ...]] = field(
+        default_factory=dict
+    )  # each one's fact nearest the query
 
 
 def score(
@@ -76,11 +80,14 @@ def score(
     context: bool,
     explain: bool,
     kept: KeptFactors | None = None,
+    facts: Mapping[int, tuple[Fact, ...]] | None = None,
 ) -> Scored:
     """Each fused candidate's composite score: relevance (boosted by relevant neighbours
     when `context`) times recency, importance and usage; then settled. `kept`: each
     record's signals and record-only factors from earlier searches (by chunk id; an
-    entry stands while its record, the day and the policy are the same)."""
+    entry stands while its record, the day and the policy are the same). `facts`: the
+    vector candidates' facts nearest the query (rank/meaning.py), for supersession."""
+    facts = facts or {}
     memo: KeptFactors = {} if kept is None else kept
     today = now.date()
     scored: dict[int, float] = {}
@@ -126,8 +133,8 @@ def score(
         }
     query = query_stems(" ".join(words))
     superseded: dict[int, str] = {}
-    settled = settle(scored, boosted, records, now, detail, items, query, superseded)
-    return Scored(settled, boosted, detail, scored, product, items, query, superseded)
+    settled = settle(scored, boosted, records, now, detail, items, query, superseded, facts)
+    return Scored(settled, boosted, detail, scored, product, items, query, superseded, facts)
 
 
 def _record_factors(record: ChunkRecord, now: datetime, policy: Policy) -> KeptEntry:
@@ -176,6 +183,7 @@ def rescore(
         scored.items or None,
         scored.query,
         scored.superseded,
+        scored.facts,
     )
 
 
@@ -188,10 +196,12 @@ def settle(
     items: Mapping[int, supersession.Item] | None = None,
     query: frozenset[str] = frozenset(),
     superseded_out: dict[int, str] | None = None,
+    facts: Mapping[int, tuple[Fact, ...]] | None = None,
 ) -> dict[int, float]:
     """COLD under an as-relevant WARM, and the newer of two conflicting facts first
     (`items`: the candidates' supersession items, when the caller made them; `query`:
-    the query's stems; `superseded_out` gets each superseded id's newer "path:line")."""
+    the query's stems; `superseded_out` gets each superseded id's newer "path:line";
+    `facts`: the candidates' facts nearest the query, compared by meaning)."""
     if items is None:
         items = {
             cid: supersession.Item(r.tier, r.source, day_of(r.date), r.text)
@@ -199,7 +209,9 @@ def settle(
             if cid in scored
         }
     settled = supersession.cold_under_warm(scored, relevance, items)
-    settled, superseded = supersession.newer_first(settled, items, now.date(), query=query)
+    settled, superseded = supersession.newer_first(
+        settled, items, now.date(), query=query, facts=facts or {}
+    )
     for cid, by in superseded.items():
         where = f"{records[by].path}:{records[by].line_start}"
         if superseded_out is not None:

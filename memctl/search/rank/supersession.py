@@ -14,17 +14,34 @@ core.md is undated and always current, so it counts as today's.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 
+import numpy as np
+
+from memctl.search.rank.meaning import Fact
 from memctl.search.rank.scoring import best_first
-from memctl.statement_values import Claim, claims, first_apart
+from memctl.statement_values import (
+    Claim,
+    changed_value,
+    claims,
+    first_apart,
+    names_older,
+    qualified_apart,
+)
 from memctl.statements import Line, first_conflict, parse_lines
 
 BELOW = 0.97  # an outranked memory's score becomes at most this share of the winner's
 CHECKED = 10  # candidates (by score) compared pairwise for conflicting statements
+REACH = 20  # candidates (by score) searched for a newer statement of a checked one's subject
+SAME_MEANING = 0.86  # two facts' cosine from which they may be about one subject
+ASKED = 0.03  # a fact answers the query when its cosine is this near the best fact's
+# A newer fact further from the query than this below the older's bar is about something
+# else (a daily bullet has no heading to share the query's words: it sits lower).
+NEWER_SLACK = 0.10
 
 
 @dataclass(frozen=True)
@@ -86,12 +103,63 @@ def cold_under_warm(
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _focused(text: str, query: frozenset[str]) -> tuple[Claim, ...]:
+    # A search settles twice (before and after the reranker), over the same candidates.
+    return tuple(claims(text, focus=query))
+
+
+@functools.lru_cache(maxsize=4096)
+def _claims(body: str) -> tuple[Claim, ...]:
+    return tuple(claims(body))
+
+
+@functools.lru_cache(maxsize=4096)
+def _changed(newer: str, older: str, query: frozenset[str]) -> str | None:
+    """Why the newer fact gives the older's subject another value (the two already near in
+    meaning): a stated change, or the words' own check; None when the query names a name
+    only the older gives ("Sabot barrels": it asks about that one)."""
+    new_claims, old_claims = list(_claims(newer)), list(_claims(older))
+    why = changed_value(newer, older) or first_apart(new_claims, old_claims)
+    if why and not names_older(query, new_claims, old_claims):
+        return why
+    return None
+
+
+def _near_in_meaning(
+    facts: Mapping[int, tuple[Fact, ...]],
+    olders: list[int],
+    newers: list[int],
+    days: Mapping[int, date],
+    asked: float,
+) -> dict[tuple[int, int], list[tuple[Fact, Fact]]]:
+    """(newer, older) -> their pairs of facts at least SAME_MEANING apart, the older's
+    answering the query (cosine ≥ `asked`), the newer's not far from it (≥ `asked` less
+    NEWER_SLACK) and dated later: every pair in one product."""
+    old = [(cid, f) for cid in olders for f in facts.get(cid, ()) if f.cosine >= asked]
+    new = [
+        (cid, f) for cid in newers for f in facts.get(cid, ()) if f.cosine >= asked - NEWER_SLACK
+    ]
+    if not old or not new:
+        return {}
+    near = np.stack([f.vector for _, f in new]) @ np.stack([f.vector for _, f in old]).T
+    later = np.array([days[c].toordinal() for c, _ in new])[:, None] > np.array(
+        [days[c].toordinal() for c, _ in old]
+    )
+    out: dict[tuple[int, int], list[tuple[Fact, Fact]]] = {}
+    for i, j in zip(*np.nonzero((near >= SAME_MEANING) & later), strict=True):
+        (newer, new_fact), (older, old_fact) = new[i], old[j]
+        out.setdefault((newer, older), []).append((new_fact, old_fact))
+    return out
+
+
 def newer_first(
     scores: Mapping[int, float],
     items: Mapping[int, Item],
     today: date,
     checked: int = CHECKED,
     query: frozenset[str] = frozenset(),
+    facts: Mapping[int, tuple[Fact, ...]] | None = None,
 ) -> tuple[dict[int, float], dict[int, int]]:
     """Scores with each superseded candidate placed below its newer rival, the newer
     raised to the older's score when that was higher (`query`: the query's stems,
@@ -101,8 +169,16 @@ def newer_first(
     supersedes it (for --explain and the JSON's superseded_by).
     """
     out = dict(scores)
-    top = best_first(scores)[:checked]
-    days = {cid: day for cid in top if (day := effective_day(items[cid], today)) is not None}
+    ranked = best_first(scores)
+    top = set(ranked[:checked])
+    days = {
+        cid: day
+        for cid in ranked[: max(checked, REACH)]
+        if (day := effective_day(items[cid], today)) is not None
+    }
+    facts = facts or {}
+    # An older fact answers the query when its cosine is near the best fact's.
+    asked = max((f.cosine for c in ranked[:REACH] for f in facts.get(c, ())), default=1.0) - ASKED
     dated = list(days)
     # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...
     dated.sort(key=lambda c: (days[c], out[c]), reverse=True)
@@ -118,18 +194,34 @@ def newer_first(
     def stated(cid: int) -> list[Claim]:
         # Without the query's words nothing says what was asked: no claims, no cost.
         if cid not in claimed:
-            claimed[cid] = claims(items[cid].text, focus=query) if query else []
+            claimed[cid] = list(_focused(items[cid].text, query)) if query else []
         return claimed[cid]
 
+    near = _near_in_meaning(facts, [c for c in dated if c in top], dated, days, asked)
+
+    def meant(newer: int, older: int) -> str | None:
+        for new_fact, old_fact in near.get((newer, older), ()):
+            why = _changed(new_fact.body, old_fact.body, query)
+            if why:
+                return why
+        return None
+
     def supersedes(newer: int, older: int) -> bool:
+        # Words among the best 10 only: a newer one further down is found by meaning (its
+        # facts' vectors are read already, its words would cost a parse each).
+        if newer not in top:
+            return bool(meant(newer, older))
         return bool(
-            first_conflict(lines(newer), lines(older))
+            first_conflict(lines(newer), lines(older), qualified_apart)
             or first_apart(stated(newer), stated(older), query)
+            or meant(newer, older)
         )
 
     for i, newer in enumerate(dated):
         for older in dated[i + 1 :]:
-            if days[older] >= days[newer]:
+            if days[older] >= days[newer] or older not in top:
+                continue
+            if newer not in top and (newer, older) not in near:
                 continue
             if older in superseded and out[older] < out[newer] * BELOW:
                 continue  # named and placed already: nothing to settle
