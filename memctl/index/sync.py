@@ -342,10 +342,13 @@ def _embed_pending(
     from memctl.index.embed.registry import canonical
     from memctl.index.unit_embed import UNITS_VERSION, backfill_units, embed_units
 
+    # `[search] units = false`: no fact is embedded (2-3x the chunks' embedding time);
+    # turned on again, the first index backfills them.
+    units = vault.settings.search.units
     if (
         store.pending_count() == 0
         and store.model_id == canonical(vault.settings.embed.model)
-        and store.units_embedded() == UNITS_VERSION
+        and (store.units_embedded() == UNITS_VERSION or not units)
     ):
         return
     from memctl.index.embed import get_embedder
@@ -379,9 +382,12 @@ def _embed_pending(
                 with store.transaction():
                     store.cache_vectors(embedder.model_id, zip(texts, vectors, strict=True))
                     report.embedded += store.fill_pending_from_cache(ids)
-            embed_units(store, embedder, chunk_texts.values(), batch_size, stop)
+            if units:
+                embed_units(store, embedder, chunk_texts.values(), batch_size, stop)
+            elif store.units_embedded():
+                store.set_units_embedded("")  # these chunks' facts wait for the backfill
             done += len(rows)
             if progress:
                 progress("embedding", min(done, total), max(total, done))
-        if not (stop and stop()):
+        if units and not (stop and stop()):
             backfill_units(store, embedder, batch_size, stop)

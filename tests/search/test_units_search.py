@@ -108,3 +108,23 @@ def test_a_kept_searcher_counts_the_chunks_once_until_it_refreshes(
         searcher.refresh()
         searcher.search(QUESTIONS["he"][0], k=5, log=False)
         assert len(calls) == 2
+
+
+def test_units_off_embeds_no_fact_and_turned_on_backfills_them(tmp_path: Path) -> None:
+    init_vault(tmp_path)
+    (tmp_path / ".memctl.toml").write_text("[search]\nunits = false\n", encoding="utf-8")
+    vault = Vault(tmp_path)
+    for minute, bullet in enumerate(BULLETS[:4]):  # English, Hebrew and Russian bullets
+        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
+    sync(vault, embed=True)
+    text = (tmp_path / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
+    hashes = [u.hash for u in units_of(text)]
+    with open_store(vault) as store:
+        assert store.pending_count() == 0
+        assert not store.cached_vectors(hashes)
+        assert store.units_embedded() != UNITS_VERSION
+    (tmp_path / ".memctl.toml").write_text("[search]\nunits = true\n", encoding="utf-8")
+    sync(Vault(tmp_path), embed=True)
+    with open_store(vault) as store:
+        assert set(store.cached_vectors(hashes)) == set(hashes)
+        assert store.units_embedded() == UNITS_VERSION
