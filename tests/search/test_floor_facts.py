@@ -25,6 +25,7 @@ from memctl.search.floor.words import (
     best_sentence_terms,
     names,
     sentences,
+    speaker_words,
     unknown_name,
 )
 from memctl.vault import Vault
@@ -224,3 +225,18 @@ def test_mixed_daily_notes_are_judged_by_the_fact_matched(mixed_days: Vault, lan
     # Before, every day's note passed a Hebrew or Russian question as a cross-lingual
     # match (mostly English letters), and an English one on the name it shares.
     assert len(search(mixed_days, unanswerable, k=5, log=False).results) <= 1
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("- **Caroline:** I went to the group.\n- **Melanie:** Nice!", {"caroline", "melanie"}),
+        ("**נועם:** הזמנתי את הקופסאות\nשורה רגילה של נועם", {"נועם"}),
+        ("- **Ирина Петрова:** письма ушли", {"ирина", "петрова"}),
+        ("Caroline: no bold label, a plain line naming Caroline", set()),
+    ],
+)
+def test_a_transcripts_speakers_are_read_from_its_labels(text: str, said: set[str]) -> None:
+    # A transcript's turns (labelled lines) are never held as a name alone (Judge.judge):
+    # LoCoMo 3-4 lost 0.033 recall@5 to names_alone otherwise.
+    assert speaker_words(text) == said

@@ -44,6 +44,16 @@ def names(raw: str, words: Sequence[str], *, capitals: bool = True) -> frozenset
     return frozenset(i for i, w in enumerate(words) if w in capital)
 
 
+_SPEAKER = re.compile(r"^\s*(?:[-*+]\s+)?\*\*([^*:\n]{1,40}):\*\*", re.MULTILINE)
+
+
+def speaker_words(text: str) -> frozenset[str]:
+    """The words of the speakers' labels (`**Caroline:**`) of a transcript's lines."""
+    return frozenset(
+        w.lower() for label in _SPEAKER.findall(text) for w in re.findall(r"[^\W\d_]+", label)
+    )
+
+
 def unknown_name(raw: str, words: Sequence[str], present: Sequence[bool]) -> bool:
     """Whether the query capitalises a word (not its first: a name, a product) that the
     vault never mentions: the question is about someone or something else."""
