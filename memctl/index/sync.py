@@ -366,6 +366,8 @@ def _embed_pending(
         report.model_changed = store.set_model(embedder.model_id, embedder.dim)
         batch_size = max(1, batch_size or vault.settings.embed.batch_size)
         total = store.pending_count()
+        if not units and store.units_embedded():
+            store.set_units_embedded("")  # the chunks embedded now wait for the backfill
         last_id, done = 0, 0
         while not (stop and stop()) and (rows := store.pending_after(last_id, batch_size)):
             last_id = rows[-1][0]
@@ -384,8 +386,6 @@ def _embed_pending(
                     report.embedded += store.fill_pending_from_cache(ids)
             if units:
                 embed_units(store, embedder, chunk_texts.values(), batch_size, stop)
-            elif store.units_embedded():
-                store.set_units_embedded("")  # these chunks' facts wait for the backfill
             done += len(rows)
             if progress:
                 progress("embedding", min(done, total), max(total, done))

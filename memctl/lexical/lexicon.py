@@ -16,9 +16,9 @@ import functools
 import importlib.metadata
 import os
 import re
-import tempfile
 from pathlib import Path
 
+from memctl.files import atomic_write_text, read_unlinked_text
 from memctl.lexical.vocab import fold
 
 # zipf 3: once per million words. The misspellings seen in questions ("staton", "medel",
@@ -57,12 +57,11 @@ def words_of(lang: str) -> frozenset[str]:
     name = f"{lang}-{version}-z{MIN_ZIPF:g}.txt"
     path = _cache_folder() / name
     with contextlib.suppress(OSError, UnicodeDecodeError):
-        if path.is_file() and not path.is_symlink():
-            return frozenset(path.read_text(encoding="utf-8").split())
+        return frozenset(read_unlinked_text(path).split())
     found = _derived(lang)
     # Not writable: every process derives it again, which costs time, not results.
     with contextlib.suppress(OSError):
-        _write(path, found)
+        atomic_write_text(path, "\n".join(sorted(found)))
     return found
 
 
@@ -78,16 +77,3 @@ def _cache_folder() -> Path:
     # The user's own cache only: a shared temp folder could hold another user's list.
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "memctl" / "lexicon"
-
-
-def _write(path: Path, found: frozenset[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".lexicon-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write("\n".join(sorted(found)))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
