@@ -24,6 +24,12 @@ for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
 # and failed. A Python handler here is reset to the default in each child at exec.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+# pytest-xdist's workers (scripts/test runs two) start with LINES=24 and COLUMNS=80 in their
+# environment, set as readline initialises there; a run in one process has neither, and the
+# resident client's tests count the terminal variables it sends exactly.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _name in ("LINES", "COLUMNS"):
+        os.environ.pop(_name, None)
 # Nor the user's own config (~/.config/memctl/config.toml): a test that wants one sets it.
 os.environ["MEMCTL_CONFIG"] = os.devnull + ".memctl-tests-have-no-user-config"
 
