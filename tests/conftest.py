@@ -32,12 +32,6 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.pop(_name, None)
 # Nor the user's own config (~/.config/memctl/config.toml): a test that wants one sets it.
 os.environ["MEMCTL_CONFIG"] = os.devnull + ".memctl-tests-have-no-user-config"
-# A suite started as a background job (`cmd &`, nohup) inherits SIGINT ignored, and so would
-# every `memctl watch` / `serve` it spawns: the Ctrl-C tests then wait out their 240 s timeout
-# and fail. A handled signal is reset to the default in an exec'd child, so catching it here
-# gives the children Ctrl-C back (measured: three such failures in a backgrounded run).
-if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
-    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
