@@ -92,37 +92,6 @@ def test_a_fact_in_the_query_s_language_standing_out_passes_on_its_meaning(lang:
     assert not fa.FactScripts(facts, script, whole=False).stands_out(1)
 
 
-# Per language: a word of the bullet (BULLETS) and a word found nowhere in it.
-SHARED = {"en": ("tasting", "invoice"), "he": ("הטעימות", "חשבונית"), "ru": ("зал", "счёт")}
-
-
-@pytest.mark.parametrize("lang", sorted(BULLETS))
-def test_a_fact_standing_out_carries_only_a_note_sharing_no_word(lang: str) -> None:
-    script = query_script(BULLETS[lang][0])
-    facts = _facts(lang, 0.80, [0.70, 0.69, *[0.80] * 10])
-    assert fa.FactScripts(facts, script).stands_out(1)
-    shared, absent = SHARED[lang]
-
-    def judged(words: list[str]) -> Judged:
-        terms = [WeightedTerm(1.0, word.__eq__) for word in words]
-        judge = ev.Judge(
-            terms,
-            {1: 0.80},
-            {1: ("memory/daily/2026-11-10.md", 1, 4)},
-            ev.table()[E5],
-            fl.QuerySignals(script=script),
-            facts=fa.FactScripts(facts, script),
-        )
-        return judge.judge(1, "memory/daily/2026-11-10.md", 1, 4, BULLETS[lang][1])
-
-    # No word of the query in the note: its fact's meaning carries it (held to the floor
-    # alone), as a paraphrase of one bullet of a day needs.
-    assert judged([absent, absent + "x"]).fact
-    # A note showing the query's words is judged on them: its fact stood out through the
-    # words it shares (a near-answer on the same subject), not for a meaning restated.
-    assert not judged([shared, absent]).fact
-
-
 @pytest.mark.parametrize(
     ("query", "said"),
     [

@@ -41,14 +41,6 @@ if TYPE_CHECKING:
 
 TABLE_FILE = "floor_calibration.json"
 
-# The most of the query's words (coverage) a note may show and still pass on its fact's
-# meaning alone (facts.FactScripts.stands_out). On the vault-shaped set's tune split the
-# gold notes that only their fact carried showed 0-0.05 of their question's words; the
-# near-answers of questions the vault cannot answer that their fact let through beside the
-# best one showed 0.14-0.25 (a name, "visitor center"). Any bar from 0.06 to 0.13 kept the
-# same notes there.
-WORDLESS_COVERAGE = 0.1
-
 
 def load_table() -> dict[str, FloorThresholds]:
     """The calibrated thresholds per embedding model (written by scripts/eval_shared)."""
@@ -186,10 +178,7 @@ class Judge:
         fact = False
         if cross is None:
             cross = fl.cross_script(self.query_script, chunk or text)
-        elif not cross and self.facts is not None and cover <= WORDLESS_COVERAGE:
-            # Only a note sharing (almost) no word with the query passes on its fact's
-            # meaning: one showing the query's words was judged on them, and its fact
-            # stood out through the words it shares (a near-answer on the same subject).
+        elif not cross and self.facts is not None:
             fact = self.facts.stands_out(cid)
         place = self.bm25_ranks.get(cid)
         rank = fl.bm25_rank(place)
