@@ -31,7 +31,7 @@ from memctl.search.rank import meaning, ranking
 from memctl.search.rank.scoring import Policy
 from memctl.search.rerank import stage
 from memctl.search.results import SearchResponse, SearchResult
-from memctl.search.run import SearchRun
+from memctl.search.run import Listed, SearchRun
 from memctl.search.scored import ranked
 from memctl.search.trace import SearchTrace
 from memctl.vault import Vault
@@ -152,16 +152,7 @@ class Searcher:
         # A query that says only a date asks for everything dated then: no floor.
         confined = run.dated is not None and run.dated.carried
         floored = use_floor and not confined
-        verdict = self._judged(
-            run,
-            chosen,
-            min_score,
-            floored,
-            budget,
-            listed.asked.filters.active(),
-            listed.own,
-            meaning.floor_facts(listed.facts) or None,
-        )
+        verdict = self._judged(run, listed, chosen, min_score, floored, budget)
         if trace is not None:
             trace.record(run, chosen, probability, verdict)
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
@@ -212,18 +203,17 @@ class Searcher:
     def _judged(
         self,
         run: SearchRun,
+        listed: Listed,
         chosen: list[int],
         min_score: float | None,
         use_floor: bool,
         budget: int | None,
-        filtered: bool = False,
-        cosines: dict[int, float] | None = None,
-        facts: dict[int, list[tuple[float, str]]] | None = None,
     ) -> Verdict:
-        """The relevance floor over the chosen (floor/evidence.judge_results; `filtered`:
-        a filter narrowed the lists; `cosines`: the chunks' own, where facts lifted the
-        vector list)."""
+        """The relevance floor over the chosen (floor/evidence.judge_results), told whether
+        a filter narrowed the lists, and where facts lifted the vector list the chunks' own
+        cosines and the facts nearest the query."""
         snippet = run.snippets
+        filtered = listed.asked.filters.active()
         return judge_results(
             run.words,
             run.parsed,
@@ -242,8 +232,8 @@ class Searcher:
             words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
             whole=not filtered,
             credit=dated_stage.credit(run.dated, run.records, chosen) if run.dated else None,
-            cosines=cosines,
-            facts=facts,
+            cosines=listed.own,
+            facts=meaning.floor_facts(listed.facts) or None,
         )
 
     def _results(
