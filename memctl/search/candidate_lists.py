@@ -21,11 +21,10 @@ from memctl.search.query.dates import read_dates
 from memctl.search.rank import dated as dated_stage
 from memctl.search.rank import meaning
 from memctl.search.results import SearchResponse
-from memctl.search.run import Asked, Listed
+from memctl.search.run import Asked, Listed, Searching
 
 if TYPE_CHECKING:
     from memctl.config import SearchSettings
-    from memctl.search.hybrid import Searcher
 
 
 def asked(
@@ -46,7 +45,7 @@ def asked(
     return read
 
 
-def listed(searcher: Searcher, asked: Asked, response: SearchResponse) -> Listed | None:
+def listed(searcher: Searching, asked: Asked, response: SearchResponse) -> Listed | None:
     """The query's candidate lists, each vector candidate scored by its best fact too;
     None when it has no words (the response then says so)."""
     notices = response.notices
@@ -88,7 +87,7 @@ def listed(searcher: Searcher, asked: Asked, response: SearchResponse) -> Listed
     return Listed(asked, found, model_id, own, facts)
 
 
-def _pending(searcher: Searcher, mode: str, response: SearchResponse) -> int:
+def _pending(searcher: Searching, mode: str, response: SearchResponse) -> int:
     """The chunks still waiting for their vectors, a few embedded first where the search
     wants vectors (the kept reads checked against the index's change counter first)."""
     searcher.kept.check(searcher.candidates.data_version())
@@ -99,7 +98,7 @@ def _pending(searcher: Searcher, mode: str, response: SearchResponse) -> int:
     return pending
 
 
-def _catch_up(searcher: Searcher, pending: int, notices: list[str]) -> int:
+def _catch_up(searcher: Searching, pending: int, notices: list[str]) -> int:
     """Embed a few pending chunks before answering (memctl.index.catch_up)."""
     started = time.perf_counter()
     done = catch_up(searcher.vault, pending, searcher.store.model_id)
@@ -111,7 +110,7 @@ def _catch_up(searcher: Searcher, pending: int, notices: list[str]) -> int:
 
 
 def _lists_read(
-    searcher: Searcher, asked: Asked, wanted: tuple[str, ...], notices: list[str], first: Any
+    searcher: Searching, asked: Asked, wanted: tuple[str, ...], notices: list[str], first: Any
 ) -> Candidates:
     """The candidate lists, with those read inside the range a query's date says merged
     in (no note of that time at all: the date's words are the query's words again)."""
@@ -147,7 +146,7 @@ def _lists_read(
 
 
 def _ranged(
-    searcher: Searcher,
+    searcher: Searching,
     query: str,
     parsed: Query,
     filters: Filters,
@@ -171,7 +170,7 @@ def _ranged(
 
 
 def _by_fact(
-    searcher: Searcher,
+    searcher: Searching,
     scores: dict[int, float],
     qvec: Any,
     filters: Filters,

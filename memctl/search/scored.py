@@ -8,7 +8,6 @@ read only the SearchRun it returns.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from memctl.index.usage import ChunkRecord
 from memctl.lexical.parse import Query
@@ -19,13 +18,10 @@ from memctl.search.rank import dated as dated_stage
 from memctl.search.rank import meaning, ranking
 from memctl.search.rank.scoring import fuse, weights_for
 from memctl.search.rerank import windows
-from memctl.search.run import Asked, Listed, SearchRun
-
-if TYPE_CHECKING:
-    from memctl.search.hybrid import Searcher
+from memctl.search.run import Asked, Listed, Searching, SearchRun
 
 
-def ranked(searcher: Searcher, listed: Listed, k: int, explain: bool, rerank: bool) -> SearchRun:
+def ranked(searcher: Searching, listed: Listed, k: int, explain: bool, rerank: bool) -> SearchRun:
     """Fusion and the composite score (rank/), the candidates' snippets (present/) and
     the query's weighted words: the run the later stages read (`rerank`: whether
     the reranker reorders, so a server reads its candidates' context at once)."""
@@ -72,7 +68,7 @@ def ranked(searcher: Searcher, listed: Listed, k: int, explain: bool, rerank: bo
 
 
 def _scored(
-    searcher: Searcher,
+    searcher: Searching,
     asked: Asked,
     lists: dict[str, dict[int, float]],
     fused: dict[int, dict[str, float]],
@@ -108,7 +104,7 @@ def _scored(
 
 
 def _snippets(
-    searcher: Searcher,
+    searcher: Searching,
     parsed: Query,
     plan: LexicalPlan,
     records: dict[int, ChunkRecord],
@@ -138,7 +134,7 @@ def _snippets(
     )
 
 
-def _recent_hashes(searcher: Searcher, now: datetime) -> set[str]:
+def _recent_hashes(searcher: Searching, now: datetime) -> set[str]:
     """The chunks' hashes returned in the last recent_penalty_minutes: their score takes
     the recent-return penalty (rank/scoring.py)."""
     minutes = searcher.settings.recent_penalty_minutes
