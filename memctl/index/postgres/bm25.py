@@ -1,8 +1,9 @@
 """BM25 in SQL as FTS5 computes it: the statement of a shared server's words list and window list.
 
-search.py (candidate_lists) asks for one statement per words list; each ranks the rows that hold the
-query's terms on SQLite's scale (k1 1.2, b 0.75, one IDF per query term), a common term's
-rows capped (RANK_PER_TERM), the rows holding every query word found apart (_conjunction).
+search.py (candidate_lists) asks for one statement per words list; each ranks the rows that
+hold the query's terms on SQLite's scale (k1 1.2, b 0.75, one IDF per query term), a common
+term's rows capped (RANK_PER_TERM), the rows holding every query word found apart
+(_conjunction).
 """
 
 from __future__ import annotations
