@@ -427,6 +427,8 @@ class Searcher:
             return scores, None
         limit = len(scores)
         chunks = self._kept.chunk_count(self.store.chunk_count, self.candidates.keeps_reads)
+        if chunks > meaning.LIFT_MAX_CHUNKS:
+            return scores, None
         if not filters.active() and chunks <= meaning.POOL_MAX_CHUNKS:
             wider = self.store.nearest(qvec, max(meaning.POOL, limit))
             scores = {**wider, **scores}
