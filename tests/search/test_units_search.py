@@ -156,3 +156,30 @@ def test_past_the_lift_limit_no_fact_is_read_and_the_list_is_units_offs(
     assert by_fact > by_chunk  # below the limit the fact lifts the day
     assert past == by_chunk
     assert not reads
+
+
+def test_an_index_past_the_limit_embeds_no_fact_and_back_under_it_backfills(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memctl.index import unit_embed
+
+    init_vault(tmp_path)
+    vault = Vault(tmp_path)
+    for minute, bullet in enumerate(BULLETS[:4]):  # English, Hebrew and Russian bullets
+        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
+    monkeypatch.setattr(unit_embed, "UNITS_MAX_CHUNKS", 0)  # stands in for 20,000
+    sync(vault, embed=True)
+    text = (tmp_path / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
+    hashes = [u.hash for u in units_of(text)]
+    with open_store(vault) as store:
+        assert store.pending_count() == 0
+        assert not store.cached_vectors(hashes)
+        assert store.units_embedded() == unit_embed.UNITS_PAST
+    monkeypatch.setattr(unit_embed, "UNITS_MAX_CHUNKS", 20_000)
+    add_note(vault, BULLETS[4], day=DAY, at=datetime(2026, 11, 20, 9, 4))
+    sync(vault, embed=True)
+    text = (tmp_path / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
+    hashes = [u.hash for u in units_of(text)]
+    with open_store(vault) as store:
+        assert set(store.cached_vectors(hashes)) == set(hashes)
+        assert store.units_embedded() == UNITS_VERSION

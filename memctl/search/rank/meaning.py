@@ -20,15 +20,16 @@ from typing import Any
 import numpy as np
 
 from memctl.index.chunker import content_hash
-from memctl.index.units import Unit, units_of
+from memctl.index.units import UNITS_MAX_CHUNKS, Unit, units_of
 
 POOL = 100  # chunks whose units are compared, in an index small enough to widen cheaply
 POOL_MAX_CHUNKS = 20_000  # beyond this the wider read is a second scan: the list as it is
-# Beyond this no fact is read: without the wider read a fact lifts only a chunk its own
-# vector already listed (synthetic hit@5 at 100k 0.240 -> 0.245), while reading the ~60
-# facts' vectors by hash from a state.db of ~1 GB is one cold page each (~1 ms on these
-# machines): units-on p95 was 1.5-1.7x units-off's (docs/lab/search.md, 2026-11-29).
-LIFT_MAX_CHUNKS = 20_000
+# Beyond this no fact is read (nor embedded: units.UNITS_MAX_CHUNKS): without the
+# wider read a fact lifts only a chunk its own vector already listed (synthetic hit@5 at
+# 100k 0.240 -> 0.245), while reading the ~60 facts' vectors by hash from a state.db of
+# ~1 GB is one cold page each (~1 ms on these machines): units-on p95 was 1.5-1.7x
+# units-off's (docs/lab/search.md, 2026-11-29).
+LIFT_MAX_CHUNKS = UNITS_MAX_CHUNKS
 # A one-line fact meets a question in its own language a little nearer than a longer text
 # of the same meaning does (e5's short texts): a Hebrew bullet of a mixed daily note
 # outranked the English decision a Hebrew question was about by 0.018 (the fixture's
