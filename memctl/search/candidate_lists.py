@@ -186,6 +186,8 @@ def _by_fact(
         return scores, None
     limit = len(scores)
     chunks = searcher.kept.chunk_count(store.chunk_count, source.keeps_reads)
+    if chunks > meaning.LIFT_MAX_CHUNKS:
+        return scores, None
     if not filters.active() and chunks <= meaning.POOL_MAX_CHUNKS:
         wider = store.nearest(qvec, max(meaning.POOL, limit))
         scores = {**wider, **scores}
