@@ -17,7 +17,7 @@ Words are compared by a short stem (the first 5 letters, after a Hebrew one-lett
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -153,7 +153,7 @@ def parse_lines(text: str, max_lines: int = 12) -> list[Line]:
 
 
 def first_conflict(
-    a: list[Line], b: list[Line], apart: Callable[[str, str], bool] | None = None
+    a: Sequence[Line], b: Sequence[Line], apart: Callable[[str, str], bool] | None = None
 ) -> str | None:
     """The first conflict between a line of `a` and a line of `b`, or None. `apart`: says
     two lines (normalised) are about two things, whatever their words share (search
