@@ -16,6 +16,7 @@ Words are compared by a short stem (the first 5 letters, after a Hebrew one-lett
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -73,7 +74,9 @@ class Statement:
     negated: bool
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
+    # Cached: a vault's lines repeat their words, and each line of a candidate is stemmed.
     word = word.casefold()
     if len(word) > 3 and word[0] in _HEBREW_PREFIX and "\u0590" <= word[1] <= "\u05ff":
         word = word[1:]
