@@ -115,13 +115,28 @@ def _claims(body: str) -> tuple[Claim, ...]:
 
 
 @functools.lru_cache(maxsize=4096)
+def _lines(text: str) -> tuple[Line, ...]:
+    # Each Line keeps its parsed statement: the second settle of a search (after the
+    # reranker) and the next pair with this candidate read it again for nothing.
+    return tuple(parse_lines(text))
+
+
+@functools.lru_cache(maxsize=16384)
+def _worded_change(newer: str, older: str) -> str | None:
+    # Whatever the query: a search settles twice and compares each pair of facts near in
+    # meaning, and its query only decides whether a found change is the one asked about.
+    new_claims, old_claims = _claims(newer), _claims(older)
+    return changed_value(newer, older, new_claims, old_claims) or first_apart(
+        new_claims, old_claims
+    )
+
+
 def _changed(newer: str, older: str, query: frozenset[str]) -> str | None:
     """Why the newer fact gives the older's subject another value (the two already near in
     meaning): a stated change, or the words' own check; None when the query names a name
     only the older gives ("Sabot barrels": it asks about that one)."""
-    new_claims, old_claims = list(_claims(newer)), list(_claims(older))
-    why = changed_value(newer, older) or first_apart(new_claims, old_claims)
-    if why and not names_older(query, new_claims, old_claims):
+    why = _worded_change(newer, older)
+    if why and not names_older(query, list(_claims(newer)), list(_claims(older))):
         return why
     return None
 
@@ -183,13 +198,7 @@ def newer_first(
     # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...
     dated.sort(key=lambda c: (days[c], out[c]), reverse=True)
     superseded: dict[int, int] = {}
-    parsed: dict[int, list[Line]] = {}
     claimed: dict[int, list[Claim]] = {}
-
-    def lines(cid: int) -> list[Line]:
-        if cid not in parsed:
-            parsed[cid] = parse_lines(items[cid].text)
-        return parsed[cid]
 
     def stated(cid: int) -> list[Claim]:
         # Without the query's words nothing says what was asked: no claims, no cost.
@@ -212,7 +221,7 @@ def newer_first(
         if newer not in top:
             return bool(meant(newer, older))
         return bool(
-            first_conflict(lines(newer), lines(older), qualified_apart)
+            first_conflict(_lines(items[newer].text), _lines(items[older].text), qualified_apart)
             or first_apart(stated(newer), stated(older), query)
             or meant(newer, older)
         )
