@@ -25,14 +25,11 @@ ALLOWED: dict[str, str] = {
     "cli/hook_cmds.py:install": "a CLI command: its options, a 43-line body",
     "cli/resident_cmds.py:serve": "a CLI command: its options, a 35-line body",
     "cli/agent_cmds.py:capture": "a CLI command: its options, a 38-line body",
-    # Changed by other work of the same session (supersession, the floor, fusion): split
-    # once that has landed, not beside it.
-    "search/rank/supersession.py:newer_first": "being changed elsewhere (supersession)",
-    "search/floor/evidence.py:judge_results": "being changed elsewhere (the floor)",
-    "search/rank/ranking.py:score": "being changed elsewhere (fusion and the score)",
-    # Not split here: each is one sequence of steps, and another change is under way in it.
-    "lifecycle/lint.py:lint": "lint's checks in order; its contradictions are being shared with supersession elsewhere",
-    "index/sync.py:_embed_pending": "one embedding pass under the index lock; being changed elsewhere (meaning per fact)",
+    # Left after this session's merges: each is over by a few lines, one sequence of steps.
+    "search/floor/evidence.py:judge_results": "a 15-line docstring for its 19 parameters; each step is one call",
+    "search/rank/ranking.py:score": "the composite score's one pass over the fused candidates; 7 lines over",
+    "lifecycle/lint.py:lint": "lint's checks in order, each one call; 5 lines over",
+    "index/sync.py:_embed_pending": "one embedding pass under the index lock (chunks, then facts); 8 lines over",
 }
 
 

@@ -285,22 +285,10 @@ def judge_results(
         FactScripts(facts, signals.script, whole) if facts and trusted else None,
     )
     judged = _each_judged(judge, chosen, snippet, records, credit)
-    judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
-    judged = names_alone(judged, thresholds)
-    judged = nearest_in_meaning(judged, records, thresholds, missing, whole)
+    judged = _against_the_others(judged, cosines, records, thresholds, missing, terms, whole)
     judged = outside_the_date(judged, credit or {}, thresholds, missing)
     value = _floor_value(floor, thresholds, trusted, model_id)
-    # The calibrated floor holds a result that is neither the query's best nor the one
-    # nearest in meaning to its later bar; --min-score X is one bar for all.
-    later = [
-        thresholds.later_floor(signals.script, judged[cid].cross)
-        if floor is True
-        and not (credit and cid in credit)
-        and not judged[cid].nearest
-        and not judged[cid].fact
-        else float(value or 0.0)
-        for cid in chosen
-    ]
+    later = _later_bars(chosen, judged, thresholds, signals.script, floor, value, credit)
     evidences = [judged[cid].evidence for cid in chosen]
     kept = [chosen[i] for i in fl.keep(evidences, later, value)]
     verdict = Verdict(
@@ -309,6 +297,44 @@ def judge_results(
     if budget is not None and kept:
         _fit_budget(verdict, snippet, budget)
     return verdict
+
+
+def _against_the_others(
+    judged: dict[int, Judged],
+    cosines: Mapping[int, float],
+    records: Mapping[int, Any],
+    thresholds: FloorThresholds,
+    missing: float,
+    terms: Sequence[WeightedTerm],
+    whole: bool,
+) -> dict[int, Judged]:
+    """The rules that judge a result by this query's other candidates (floor/against.py)."""
+    judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
+    judged = names_alone(judged, thresholds)
+    return nearest_in_meaning(judged, records, thresholds, missing, whole)
+
+
+def _later_bars(
+    chosen: Sequence[int],
+    judged: Mapping[int, Judged],
+    thresholds: FloorThresholds,
+    script: str | None,
+    floor: float | bool | None,
+    value: float | None,
+    credit: Mapping[int, float] | None,
+) -> list[float]:
+    """Each chosen result's bar. The calibrated floor holds a result that is neither the
+    query's best nor the one nearest in meaning (nor dated in the query's range, nor
+    carried by its fact) to its later bar; --min-score X is one bar for all."""
+    return [
+        thresholds.later_floor(script, judged[cid].cross)
+        if floor is True
+        and not (credit and cid in credit)
+        and not judged[cid].nearest
+        and not judged[cid].fact
+        else float(value or 0.0)
+        for cid in chosen
+    ]
 
 
 def _query_signals(
