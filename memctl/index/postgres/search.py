@@ -337,7 +337,8 @@ def _correct(store: PgStore, word: str) -> str | None:
     """The nearest word of the shared vocabulary with the same first letter (as SQLite)."""
     folded = fold(word)
     rows = store.conn.execute(
-        "SELECT word FROM lexemes WHERE word >= %s AND word < %s AND abs(length(word) - %s) <= 2",
+        "SELECT word FROM lexemes WHERE word >= %s AND word < %s AND abs(length(word) - %s) <= 2"
+        " ORDER BY word",  # the first of equally near words, as SQLite's vocabulary keeps it
         (folded[0], folded[0] + "\U0010ffff", len(folded)),
     ).fetchall()
     best = process.extractOne(
