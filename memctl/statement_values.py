@@ -359,12 +359,7 @@ def _share_subject(newer: Sequence[Claim], older: Sequence[Claim]) -> bool:
     return len(words & {w for c in older for w in c.subject}) >= 2
 
 
-def changed_value(
-    newer: str,
-    older: str,
-    new_claims: Sequence[Claim] | None = None,
-    old_claims: Sequence[Claim] | None = None,
-) -> str | None:
+def changed_value(newer: str, older: str) -> str | None:
     """Why the statement `newer`, which says its value changed ("moved to", "now",
     "теперь", "עכשיו"), gives a value `older` does not, when the two are about one subject
     by meaning (the caller decides that: their vectors, whatever the wording or the
@@ -374,12 +369,10 @@ def changed_value(
     a kind `older` sets that `older` lacks ("moved from 3000 to 3100"); the word it
     changed to ("moved the printing to Print-Tec") missing from `older`; a name `older`
     lacks where `older` names one ("from Sunday deliveries leave with Mahir"). Not when a
-    shared word is qualified differently ("billing service" / "auth service").
-    `new_claims`, `old_claims`: claims(newer), claims(older) when the caller has them."""
+    shared word is qualified differently ("billing service" / "auth service")."""
     if not _UPDATE.search(newer):
         return None
-    new_claims = claims(newer) if new_claims is None else new_claims
-    old_claims = claims(older) if old_claims is None else old_claims
+    new_claims, old_claims = claims(newer), claims(older)
     if _clash(new_claims, old_claims) or not _share_subject(new_claims, old_claims):
         return None
     new_values, old_values = _by_kind(new_claims), _by_kind(old_claims)

@@ -125,10 +125,7 @@ def _lines(text: str) -> tuple[Line, ...]:
 def _worded_change(newer: str, older: str) -> str | None:
     # Whatever the query: a search settles twice and compares each pair of facts near in
     # meaning, and its query only decides whether a found change is the one asked about.
-    new_claims, old_claims = _claims(newer), _claims(older)
-    return changed_value(newer, older, new_claims, old_claims) or first_apart(
-        new_claims, old_claims
-    )
+    return changed_value(newer, older) or first_apart(_claims(newer), _claims(older))
 
 
 def _changed(newer: str, older: str, query: frozenset[str]) -> str | None:
