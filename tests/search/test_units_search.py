@@ -110,15 +110,24 @@ def test_a_kept_searcher_counts_the_chunks_once_until_it_refreshes(
         assert len(calls) == 2
 
 
+def _add_bullets(vault: Vault, bullets: tuple[str, ...]) -> None:
+    for minute, bullet in enumerate(bullets):
+        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
+
+
+def _fact_hashes(root: Path) -> list[str]:
+    """The hashes of the day's facts (units), as the embedding cache keys them."""
+    text = (root / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
+    return [u.hash for u in units_of(text)]
+
+
 def test_units_off_embeds_no_fact_and_turned_on_backfills_them(tmp_path: Path) -> None:
     init_vault(tmp_path)
     (tmp_path / ".memctl.toml").write_text("[search]\nunits = false\n", encoding="utf-8")
     vault = Vault(tmp_path)
-    for minute, bullet in enumerate(BULLETS[:4]):  # English, Hebrew and Russian bullets
-        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
+    _add_bullets(vault, BULLETS[:4])  # English, Hebrew and Russian bullets
     sync(vault, embed=True)
-    text = (tmp_path / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
-    hashes = [u.hash for u in units_of(text)]
+    hashes = _fact_hashes(tmp_path)
     with open_store(vault) as store:
         assert store.pending_count() == 0
         assert not store.cached_vectors(hashes)
@@ -165,12 +174,10 @@ def test_an_index_past_the_limit_embeds_no_fact_and_back_under_it_backfills(
 
     init_vault(tmp_path)
     vault = Vault(tmp_path)
-    for minute, bullet in enumerate(BULLETS[:4]):  # English, Hebrew and Russian bullets
-        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
+    _add_bullets(vault, BULLETS[:4])  # English, Hebrew and Russian bullets
     monkeypatch.setattr(unit_embed, "UNITS_MAX_CHUNKS", 0)  # stands in for 20,000
     sync(vault, embed=True)
-    text = (tmp_path / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
-    hashes = [u.hash for u in units_of(text)]
+    hashes = _fact_hashes(tmp_path)
     with open_store(vault) as store:
         assert store.pending_count() == 0
         assert not store.cached_vectors(hashes)
@@ -178,8 +185,7 @@ def test_an_index_past_the_limit_embeds_no_fact_and_back_under_it_backfills(
     monkeypatch.setattr(unit_embed, "UNITS_MAX_CHUNKS", 20_000)
     add_note(vault, BULLETS[4], day=DAY, at=datetime(2026, 11, 20, 9, 4))
     sync(vault, embed=True)
-    text = (tmp_path / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
-    hashes = [u.hash for u in units_of(text)]
+    hashes = _fact_hashes(tmp_path)
     with open_store(vault) as store:
         assert set(store.cached_vectors(hashes)) == set(hashes)
         assert store.units_embedded() == UNITS_VERSION
