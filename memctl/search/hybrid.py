@@ -234,6 +234,7 @@ class Searcher:
             credit=dated_stage.credit(run.dated, run.records, chosen) if run.dated else None,
             cosines=listed.own,
             facts=meaning.floor_facts(listed.facts) or None,
+            newer=run.scored.newer,
         )
 
     def _results(

@@ -15,6 +15,7 @@ from memctl.cli import app
 from memctl.index.sync import sync
 from memctl.lifecycle.units import units_of
 from memctl.lifecycle.worded import worded_apart_pairs
+from memctl.search.floor.rule import with_the_newer
 from memctl.search.hybrid import Searcher
 from memctl.search.rank.supersession import Item, effective_day
 from memctl.statement_values import (
@@ -298,3 +299,33 @@ def test_lint_reports_the_same_pairs_in_three_languages() -> None:
     assert worded_apart_pairs(counts) == []
     moved = units_of("memory/core.md", "- Костя: теперь 40 заказов собрано для клуба\n")
     assert worded_apart_pairs(counts + moved)
+
+
+
+def test_with_the_newer_keeps_what_replaced_a_kept_value() -> None:
+    chosen = [7, 3, 9, 4]
+    assert with_the_newer(chosen, [3], {3: 7}) == [7, 3]
+    assert with_the_newer(chosen, [4], {4: 9, 9: 7}) == [7, 9, 4]  # a chain of revisions
+    assert with_the_newer(chosen, [3, 9], {4: 7}) == [3, 9]  # the older is not shown
+    assert with_the_newer(chosen, [3], {3: 11}) == [3]  # the newer was not chosen
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_stale_value_the_floor_keeps_brings_its_newer(
+    fresh_vault: Vault, lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The floor judges each result on its own words and meaning; when it keeps the older
+    of two values and drops the newer (a revision worded apart from the question), the
+    newer is shown all the same, above the older."""
+    _code, old, new, question = next(p for p in PAIRS if p[0] == lang)
+    new_at, old_at, _ = _ranks(fresh_vault, old, new, question)
+    assert new_at is not None and old_at is not None and new_at < old_at
+    from memctl.search.floor import rule
+
+    # As if the floor had kept the older alone.
+    monkeypatch.setattr(rule, "keep", lambda values, later, floor: [old_at])
+    with Searcher(fresh_vault) as searcher:
+        results = searcher.search(question, k=5, log=False, now=NOW).results
+    texts = [" ".join(r.snippet.split()) for r in results]
+    assert len(texts) == 2 and new in texts[0] and old in texts[1], texts
+

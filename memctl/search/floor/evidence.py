@@ -250,6 +250,7 @@ def judge_results(
     credit: Mapping[int, float] | None = None,
     cosines: Mapping[int, float] | None = None,
     facts: Mapping[int, Sequence[tuple[float, str]]] | None = None,
+    newer: Mapping[int, int] | None = None,
 ) -> Verdict:
     """Judge the chosen results, drop those under the floor, then keep what fits `budget`.
 
@@ -263,7 +264,8 @@ def judge_results(
     result is held to the floor alone, as the best one is (it answers a part of the
     question no other result does); `cosines`: the vector candidates' own cosines when
     the vector list holds others (rank/meaning.py's best facts); `facts`: the vector
-    candidates' facts as (cosine, lines), rank/meaning.lift's (floor/facts.py).
+    candidates' facts as (cosine, lines), rank/meaning.lift's (floor/facts.py); `newer`:
+    each superseded candidate's newer one, kept wherever the older is (rule.with_the_newer).
     """
     thresholds = fl.thresholds_for(model_id, table(), vectors_trusted=trusted)
     terms, present = weighted or weighted_terms(words, query, plan)
@@ -291,6 +293,8 @@ def judge_results(
     later = _later_bars(chosen, judged, thresholds, signals.script, floor, value, credit)
     evidences = [judged[cid].evidence for cid in chosen]
     kept = [chosen[i] for i in fl.keep(evidences, later, value)]
+    if newer and floor is True and value is not None:
+        kept = fl.with_the_newer(chosen, kept, newer)
     verdict = Verdict(
         judged, thresholds, value, kept, len(chosen) - len(kept), len(kept), [], missing, signals
     )

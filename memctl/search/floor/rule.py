@@ -343,6 +343,27 @@ def keep(values: Sequence[float], later: Sequence[float], floor: float | None) -
     ]
 
 
+def with_the_newer(
+    chosen: Sequence[int], kept: Sequence[int], newer: Mapping[int, int]
+) -> list[int]:
+    """The kept results and, for each, the chosen result that states its subject's newer
+    value (`newer`: a superseded id -> its newer's id, rank/supersession.py), in
+    `chosen`'s order. A stale value the floor keeps must not be shown without the value
+    that replaced it, however little of the query's wording the newer one shares (a
+    daily bullet saying "swapped the product search to Meilisearch" under an archive
+    note that still says Elasticsearch)."""
+    wanted = set(kept)
+    grew = True
+    while grew:
+        grew = False
+        for cid in list(wanted):
+            by = newer.get(cid)
+            if by is not None and by not in wanted:
+                wanted.add(by)
+                grew = True
+    return [cid for cid in chosen if cid in wanted]
+
+
 def within_budget(ranked: Sequence[int], tokens: Mapping[int, int], budget: int) -> list[int]:
     """The best results, in order, while their snippets fit `budget` tokens together."""
     kept, used = [], 0

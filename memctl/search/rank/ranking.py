@@ -63,6 +63,7 @@ class Scored:
     items: dict[int, supersession.Item] = field(default_factory=dict)  # what settle reads
     query: frozenset[str] = frozenset()  # the query's stems (statement_values.query_stems)
     superseded: dict[int, str] = field(default_factory=dict)  # id -> "path:line" of the newer
+    newer: dict[int, int] = field(default_factory=dict)  # superseded id -> the newer's id
     facts: Mapping[int, tuple[Fact, ...]] = field(
         default_factory=dict
     )  # each one's fact nearest the query
@@ -133,8 +134,13 @@ def score(
         }
     query = query_stems(" ".join(words))
     superseded: dict[int, str] = {}
-    settled = settle(scored, boosted, records, now, detail, items, query, superseded, facts)
-    return Scored(settled, boosted, detail, scored, product, items, query, superseded, facts)
+    newer: dict[int, int] = {}
+    settled = settle(
+        scored, boosted, records, now, detail, items, query, superseded, facts, newer
+    )
+    return Scored(
+        settled, boosted, detail, scored, product, items, query, superseded, newer, facts
+    )
 
 
 def _record_factors(record: ChunkRecord, now: datetime, policy: Policy) -> KeptEntry:
@@ -174,6 +180,7 @@ def rescore(
         values[cid] = scored.composite[cid] * shrink
         relevance[cid] = scored.relevance[cid] * shrink
     scored.superseded.clear()
+    scored.newer.clear()
     return settle(
         values,
         relevance,
@@ -184,6 +191,7 @@ def rescore(
         scored.query,
         scored.superseded,
         scored.facts,
+        scored.newer,
     )
 
 
@@ -197,11 +205,13 @@ def settle(
     query: frozenset[str] = frozenset(),
     superseded_out: dict[int, str] | None = None,
     facts: Mapping[int, tuple[Fact, ...]] | None = None,
+    newer_out: dict[int, int] | None = None,
 ) -> dict[int, float]:
     """COLD under an as-relevant WARM, and the newer of two conflicting facts first
     (`items`: the candidates' supersession items, when the caller made them; `query`:
-    the query's stems; `superseded_out` gets each superseded id's newer "path:line";
-    `facts`: the candidates' facts nearest the query, compared by meaning)."""
+    the query's stems; `superseded_out` gets each superseded id's newer "path:line" and
+    `newer_out` its id; `facts`: the candidates' facts nearest the query, compared by
+    meaning)."""
     if items is None:
         items = {
             cid: supersession.Item(r.tier, r.source, day_of(r.date), r.text)
@@ -216,6 +226,8 @@ def settle(
         where = f"{records[by].path}:{records[by].line_start}"
         if superseded_out is not None:
             superseded_out[cid] = where
+        if newer_out is not None:
+            newer_out[cid] = by
         if cid in detail:
             detail[cid]["superseded_by"] = where
     for cid in detail:
