@@ -326,3 +326,40 @@ def test_windows_fill_shown_and_candidates_as_their_init_does() -> None:
         made.text = "other"  # type: ignore[misc]
     cand = ({"fts": 1.0}, False, 0.5, 0.6, 0.7, True)
     assert filled(Candidate, windows._CANDIDATE, cand) == Candidate(*cand)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "- 09:10 a wild boar broke the fence of block 6 again",
+        "- 09:10 ליאת: המקדמה לא מוחזרת לפי החוזה",
+        "- 09:10 члены клуба просят видео о хранении вина",
+    ],
+)
+def test_a_windows_mean_reads_the_candidate_by_its_fact(body: str) -> None:
+    """windows.fact_mean: the window's mean vector with the candidate's chunk swapped for
+    its fact nearest the query (less the short-text bias); a chunk known only whole
+    (Fact.unit False) gives nothing to swap."""
+    import numpy as np
+
+    from memctl.search.rank.meaning import SHORT_TEXT_BIAS, Fact
+    from memctl.search.rerank.windows import WindowVectors, fact_mean
+
+    def unit(v: np.ndarray) -> np.ndarray:
+        out: np.ndarray = (v / np.linalg.norm(v)).astype(np.float32)
+        return out
+
+    rng = np.random.default_rng(7)
+    q = unit(rng.normal(size=64))
+    fact = unit(q + 0.3 * rng.normal(size=64))  # the bullet that answers
+    others = [unit(rng.normal(size=64)) for _ in range(3)]  # the day's other bullets
+    chunk = unit(fact + sum(others))  # the day's averaged vector
+    neighbour = unit(rng.normal(size=64))  # another chunk the window shows
+    window = WindowVectors({1: chunk, 2: neighbour})
+    plain = float(window.total.dot(q)) / window.norm  # type: ignore[union-attr]
+    found = (Fact(body, fact, float(fact @ q)), Fact("other", others[0], float(others[0] @ q)))
+    swapped = unit(fact + neighbour)
+    read = fact_mean(window, chunk, found, q)
+    assert read == pytest.approx(float(swapped @ q) - SHORT_TEXT_BIAS, abs=1e-5)
+    assert read > plain + 0.1
+    assert fact_mean(window, chunk, (Fact(body, chunk, float(chunk @ q), unit=False),), q) == -1.0

@@ -93,6 +93,29 @@ def test_a_paraphrase_of_one_bullet_finds_its_day_by_the_bullets_vector(
     assert bullet.split()[-1] in hybrid.results[0].snippet
 
 
+@pytest.mark.parametrize("language", sorted(QUESTIONS))
+def test_the_reranker_reads_the_days_window_by_the_bullet_too(
+    busy_day: Vault, language: str
+) -> None:
+    """The reranker's window cosines read the candidate's chunk as its fact nearest the
+    question (rerank/windows.fact_mean), not as the average of the day's eight bullets:
+    a paraphrase of one bullet judges the day as near as the vector list does."""
+    question, _ = QUESTIONS[language]
+    day = f"memory/daily/{DAY}.md"
+    with Searcher(busy_day) as searcher:
+        by_fact, _ = vector_scores(searcher, question, day)
+        searcher.settings = dataclasses.replace(searcher.settings, units=False)
+        by_chunk, _ = vector_scores(searcher, question, day)
+        searcher.settings = dataclasses.replace(searcher.settings, units=True)
+        trace = SearchTrace(rerank_features=True)
+        searcher.search(question, k=5, log=False, use_floor=False, trace=trace)
+    [window] = [w for w in trace.windows.values() if w.path == day]
+    assert window.mean_cosine is not None
+    assert by_fact > by_chunk + 0.005
+    # The day's window is its one chunk: its mean, read by the bullet, is the list's score.
+    assert window.mean_cosine == pytest.approx(by_fact, abs=1e-4)
+
+
 def test_a_kept_searcher_counts_the_chunks_once_until_it_refreshes(
     busy_day: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:

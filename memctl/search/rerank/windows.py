@@ -23,6 +23,7 @@ from memctl.index.protocol import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.floor.rule import WeightedTerm
 from memctl.search.present.snippets import Snippet
+from memctl.search.rank.meaning import SHORT_TEXT_BIAS, Fact
 from memctl.search.rerank.model import (
     FEATURES,
     Candidate,
@@ -97,10 +98,12 @@ def shown(
     matrix: Any = None,
     spans: dict[str, list[tuple[int, int, int]]] | None = None,
     kept: KeptWindows | None = None,
+    facts: Mapping[int, Sequence[Fact]] | None = None,
 ) -> dict[int, Shown]:
     """Each candidate's window: its snippet, and the cosines of the chunks it shows
     (without a query vector, only the vector list's cosines are known); `kept`: windows'
-    vectors from earlier searches of this index (filled here)."""
+    vectors from earlier searches of this index (filled here); `facts`: the candidates'
+    facts (rank/meaning.py), read into their windows' mean (fact_mean)."""
     snips = {cid: snippet(cid) for cid in order}
     qvec = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
     held: list[WindowVectors] = [_NONE] * len(order)
@@ -122,6 +125,9 @@ def shown(
         mean = None
         if window.total is not None and qvec is not None:
             mean = float(window.total.dot(qvec)) / window.norm if window.norm > 0 else None
+            found = facts.get(cid) if facts else None
+            if mean is not None and found and cid in window.ids:
+                mean = max(mean, fact_mean(window, table.vectors[cid], found, qvec))
         out[cid] = filled(
             Shown,
             _SHOWN,
@@ -139,6 +145,20 @@ def shown(
             ),
         )
     return out
+
+
+def fact_mean(window: WindowVectors, own: Any, facts: Sequence[Fact], qvec: Any) -> float:
+    """The cosine of the window's mean vector with the candidate's chunk read as its fact
+    nearest the query (less SHORT_TEXT_BIAS, as the vector list reads it): a day of
+    unrelated bullets found by one of them is otherwise judged by their average, and a
+    clear vector match lost to any window whose average sat 0.01 nearer (issue 31)."""
+    units = [f for f in facts if f.unit]
+    if not units:
+        return -1.0
+    best = max(units, key=lambda f: f.cosine)
+    total = window.total - own + best.vector if window.total is not None else best.vector
+    norm = float(np.sqrt(total.dot(total)))
+    return float(total.dot(qvec)) / norm - SHORT_TEXT_BIAS if norm > 0 else -1.0
 
 
 def _windows_read(
@@ -233,6 +253,7 @@ def rerank_scores(
         matrix,
         kept.spans,
         kept_windows,
+        run.scored.facts,
     )
     rows = features(
         order,
