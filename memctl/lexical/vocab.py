@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz, process
 
 from memctl.files import read_unlinked_text
+from memctl.lexical.crossing import Crossings
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
@@ -45,6 +46,7 @@ class Vocabulary:
         # Each word's correction while the terms stay as they are: a query's typo comes
         # back with the query (~0.5 ms a word at 10k: the filter and rapidfuzz's pass).
         self._closest: dict[tuple[str, float], str | None] = {}
+        self._crossings: Crossings | None = None  # keyed on first use: ~1 µs a word
 
     def refresh(self, conn: Connection) -> None:
         """Add the words of chunks indexed since this vocabulary was read (in memory only)."""
@@ -54,6 +56,7 @@ class Vocabulary:
             self._buckets = None
             self._sorted = None
             self._closest.clear()
+            self._crossings = None
 
     def closest(self, word: str, min_ratio: float) -> str | None:
         """The nearest known word with the same first letter and a similar length."""
@@ -70,6 +73,12 @@ class Vocabulary:
         best = process.extractOne(word, choices, scorer=fuzz.ratio, score_cutoff=min_ratio)
         found = self._closest[key] = best[0] if best else None
         return found
+
+    def across(self, word: str) -> list[str]:
+        """The vault's words spelling `word` (folded) in another script (crossing.Crossings)."""
+        if self._crossings is None:
+            self._crossings = Crossings(self.terms)
+        return self._crossings.forms(word)
 
     def with_prefix(self, prefix: str, limit: int = 200) -> list[str]:
         """Known words starting with `prefix` (folded), at most `limit` of them."""

@@ -152,6 +152,7 @@ class SqliteCandidates:
             common_fraction,
             corrector=self._correct,
             prefix_terms=self._prefix_terms,
+            across=self._across,
             counts=self._kept.counts,
         )
         lists: dict[str, dict[int, float]] = {}
@@ -248,6 +249,9 @@ class SqliteCandidates:
 
     def _correct(self, word: str) -> str | None:
         return self._vocabulary().closest(vocab.fold(word), TYPO_MIN_RATIO)
+
+    def _across(self, word: str) -> list[str]:
+        return self._vocabulary().across(vocab.fold(word))
 
     def _prefix_terms(self, stem: str) -> list[str]:
         return self._vocabulary().with_prefix(vocab.fold(stem))

@@ -152,10 +152,12 @@ def plan_lexical(
     corrector: Callable[[str], str | None] | None = None,
     prefix_terms: Callable[[str], list[str]] | None = None,
     counts: KeptCounts | None = None,
+    across: Callable[[str], list[str]] | None = None,
 ) -> LexicalPlan:
     """Choose the FTS5 forms: drop very common ones (never all), correct unknown words.
 
-    `corrector` and `prefix_terms` read a cached vocabulary; without them the
+    `corrector`, `prefix_terms` and `across` (a name's spellings in the vault's other
+    scripts) read a cached vocabulary; without them the
     vocabulary is read through fts5vocab, which is fine for small indexes only; `counts`
     keeps the counts across searches of an unchanged index.
     """
@@ -170,6 +172,7 @@ def plan_lexical(
         ),
         correct=corrector or (lambda word: correct_typo(conn, word)),
         is_common=lexicon.is_common,
+        cross=across or (lambda word: []),
         exact_df=lambda words: doc_freqs(conn, words),
     )
 

@@ -1,0 +1,133 @@
+"""Names across scripts: a query word the index does not hold, written in another script
+than the vault's word for it («Борис», בוריס for Boris; Postgres for «Постгрес»).
+
+Both words are spelled in Latin letters (anyascii, a maintained transliteration library)
+and reduced to a key of consonant classes, since Hebrew writes few vowels and the three
+languages spell one sound differently (v/b, f/p, sh/s, kh/ch/k). A vault word in another
+script whose key equals the query word's becomes an extra form of that word in the words
+list. Only words unknown to the index in every form reach this (the typo corrector's
+path), and only vault words of another script are looked at, so a query whose words the
+vault holds costs nothing here. Pure: the vault's words come from memctl.lexical.vocab.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from rapidfuzz import fuzz
+
+MIN_KEY = 3  # consonants: "brs" (Boris) is a name's key; two match half the vault
+MAX_FORMS = 2  # vault words one query word may bring in
+# A Cyrillic word keeps its vowels: its Latin spelling must also resemble the vault word's
+# (борис/boris 100, шардоне/chardonnay 67, сорт/sort 100 but сорт is common, see below).
+MIN_SPELLING = 60.0
+
+_HEBREW = re.compile(r"[\u0590-\u05FF]")
+_CYRILLIC = re.compile(r"[\u0400-\u04FF]")
+_LATIN = re.compile(r"^[a-z]+$")
+# Hebrew's vowel letters (matres lectionis) and gutturals that Latin spellings leave out;
+# a doubled vav is the consonant v. Het is written kh or ch in Latin, not h.
+_HEBREW_VOWELS = str.maketrans({"ו": None, "י": None, "א": None, "ע": None, "ה": None})
+_DIGRAPHS = (
+    ("sch", "s"),
+    ("tch", "k"),
+    ("shch", "s"),
+    ("sh", "s"),
+    ("zh", "s"),
+    ("ch", "k"),
+    ("kh", "k"),
+    ("ck", "k"),
+    ("ph", "p"),
+    ("th", "t"),
+    ("ts", "s"),
+    ("tz", "s"),
+    ("x", "ks"),
+)
+_SOFT_C = re.compile(r"c(?=[eiy])")
+# One letter per class; vowels, y, h and the apostrophes of soft signs are dropped.
+_CLASSES = str.maketrans(
+    {
+        "c": "k",
+        "q": "k",
+        "g": "g",
+        "j": "g",
+        "v": "b",
+        "w": "b",
+        "f": "p",
+        "z": "s",
+        **{vowel: None for vowel in "aeiouyh'"},
+    }
+)
+_DOUBLE = re.compile(r"(.)\1+")
+
+
+def script_of(word: str) -> str | None:
+    """'he', 'ru' or 'en' for a (folded) word wholly in one of the three scripts."""
+    if _LATIN.match(word):
+        return "en"
+    if _HEBREW.search(word) and not _CYRILLIC.search(word) and not re.search("[a-z]", word):
+        return "he"
+    if _CYRILLIC.search(word) and not _HEBREW.search(word) and not re.search("[a-z]", word):
+        return "ru"
+    return None
+
+
+def latin(word: str) -> str:
+    """The word in Latin letters, lowercase (Hebrew's vowel letters dropped first)."""
+    from anyascii import anyascii
+
+    if _HEBREW.search(word):
+        word = word.replace("וו", "ב").replace("ח", "ך").translate(_HEBREW_VOWELS)
+    return "".join(ch for ch in anyascii(word).lower() if ch.isalpha() or ch == "'")
+
+
+def key(word: str) -> str:
+    """The word's consonant classes: Boris, Борис and בוריס all give 'brs'."""
+    spelled = latin(word)
+    for digraph, single in _DIGRAPHS:
+        spelled = spelled.replace(digraph, single)
+    spelled = _SOFT_C.sub("s", spelled)
+    return _DOUBLE.sub(r"\1", spelled.translate(_CLASSES))
+
+
+class Crossings:
+    """The vault's words by script and key, built from the vocabulary's terms once."""
+
+    def __init__(self, terms: Iterable[str]) -> None:
+        self._keys: dict[str, dict[str, list[str]]] = {"en": {}, "he": {}, "ru": {}}
+        for term in terms:
+            if len(term) < MIN_KEY or term.isdigit():
+                continue
+            script = script_of(term)
+            if script is None:
+                continue
+            found = key(term)
+            if len(found) >= MIN_KEY:
+                self._keys[script].setdefault(found, []).append(term)
+
+    def scripts(self) -> set[str]:
+        """The scripts the vault writes words in."""
+        return {script for script, keys in self._keys.items() if keys}
+
+    def forms(self, word: str) -> list[str]:
+        """Vault words of another script spelling the same name as `word`, closest first."""
+        script = script_of(word)
+        if script is None:
+            return []
+        wanted = key(word)
+        if len(wanted) < MIN_KEY:
+            return []
+        spelled = latin(word)
+        found: list[tuple[float, str]] = []
+        for other, keys in self._keys.items():
+            if other == script:
+                continue
+            for term in keys.get(wanted, ()):
+                likeness = fuzz.ratio(spelled, latin(term))
+                # Hebrew has no vowels to compare: the key alone decides.
+                if "he" not in (script, other) and likeness < MIN_SPELLING:
+                    continue
+                found.append((likeness, term))
+        found.sort(key=lambda pair: (-pair[0], pair[1]))
+        return [term for _, term in found[:MAX_FORMS]]

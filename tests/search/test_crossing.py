@@ -1,0 +1,136 @@
+"""A name written in another script than the vault's becomes a query word: «Борис» and
+בוריס find Boris, Perlman finds פרלמן (memctl.lexical.crossing)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memctl.lexical.crossing import Crossings, key
+from memctl.lexical.parse import parse_query
+from memctl.lexical.plan import build_plan
+from memctl.search.hybrid import Searcher
+from memctl.search.trace import SearchTrace
+from memctl.vault import Vault
+from tests.search.conftest import NOW
+
+
+@pytest.mark.parametrize(
+    ("spellings", "expected"),
+    [
+        (("Boris", "Борис", "בוריס"), "brs"),
+        (("Postgres", "Постгрес", "פוסטגרס"), "pstgrs"),
+        (("Perlman", "Перлман", "פרלמן"), "prlmn"),
+        (("Vetropack", "Ветропак", "ווטרופק"), "btrpk"),
+        (("Rachel", "Рахель", "רחל"), "rkl"),
+    ],
+)
+def test_one_name_has_one_key_in_three_scripts(spellings: tuple[str, ...], expected: str) -> None:
+    assert {key(word.lower()) for word in spellings} == {expected}
+
+
+VAULT_WORDS = ["boris", "postgres", "the", "sort", "פרלמן", "бориса", "gesher", "ветропак"]
+
+
+@pytest.mark.parametrize(
+    ("word", "forms"),
+    [
+        ("борис", ["boris"]),  # Russian → English
+        ("בוריס", ["boris", "бориса"]),  # Hebrew → English and Russian, closest first
+        ("perlman", ["פרלמן"]),  # English → Hebrew
+        ("vetropack", ["ветропак"]),  # English → Russian
+        ("גשר", ["gesher"]),
+        ("постгрес", ["postgres"]),
+        ("boris", ["бориса"]),  # never a word of the query's own script
+        ("шардоне", []),  # the vault has no such name
+        ("бор", []),  # a key of two consonants matches too much to be trusted
+        ("сор", []),
+    ],
+)
+def test_a_word_meets_the_vaults_spelling_in_another_script(word: str, forms: list[str]) -> None:
+    assert Crossings(VAULT_WORDS).forms(word) == forms
+
+
+def test_cyrillic_spelling_must_also_resemble_the_vault_word() -> None:
+    # Same consonants, other vowels: Russian writes its vowels, so they must agree too.
+    assert Crossings(["barsa"]).forms("борис") == ["barsa"]
+    assert Crossings(["ubrusu"]).forms("борис") == []
+
+
+def _plan_crossings(query: str, known: set[str]) -> tuple[dict[str, list[str]], list[str]]:
+    asked: list[str] = []
+    crossings = Crossings(["boris", "postgres", "פרלמן", *known])
+
+    def cross(word: str) -> list[str]:
+        asked.append(word)
+        return crossings.forms(word)
+
+    plan = build_plan(
+        parse_query(query),
+        100,
+        df=lambda words: {
+            w: (3 if w in known | {"boris", "postgres", "פרלמן"} else 0) for w in words
+        },
+        stem_df=lambda stem: 0,
+        correct=lambda word: None,
+        exact_df=lambda words: {w: 3 for w in words},
+        cross=cross,
+    )
+    assert set(plan.crossings) <= set(asked)
+    assert all(form in plan.forms for forms in plan.crossings.values() for form in forms)
+    return plan.crossings, asked
+
+
+@pytest.mark.parametrize(
+    ("query", "known", "crossed"),
+    [
+        ("что Борис решил про Постгрес", {"решил"}, {"борис": ["boris"], "постгрес": ["postgres"]}),
+        ("מה בוריס החליט", {"החליט"}, {"בוריס": ["boris"]}),
+        ("who is Perlman", {"who"}, {"perlman": ["פרלמן"]}),
+    ],
+)
+def test_the_plan_crosses_only_words_the_index_lacks(
+    query: str, known: set[str], crossed: dict[str, list[str]]
+) -> None:
+    crossings, asked = _plan_crossings(query, known)
+    assert crossings == crossed
+    assert not set(asked) & known
+
+
+@pytest.mark.parametrize(
+    "query", ["what did boris decide about postgres", "מה החליט פרלמן", "бориса спросили"]
+)
+def test_a_query_the_vault_holds_word_for_word_never_crosses(query: str) -> None:
+    crossings, asked = _plan_crossings(
+        query, {"what", "decide", "about", "מה", "החליט", "бориса", "спросили"}
+    )
+    assert crossings == {} and asked == []
+
+
+NOTES = {
+    "memory/archive/database.md": "# Database\n\n- Boris decided we move the shop to Postgres in March.\n",
+    "memory/archive/insurance.md": "# ביטוח\n\n- הסוכן הוא אורי פרלמן, עונה רק בוואטסאפ.\n",
+    "memory/archive/decoy.md": "# Weekly\n\n- The shop's newsletter went out on Tuesday.\n"
+    "- Решили сменить поставщика коробок.\n- החלטנו להחליף ספק קרטונים.\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("Что решил Борис насчёт Постгреса?", "memory/archive/database.md"),
+        ("מה החליט בוריס?", "memory/archive/database.md"),
+        ("How do we reach Perlman?", "memory/archive/insurance.md"),
+    ],
+)
+def test_a_search_finds_the_name_written_in_another_script(
+    vault: Vault, query: str, found: str
+) -> None:
+    for rel, text in NOTES.items():
+        path = vault.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    trace = SearchTrace()
+    with Searcher(vault) as searcher:
+        out = searcher.search(query, k=3, log=False, now=NOW, mode="lexical", trace=trace)
+    assert trace.plan is not None and trace.plan.crossings
+    assert out.results and out.results[0].path == found
