@@ -95,6 +95,15 @@ def key(word: str) -> str:
     return "".join(ch for i, ch in enumerate(spelled) if not i or ch != spelled[i - 1])
 
 
+def keys(word: str) -> tuple[str, ...]:
+    """The word's keys: a Latin "ch" is also read as French "sh" (Chardonnay, шардоне)."""
+    first = key(word)
+    if "ch" not in word or not word.isascii():
+        return (first,)
+    second = key(word.replace("ch", "sh"))
+    return (first,) if second == first else (first, second)
+
+
 class Crossings:
     """The vault's words by script, keyed on first use per script (~3 µs a word)."""
 
@@ -136,7 +145,7 @@ class Crossings:
         if keyed is None:
             keyed = self._keys[script] = {}
             for term in self._words[script]:
-                found = key(term)
-                if len(found) >= MIN_KEY:
-                    keyed.setdefault(found, []).append(term)
+                for found in keys(term):
+                    if len(found) >= MIN_KEY:
+                        keyed.setdefault(found, []).append(term)
         return keyed

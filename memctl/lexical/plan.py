@@ -160,7 +160,7 @@ def build_plan(
                 plan.corrections[term.text] = fixed
                 known = [fixed]
                 freqs[fixed] = df([fixed])[fixed]
-            elif crossed := cross(term.text):
+            elif crossed := next(filter(None, map(cross, term.forms())), []):
                 plan.crossings[term.text] = crossed
                 freqs.update(df(crossed))
                 known = [form for form in crossed if freqs.get(form, 0) > 0]
