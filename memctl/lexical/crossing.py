@@ -13,11 +13,12 @@ vault holds costs nothing here. Pure: the vault's words come from memctl.lexical
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rapidfuzz import fuzz
 
 MIN_KEY = 3  # consonants: "brs" (Boris) is a name's key; two match half the vault
+LONG_KEY = 5  # consonants: an ordinary word's this long key is a name's (prlmn, pstgrs)
 MAX_FORMS = 2  # vault words one query word may bring in
 # A Cyrillic word keeps its vowels: its Latin spelling must also resemble the vault word's
 # (борис/boris 100, шардоне/chardonnay 67, сорт/sort 100 but сорт is common, see below).
@@ -42,7 +43,6 @@ _DIGRAPHS = {
     "ck": "k",
     "ph": "p",
     "th": "t",
-    "ts": "s",
     "tz": "s",
     "x": "ks",
     "ce": "se",
@@ -88,6 +88,9 @@ def latin(word: str) -> str:
 def key(word: str) -> str:
     """The word's consonant classes: Boris, Борис and בוריס all give 'brs'."""
     spelled = latin(word)
+    if not word.isascii():
+        # ц, צ; in a Latin word "ts" is mostly a plural's t + s (plots), so it stays.
+        spelled = spelled.replace("ts", "s")
     for digraph, single in _DIGRAPHS.items():  # longest first; str.replace is ~20x a regex
         if digraph in spelled:
             spelled = spelled.replace(digraph, single)
@@ -102,6 +105,17 @@ def keys(word: str) -> tuple[str, ...]:
         return (first,)
     second = key(word.replace("ch", "sh"))
     return (first,) if second == first else (first, second)
+
+
+def is_name(term: str, common: Callable[[str], bool], capitalised: Callable[[str], bool]) -> bool:
+    """Whether a vault word may stand for a query word of another script: no ordinary word
+    of its language (Postgres, Vetropack), a long one whose consonants hardly agree by
+    chance (פרלמן), or one the vault writes with a capital inside a sentence (Boris, Борис:
+    names are ordinary words to wordfreq). Without this, ordinary words whose few
+    consonants happen to agree crossed: דרשו → doors, магазине → magazine."""
+    if not common(term) or len(key(term)) >= LONG_KEY:
+        return True
+    return script_of(term) != "he" and capitalised(term)
 
 
 class Crossings:
@@ -120,8 +134,9 @@ class Crossings:
         """The scripts the vault writes words in."""
         return {script for script, words in self._words.items() if words}
 
-    def forms(self, word: str) -> list[str]:
-        """Vault words of another script spelling the same name as `word`, closest first."""
+    def forms(self, word: str, named: Callable[[str], bool] = lambda term: True) -> list[str]:
+        """Vault words of another script spelling the same name as `word`, closest first;
+        `named`: whether a vault word is a name (is_name), asked of the closest only."""
         script = script_of(word)
         if script is None or not self.scripts() - {script}:
             return []
@@ -138,7 +153,11 @@ class Crossings:
                     continue
                 found.append((likeness, term))
         found.sort(key=lambda pair: (-pair[0], pair[1]))
-        return [term for _, term in found[:MAX_FORMS]]
+        kept: list[str] = []
+        for _, term in found:
+            if len(kept) < MAX_FORMS and named(term):
+                kept.append(term)
+        return kept
 
     def _keyed(self, script: str) -> dict[str, list[str]]:
         keyed = self._keys.get(script)

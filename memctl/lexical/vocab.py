@@ -15,6 +15,7 @@ import os
 import re
 import tempfile
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,8 @@ class Vocabulary:
         # Each word's correction while the terms stay as they are: a query's typo comes
         # back with the query (~0.5 ms a word at 10k: the filter and rapidfuzz's pass).
         self._closest: dict[tuple[str, float], str | None] = {}
-        self._crossings: Crossings | None = None  # keyed on first use: ~1 µs a word
+        self._crossings: Crossings | None = None  # keyed on first use: ~3 µs a word
+        self._named: dict[str, bool] = {}  # whether a word is a name (an SQL read each)
 
     def refresh(self, conn: Connection) -> None:
         """Add the words of chunks indexed since this vocabulary was read (in memory only)."""
@@ -57,6 +59,7 @@ class Vocabulary:
             self._sorted = None
             self._closest.clear()
             self._crossings = None
+            self._named.clear()
 
     def closest(self, word: str, min_ratio: float) -> str | None:
         """The nearest known word with the same first letter and a similar length."""
@@ -74,11 +77,19 @@ class Vocabulary:
         found = self._closest[key] = best[0] if best else None
         return found
 
-    def across(self, word: str) -> list[str]:
-        """The vault's words spelling `word` (folded) in another script (crossing.Crossings)."""
+    def across(self, word: str, named: Callable[[str], bool]) -> list[str]:
+        """The vault's names spelling `word` (folded) in another script (crossing.Crossings)."""
         if self._crossings is None:
             self._crossings = Crossings(self.terms)
-        return self._crossings.forms(word)
+        return self._crossings.forms(word, self._is_named(named))
+
+    def _is_named(self, named: Callable[[str], bool]) -> Callable[[str], bool]:
+        def kept(term: str) -> bool:
+            if term not in self._named:
+                self._named[term] = named(term)
+            return self._named[term]
+
+        return kept
 
     def with_prefix(self, prefix: str, limit: int = 200) -> list[str]:
         """Known words starting with `prefix` (folded), at most `limit` of them."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.lexical.crossing import Crossings, key
+from memctl.lexical.crossing import Crossings, is_name, key
 from memctl.lexical.parse import parse_query
 from memctl.lexical.plan import build_plan
 from memctl.search.hybrid import Searcher
@@ -68,6 +68,36 @@ def test_cyrillic_spelling_must_also_resemble_the_vault_word() -> None:
     assert Crossings(["ubrusu"]).forms("борис") == []
 
 
+@pytest.mark.parametrize(
+    ("term", "common", "capitalised", "name"),
+    [
+        ("postgres", False, False, True),  # no ordinary English word
+        ("boris", True, True, True),  # ordinary to wordfreq, but written as a name
+        ("magazine", True, False, False),  # магазине must not find it
+        ("борис", True, True, True),
+        ("систему", True, False, False),
+        ("פרלמן", True, False, True),  # five consonants: a name, common or not
+        ("דלת", True, True, False),  # Hebrew has no capitals to tell a name by
+    ],
+)
+def test_only_a_name_crosses(term: str, common: bool, capitalised: bool, name: bool) -> None:
+    assert is_name(term, lambda word: common, lambda word: capitalised) is name
+
+
+def test_an_ordinary_word_is_never_taken_for_a_name_in_another_script() -> None:
+    crossings = Crossings(["magazine", "system", "boris", "דלתות"])
+    ordinary = {"magazine", "system", "boris", "דלתות"}
+    capitals = {"boris"}
+
+    def named(term: str) -> bool:
+        return is_name(term, ordinary.__contains__, capitals.__contains__)
+
+    assert crossings.forms("магазине", named) == []
+    assert crossings.forms("систему", named) == []
+    assert crossings.forms("בוריס", named) == ["boris"]
+    assert crossings.forms("dltt", named) == []
+
+
 def _plan_crossings(query: str, known: set[str]) -> tuple[dict[str, list[str]], list[str]]:
     asked: list[str] = []
     crossings = Crossings(["boris", "postgres", "פרלמן", *known])
@@ -120,7 +150,8 @@ def test_a_query_the_vault_holds_word_for_word_never_crosses(query: str) -> None
 
 
 NOTES = {
-    "memory/archive/database.md": "# Database\n\n- Boris decided we move the shop to Postgres in March.\n",
+    "memory/archive/database.md": "# Database\n\n- We agreed, and Boris decided we move the"
+    " shop to Postgres in March.\n- The magazine ran a piece on our system.\n",
     "memory/archive/insurance.md": "# ביטוח\n\n- הסוכן הוא אורי פרלמן, עונה רק בוואטסאפ.\n",
     "memory/archive/decoy.md": "# Weekly\n\n- The shop's newsletter went out on Tuesday.\n"
     "- Решили сменить поставщика коробок.\n- החלטנו להחליף ספק קרטונים.\n",
@@ -147,3 +178,16 @@ def test_a_search_finds_the_name_written_in_another_script(
         out = searcher.search(query, k=3, log=False, now=NOW, mode="lexical", trace=trace)
     assert trace.plan is not None and trace.plan.crossings
     assert out.results and out.results[0].path == found
+    assert "magazine" not in str(trace.plan.crossings)
+
+
+@pytest.mark.parametrize("query", ["Что пишут в магазине про систему?", "מה כתוב במגזין?"])
+def test_ordinary_words_do_not_cross_in_a_search(vault: Vault, query: str) -> None:
+    for rel, text in NOTES.items():
+        path = vault.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    trace = SearchTrace()
+    with Searcher(vault) as searcher:
+        searcher.search(query, k=3, log=False, now=NOW, mode="lexical", trace=trace)
+    assert trace.plan is not None and trace.plan.crossings == {}

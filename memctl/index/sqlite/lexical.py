@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
-from memctl.lexical import lexicon
+from memctl.lexical import lexicon, vocab
 from memctl.lexical.parse import HEBREW_PREFIXES, Query, quote
 from memctl.lexical.plan import (
     COMMON_MIN_ROWS,
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 # The vocabulary view is created per connection in `temp`, so the index schema stays as
 # the index layer defines it.
 VOCAB_TABLE = "temp.memctl_search_vocab"
+# A capitalised word after a word, a digit or a comma on the same line: a name's place.
+_NAMED = re.compile(r"(?<=[\w,)»\"] )([^\W\d_][^\W_]*)", re.UNICODE)
 _VOCAB = VOCAB_TABLE
 
 
@@ -143,6 +145,22 @@ def correct_typo(conn: Connection, word: str) -> str | None:
     choices = [t for (t,) in rows if abs(len(t) - len(word)) <= 2]
     best = process.extractOne(word, choices, scorer=fuzz.ratio, score_cutoff=TYPO_MIN_RATIO)
     return best[0] if best else None
+
+
+def capitalised(conn: Connection, word: str) -> bool:
+    """Whether a few chunks holding `word` (folded) write it with a capital letter inside
+    a sentence, as a name is written (not first on its line or after a full stop)."""
+    rows = conn.execute(
+        "SELECT c.text FROM chunks AS c WHERE c.id IN "
+        "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 5)",
+        (quote(word),),
+    )
+    for (text,) in rows:
+        for found in _NAMED.finditer(text):
+            name = found.group(1)
+            if name[0].isupper() and vocab.fold(name) == word:
+                return True
+    return False
 
 
 def plan_lexical(
