@@ -37,19 +37,21 @@ _DIGRAPHS = {
     "sch": "s",
     "tch": "k",
     "sh": "s",
-    "zh": "s",
+    "zh": "Z",
     "ch": "k",
     "kh": "k",
     "ck": "k",
     "ph": "p",
     "th": "t",
-    "tz": "s",
+    "tz": "C",
     "x": "ks",
     "ce": "se",
     "ci": "si",
     "cy": "sy",
 }
-# One letter per class; vowels, y, h and the apostrophes of soft signs are dropped.
+# One letter per class; vowels, y, h and the apostrophes of soft signs are dropped. The
+# sibilants keep three classes, as Hebrew and Russian spell them apart: s/sh (ס ש с ш),
+# z/zh (ז з ж) and ts (צ ц), the last two as capitals no other rule writes.
 _CLASSES = str.maketrans(
     {
         "c": "k",
@@ -58,10 +60,15 @@ _CLASSES = str.maketrans(
         "v": "b",
         "w": "b",
         "f": "p",
-        "z": "s",
+        "z": "Z",
         **{vowel: None for vowel in "aeiouyh'"},
     }
 )
+
+
+_RAW_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_HEBREW_LETTER = re.compile("[\u0590-\u05ff]")
+_SIBILANTS = str.maketrans({"ц": "C", "צ": "C", "ץ": "C", "ж": "Z", "ז": "Z"})
 
 
 def script_of(word: str) -> str | None:
@@ -75,22 +82,19 @@ def script_of(word: str) -> str | None:
 
 
 def latin(word: str) -> str:
-    """The word in Latin letters, lowercase (Hebrew's vowel letters dropped first)."""
+    """The (folded) word in Latin letters (Hebrew's vowel letters dropped first)."""
     if word.isascii():
         return word
     from anyascii import anyascii
 
-    if "\u0590" <= word[0] <= "\u05ff":
+    if _HEBREW_LETTER.search(word):
         word = word.replace("וו", "ב").replace("ח", "ך").translate(_HEBREW_VOWELS)
-    return "".join(ch for ch in anyascii(word).lower() if ch.isalpha() or ch == "'")
+    return "".join(ch for ch in anyascii(word) if ch.isalpha() or ch == "'")
 
 
 def key(word: str) -> str:
     """The word's consonant classes: Boris, Борис and בוריס all give 'brs'."""
-    spelled = latin(word)
-    if not word.isascii():
-        # ц, צ; in a Latin word "ts" is mostly a plural's t + s (plots), so it stays.
-        spelled = spelled.replace("ts", "s")
+    spelled = latin(word if word.isascii() else word.translate(_SIBILANTS))
     for digraph, single in _DIGRAPHS.items():  # longest first; str.replace is ~20x a regex
         if digraph in spelled:
             spelled = spelled.replace(digraph, single)
@@ -105,6 +109,15 @@ def keys(word: str) -> tuple[str, ...]:
         return (first,)
     second = key(word.replace("ch", "sh"))
     return (first,) if second == first else (first, second)
+
+
+def asks_name(word: str, raw: str, common: Callable[[str], bool]) -> bool:
+    """Whether a query word may be a name to look for in another script: a Hebrew word (no
+    capitals to tell), no ordinary word of its language, or one the query capitalises
+    (Bukhara, Борис). "messed" met מאשדוד by its consonants before this."""
+    if script_of(word) == "he" or not common(word):
+        return True
+    return any(found[0].isupper() and found.lower() == word for found in _RAW_WORD.findall(raw))
 
 
 def is_name(term: str, common: Callable[[str], bool], capitalised: Callable[[str], bool]) -> bool:
@@ -138,14 +151,16 @@ class Crossings:
         """Vault words of another script spelling the same name as `word`, closest first;
         `named`: whether a vault word is a name (is_name), asked of the closest only."""
         script = script_of(word)
-        if script is None or not self.scripts() - {script}:
+        if script is None or not self.scripts() & ({"he", "ru"} if script == "en" else {"en"}):
             return []
         wanted = key(word)
         if len(wanted) < MIN_KEY:
             return []
         spelled = latin(word)
         found: list[tuple[float, str]] = []
-        for other in self.scripts() - {script}:
+        # Latin and one other script: Hebrew and Cyrillic met each other's words by chance
+        # (בנהר → вебинар, полиции → פוליסה) more often than by name.
+        for other in self.scripts() & ({"he", "ru"} if script == "en" else {"en"}):
             for term in self._keyed(other).get(wanted, ()):
                 likeness = fuzz.ratio(spelled, latin(term))
                 # Hebrew has no vowels to compare: the key alone decides.

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from memctl.lexical.crossing import asks_name
 from memctl.lexical.parse import Query, Term, fts_expression, quote
 
 TYPO_MIN_LENGTH = 4
@@ -160,7 +161,9 @@ def build_plan(
                 plan.corrections[term.text] = fixed
                 known = [fixed]
                 freqs[fixed] = df([fixed])[fixed]
-            elif crossed := next(filter(None, map(cross, term.forms())), []):
+            elif asks_name(term.text, query.raw, is_common) and (
+                crossed := next(filter(None, map(cross, term.forms())), [])
+            ):
                 plan.crossings[term.text] = crossed
                 freqs.update(df(crossed))
                 known = [form for form in crossed if freqs.get(form, 0) > 0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.lexical.crossing import Crossings, is_name, key
+from memctl.lexical.crossing import Crossings, asks_name, is_name, key
 from memctl.lexical.parse import parse_query
 from memctl.lexical.plan import build_plan
 from memctl.search.hybrid import Searcher
@@ -22,6 +22,8 @@ from tests.search.conftest import NOW
         (("Perlman", "Перлман", "פרלמן"), "prlmn"),
         (("Vetropack", "Ветропак", "ווטרופק"), "btrpk"),
         (("Rachel", "Рахель", "רחל"), "rkl"),
+        (("Zhukov", "Жуков", "ז׳וקוב"), "Zkb"),
+        (("Katz", "Кац", "כץ"), "kC"),
     ],
 )
 def test_one_name_has_one_key_in_three_scripts(spellings: tuple[str, ...], expected: str) -> None:
@@ -38,6 +40,9 @@ VAULT_WORDS = [
     "gesher",
     "ветропак",
     "chardonnay",
+    "tesla",
+    "shabbat",
+    "פוליסה",
 ]
 
 
@@ -45,12 +50,15 @@ VAULT_WORDS = [
     ("word", "forms"),
     [
         ("борис", ["boris"]),  # Russian → English
-        ("בוריס", ["boris", "бориса"]),  # Hebrew → English and Russian, closest first
+        ("בוריס", ["boris"]),  # Hebrew → English, never Hebrew → Russian
         ("perlman", ["פרלמן"]),  # English → Hebrew
         ("vetropack", ["ветропак"]),  # English → Russian
         ("גשר", ["gesher"]),
         ("постгрес", ["postgres"]),
         ("boris", ["бориса"]),  # never a word of the query's own script
+        ("טסלה", ["tesla"]),
+        ("צוות", []),  # ts is not s: צוות is not shabbat
+        ("полиции", []),  # nor is Cyrillic crossed into Hebrew (פוליסה)
         ("шардоне", ["chardonnay"]),  # a Latin "ch" may be said "sh"
         ("שרדונה", ["chardonnay"]),
         ("каберне", []),  # the vault has no such name
@@ -96,6 +104,21 @@ def test_an_ordinary_word_is_never_taken_for_a_name_in_another_script() -> None:
     assert crossings.forms("систему", named) == []
     assert crossings.forms("בוריס", named) == ["boris"]
     assert crossings.forms("dltt", named) == []
+
+
+@pytest.mark.parametrize(
+    ("word", "raw", "common", "asks"),
+    [
+        ("bukhara", "Which Bukhara hotel?", True, True),  # capitalised: a name
+        ("messed", "Which release messed up?", True, False),  # an ordinary word
+        ("perlman", "how do we reach perlman", False, True),  # no ordinary word
+        ("борис", "Что решил Борис?", True, True),
+        ("часто", "Как часто поливаем?", True, False),
+        ("בוריס", "מה אמר בוריס?", True, True),  # Hebrew: no capitals to tell
+    ],
+)
+def test_a_query_word_may_be_a_name(word: str, raw: str, common: bool, asks: bool) -> None:
+    assert asks_name(word, raw, lambda w: common) is asks
 
 
 def _plan_crossings(query: str, known: set[str]) -> tuple[dict[str, list[str]], list[str]]:
