@@ -13,8 +13,9 @@ to Brevo", "перешли на Brevo", "עברנו ל-Brevo"). The subject is w
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from memctl.statement_words import is_stop, modifiers_clash, overlap, stem
@@ -211,19 +212,28 @@ def claims(text: str, max_lines: int = 16, focus: frozenset[str] = frozenset()) 
     if focus:
         lines = [line for line in lines if any(s in line.casefold() for s in focus)]
     for line in lines[:max_lines]:
-        before: tuple[str, ...] = ()
-        update = bool(_UPDATE.search(line))
-        for clause in _CLAUSE.split(_BULLET.sub("", line)):
-            found = _parse(clause)
-            if found.subject:
-                before = found.order
-                if found.values:
-                    out.append(replace(found, update=update))
-            elif found.values and before:
-                out.append(
-                    Claim(before + found.order, found.values, found.hebrew, found.cyrillic, update)
-                )
+        out.extend(_line_claims(line))
     return out
+
+
+@functools.lru_cache(maxsize=16384)
+def _line_claims(line: str) -> tuple[Claim, ...]:
+    # By line: search reads one candidate's lines for the query's words, for its facts'
+    # meaning and for a stated change, and the next search the same lines again.
+    out: list[Claim] = []
+    before: tuple[str, ...] = ()
+    update = bool(_UPDATE.search(line))
+    for clause in _CLAUSE.split(_BULLET.sub("", line)):
+        found = _parse(clause)
+        if found.subject:
+            before = found.order
+            if found.values:
+                out.append(replace(found, update=update))
+        elif found.values and before:
+            out.append(
+                Claim(before + found.order, found.values, found.hebrew, found.cyrillic, update)
+            )
+    return tuple(out)
 
 
 def _apart(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> str | None:
@@ -325,7 +335,7 @@ def _by_kind(found: Iterable[Claim]) -> dict[str, set[str]]:
     return out
 
 
-def _clash(newer: list[Claim], older: list[Claim]) -> bool:
+def _clash(newer: Sequence[Claim], older: Sequence[Claim]) -> bool:
     """A shared word qualified differently in two clauses ("billing service" / "auth service")."""
     for a in newer:
         for b in older:
@@ -342,7 +352,7 @@ def qualified_apart(a: str, b: str) -> bool:
     return _clash(claims(a), claims(b))
 
 
-def _share_subject(newer: list[Claim], older: list[Claim]) -> bool:
+def _share_subject(newer: Sequence[Claim], older: Sequence[Claim]) -> bool:
     """At least two subject words shared: one ("product") is a topic, not yet a subject
     ("product photos" / "product search")."""
     words = {w for c in newer for w in c.subject}

@@ -10,6 +10,8 @@ share the subject {invoice, render}.
 
 from __future__ import annotations
 
+import functools
+
 from memctl.statements import _stem
 
 # Function words and verbs that carry no subject, in the three languages. A verb of change
@@ -58,6 +60,7 @@ _RU_ENDINGS = tuple(
 )
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The comparison form of a word: memctl.statements' stem (5 letters, a Hebrew one-letter
     prefix and Russian vowel endings dropped), Russian case endings dropped first."""
@@ -70,6 +73,7 @@ def stem(word: str) -> str:
     return _stem(folded)
 
 
+@functools.lru_cache(maxsize=65536)
 def is_stop(word: str) -> bool:
     folded = word.casefold()
     if folded in STOP:

@@ -16,8 +16,9 @@ Words are compared by a short stem (the first 5 letters, after a Hebrew one-lett
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -73,7 +74,9 @@ class Statement:
     negated: bool
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
+    # Cached: a vault's lines repeat their words, and each line of a candidate is stemmed.
     word = word.casefold()
     if len(word) > 3 and word[0] in _HEBREW_PREFIX and "\u0590" <= word[1] <= "\u05ff":
         word = word[1:]
@@ -153,7 +156,7 @@ def parse_lines(text: str, max_lines: int = 12) -> list[Line]:
 
 
 def first_conflict(
-    a: list[Line], b: list[Line], apart: Callable[[str, str], bool] | None = None
+    a: Sequence[Line], b: Sequence[Line], apart: Callable[[str, str], bool] | None = None
 ) -> str | None:
     """The first conflict between a line of `a` and a line of `b`, or None. `apart`: says
     two lines (normalised) are about two things, whatever their words share (search

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,18 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.pop("ANTHROPIC_API_KEY", None)
 for _name in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
     os.environ.pop(_name, None)
+# A suite started in the background (`pytest &` in a script, nohup, CI wrappers) inherits
+# SIGINT ignored, and so would every `memctl watch` / `serve` it starts: the Ctrl-C tests then
+# waited out STOP_TIMEOUT (240 s each, three tests) for a process that never saw the signal,
+# and failed. A Python handler here is reset to the default in each child at exec.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+# pytest-xdist's workers (scripts/test runs two) start with LINES=24 and COLUMNS=80 in their
+# environment, set as readline initialises there; a run in one process has neither, and the
+# resident client's tests count the terminal variables it sends exactly.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _name in ("LINES", "COLUMNS"):
+        os.environ.pop(_name, None)
 # Nor the user's own config (~/.config/memctl/config.toml): a test that wants one sets it.
 os.environ["MEMCTL_CONFIG"] = os.devnull + ".memctl-tests-have-no-user-config"
 

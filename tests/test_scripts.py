@@ -81,9 +81,10 @@ def test_a_cheap_bench_runs_on_a_tiny_vault(name: str, tmp_path: Path) -> None:
 
 def test_scripts_test_types_every_python_script() -> None:
     loop = (SCRIPTS / "test").read_text(encoding="utf-8")
-    listed = re.search(r"for script in (.*?); do", loop, re.S)
+    listed = re.search(r"^scripts=\((.*?)\)$", loop, re.S | re.M)
     assert listed is not None
-    typed = set(listed.group(1).replace("\\", " ").split())
+    assert re.search(r"^MYPYPATH=scripts \S+/mypy --strict .*\$\{scripts\[@\]", loop, re.M)
+    typed = set(listed.group(1).split())
     python = set(_scripts("python")) | {
         name for name in HELPERS if (SCRIPTS / name).suffix == ".py"
     }

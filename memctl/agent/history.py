@@ -126,6 +126,18 @@ class Compaction:
         }
 
 
+def _head_transcript(head: list[dict[str, Any]]) -> str:
+    """The messages to summarise as one transcript, within what a cheap model reads."""
+    transcript = render_transcript(head)
+    if estimate_tokens(transcript) > _HEAD_TOKENS:
+        # Past what a cheap model can read in one call: keep its start (goals, set-up)
+        # and its end (the latest state); the middle is what compaction loses first.
+        start, _ = truncate_to_tokens(transcript, _HEAD_TOKENS // 2)
+        tail = transcript[-len(start) :]
+        transcript = f"{start}\n\n[... middle of the conversation omitted ...]\n\n{tail}"
+    return transcript
+
+
 def compact_history(
     messages: list[dict[str, Any]],
     llm: LLM | None,
@@ -167,17 +179,10 @@ def compact_history(
         from memctl.llm import no_llm_notice
 
         raise UsageError(f"compaction needs the LLM: {no_llm_notice(settings)}")
-    transcript = render_transcript(messages[:cut])
-    if estimate_tokens(transcript) > _HEAD_TOKENS:
-        # Past what a cheap model can read in one call: keep its start (goals, set-up)
-        # and its end (the latest state); the middle is what compaction loses first.
-        head, _ = truncate_to_tokens(transcript, _HEAD_TOKENS // 2)
-        tail = transcript[-len(head) :]
-        transcript = f"{head}\n\n[... middle of the conversation omitted ...]\n\n{tail}"
     summary = llm.complete_text(
         settings.llm.summary_model,
         SUMMARY_SYSTEM,
-        "Summarise this conversation so far:\n\n" + transcript,
+        "Summarise this conversation so far:\n\n" + _head_transcript(messages[:cut]),
         max_tokens=2048,
     )
     compacted = [

@@ -219,59 +219,97 @@ def chunk_markdown(
     file_date = note_date(lines, rel_path, source, front, fallback_date)
     importance = front.importance if front.importance is not None else DEFAULT_IMPORTANCE[source]
 
-    chunks: list[Chunk] = []
-    path_stack: list[tuple[int, str]] = []
-    section_date = file_date
-    group: list[_Block] = []
-    group_tokens = 0
-
-    def flush() -> None:
-        nonlocal group, group_tokens
-        if group:
-            chunks.append(
-                _make_chunk(
-                    lines, group, path_stack, tier, source, section_date, front.tags, importance
-                )
-            )
-        group, group_tokens = [], 0
-
+    cut = _Cut(lines, max_tokens, tier, source, file_date, front.tags, importance)
     for block in _blocks(lines, front.end_line):
         if block.kind == "heading":
-            match = HEADING.match(lines[block.start])
-            assert match is not None
-            level, title = len(match.group(1)), (match.group(2) or "").strip()
-            # A heading with nothing under it but a deeper heading (`# Title` then
-            # `## Part`) joins that part's chunk instead of standing alone.
-            nests = bool(group) and all(b.kind == "heading" for b in group)
-            nests = nests and bool(path_stack) and level > path_stack[-1][0]
-            if not nests:
-                flush()
-            while path_stack and path_stack[-1][0] >= level:
-                path_stack.pop()
-            path_stack.append((level, title))
-            if source == "decision" and level <= 2:
-                dated = DECISION_HEADING.match(lines[block.start]) if level == 2 else None
-                day = parse_iso_date(dated.group(1)) if dated else None
-                section_date = day.isoformat() if day else None
-            if nests:
-                group.append(block)
-                group_tokens += block.tokens
-            else:
-                group, group_tokens = [block], block.tokens
-            continue
-        pieces = _split_oversized(lines, block, max_tokens)
+            cut.heading(block)
+        else:
+            cut.body(block)
+    cut.flush()
+    return cut.chunks
+
+
+class _Cut:
+    """One file's cutting: the chunks made so far, the blocks gathered for the next, and
+    the headings and the date they sit under."""
+
+    def __init__(
+        self,
+        lines: list[str],
+        max_tokens: int,
+        tier: str,
+        source: str,
+        file_date: str | None,
+        tags: tuple[str, ...],
+        importance: float,
+    ) -> None:
+        self.lines = lines
+        self.max_tokens = max_tokens
+        self.tier, self.source, self.tags, self.importance = tier, source, tags, importance
+        self.chunks: list[Chunk] = []
+        self.path_stack: list[tuple[int, str]] = []  # (level, title) of the headings above
+        self.section_date = file_date  # the file's; in a decision file its dated section's
+        self.group: list[_Block] = []
+        self.group_tokens = 0
+
+    def flush(self) -> None:
+        """The blocks gathered so far as one chunk."""
+        if self.group:
+            self.chunks.append(
+                _make_chunk(
+                    self.lines,
+                    self.group,
+                    self.path_stack,
+                    self.tier,
+                    self.source,
+                    self.section_date,
+                    self.tags,
+                    self.importance,
+                )
+            )
+        self.group, self.group_tokens = [], 0
+
+    def heading(self, block: _Block) -> None:
+        """A heading starts a chunk, unless it only nests under a heading alone so far."""
+        match = HEADING.match(self.lines[block.start])
+        assert match is not None
+        level, title = len(match.group(1)), (match.group(2) or "").strip()
+        # A heading with nothing under it but a deeper heading (`# Title` then
+        # `## Part`) joins that part's chunk instead of standing alone.
+        nests = bool(self.group) and all(b.kind == "heading" for b in self.group)
+        nests = nests and bool(self.path_stack) and level > self.path_stack[-1][0]
+        if not nests:
+            self.flush()
+        while self.path_stack and self.path_stack[-1][0] >= level:
+            self.path_stack.pop()
+        self.path_stack.append((level, title))
+        if self.source == "decision" and level <= 2:
+            dated = DECISION_HEADING.match(self.lines[block.start]) if level == 2 else None
+            day = parse_iso_date(dated.group(1)) if dated else None
+            self.section_date = day.isoformat() if day else None
+        if nests:
+            self.group.append(block)
+            self.group_tokens += block.tokens
+        else:
+            self.group, self.group_tokens = [block], block.tokens
+
+    def body(self, block: _Block) -> None:
+        """A block of text joins the chunk while it fits `max_tokens` (an oversized one cut
+        first)."""
+        max_tokens, group = self.max_tokens, self.group
+        pieces = _split_oversized(self.lines, block, max_tokens)
         if group and all(b.kind == "heading" for b in group):
             # The heading joins its first block; when both together pass the budget,
             # the block's first lines go with the heading and the rest follows.
-            pieces = _fit_after_heading(lines, pieces, max_tokens - group_tokens, max_tokens)
+            pieces = _fit_after_heading(
+                self.lines, pieces, max_tokens - self.group_tokens, max_tokens
+            )
         for piece in pieces:
-            only_heading = len(group) == 1 and group[0].kind == "heading"
-            if group and group_tokens + piece.tokens > max_tokens and not only_heading:
-                flush()
-            group.append(piece)
-            group_tokens += piece.tokens
-    flush()
-    return chunks
+            only_heading = len(self.group) == 1 and self.group[0].kind == "heading"
+            if self.group and self.group_tokens + piece.tokens > max_tokens and not only_heading:
+                self.flush()
+            self.group.append(piece)
+            self.group_tokens += piece.tokens
 
 
 def _make_chunk(

@@ -76,7 +76,7 @@ class WordCounts(Protocol):
 class CandidateSource(Protocol):
     """Where a search's candidate lists come from: each backend's own, beside its data
     (SQLite: memctl.index.sqlite.candidates.SqliteCandidates, in process; PostgreSQL:
-    memctl.index.postgres.search.PgCandidates, in SQL). Fusion, scoring, reranking, the
+    memctl.index.postgres.candidates.PgCandidates, in SQL). Fusion, scoring, reranking, the
     floor and the snippets are the same for both."""
 
     fresh: bool  # this search re-checks what the source keeps (set before each search)

@@ -340,16 +340,20 @@ def _embed_pending(
 ) -> None:
     """Embed what is pending. `private`: a rebuild file nobody else sees needs no lock."""
     from memctl.index.embed.registry import canonical
-    from memctl.index.unit_embed import UNITS_VERSION, backfill_units, embed_units
+    from memctl.index.unit_embed import (
+        UNITS_PAST,
+        UNITS_VERSION,
+        backfill_units,
+        embed_units,
+        embeds_units,
+    )
 
-    # `[search] units = false`: no fact is embedded (2-3x the chunks' embedding time);
-    # turned on again, the first index backfills them.
-    units = vault.settings.search.units
-    if (
-        store.pending_count() == 0
-        and store.model_id == canonical(vault.settings.embed.model)
-        and (store.units_embedded() == UNITS_VERSION or not units)
-    ):
+    # `[search] units = false`, or an index past units.UNITS_MAX_CHUNKS: no fact is
+    # embedded (2-3x the chunks' embedding time); turned on again, or the index back under
+    # the limit, the first index backfills them.
+    setting = vault.settings.search.units
+    quiet = store.pending_count() == 0 and store.model_id == canonical(vault.settings.embed.model)
+    if quiet and (not setting or store.units_embedded() in (UNITS_VERSION, UNITS_PAST)):
         return
     from memctl.index.embed import get_embedder
 
@@ -362,12 +366,13 @@ def _embed_pending(
                     "another memctl process is computing embeddings; it embeds these chunks too"
                 )
                 return
+        units = embeds_units(store, setting)
+        if quiet and not units:
+            return
         embedder = get_embedder(vault.settings)
         report.model_changed = store.set_model(embedder.model_id, embedder.dim)
         batch_size = max(1, batch_size or vault.settings.embed.batch_size)
         total = store.pending_count()
-        if not units and store.units_embedded():
-            store.set_units_embedded("")  # the chunks embedded now wait for the backfill
         last_id, done = 0, 0
         while not (stop and stop()) and (rows := store.pending_after(last_id, batch_size)):
             last_id = rows[-1][0]

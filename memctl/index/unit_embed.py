@@ -4,7 +4,8 @@ Units have no rows of their own: a unit is found again from its chunk's text, it
 by its text's hash in the cache the chunks' vectors come from (`state.embed_cache`, or a
 shared server's vault-local cache). So both backends hold them the same way, a re-index
 of unchanged text embeds nothing, and the rows, FTS tables and vector index stay as they
-were. Search reads them for its candidates only (memctl.search.rank.meaning).
+were. Search reads them for its candidates only (memctl.search.rank.meaning), and only in
+an index of at most UNITS_MAX_CHUNKS chunks: past it none is embedded.
 """
 
 from __future__ import annotations
@@ -13,10 +14,24 @@ from collections.abc import Callable, Iterable
 
 from memctl.index.embed.base import Embedder
 from memctl.index.protocol import IndexBackend
-from memctl.index.units import units_of
+from memctl.index.units import UNITS_MAX_CHUNKS, units_of
 
 UNITS_VERSION = "1"  # a change to how units are cut or worded re-embeds them once
+UNITS_PAST = "past"  # the index is past UNITS_MAX_CHUNKS: backfilled once back under it
 _SCAN = 2000  # chunks read per step of the first backfill
+
+
+def embeds_units(store: IndexBackend, setting: bool) -> bool:
+    """Whether an embedding pass embeds the facts: `[search] units` on and the index within
+    UNITS_MAX_CHUNKS. Otherwise the index is marked so the chunks embedded now wait for a
+    backfill: UNITS_PAST until it is back under the limit (a quiet sync then counts the
+    chunks no more), "" until the setting is turned on again."""
+    if setting and store.chunk_count() <= UNITS_MAX_CHUNKS:
+        return True
+    past = UNITS_PAST if setting else ""
+    if (store.units_embedded() or "") != past:
+        store.set_units_embedded(past)
+    return False
 
 
 def embed_units(

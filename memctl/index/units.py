@@ -23,6 +23,11 @@ from memctl.index.note_meta import HEADING
 
 MAX_UNITS = 32  # a chunk of more (a long list of one-word items) keeps the first ones
 MIN_WORDS = 3  # a shorter line ("- TODO", "Notes:") is not a fact of its own
+# Past this many chunks in the index no fact is embedded, nor read by search
+# (search/rank/meaning.LIFT_MAX_CHUNKS): there a fact's vector is a cold page of a ~1 GB
+# state.db for next to nothing found, and the facts were ~2.8x the chunks' embedding time
+# and ~5.6x their state.db (docs/lab/search.md, 2026-11-29).
+UNITS_MAX_CHUNKS = 20_000
 _SENTENCE_END = re.compile(r"""[.!?;:)\]»"'…]\s*$""")
 _DATE_ONLY = re.compile(r"^[\W\d_]*$")
 _MARKER = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s+(?:\d{1,2}:\d{2}\s+)?")

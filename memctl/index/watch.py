@@ -65,80 +65,111 @@ def watch_vault(
     # watchdog warns on stderr about events racing its shutdown; nothing is lost by it.
     logging.getLogger("watchdog").setLevel(logging.ERROR)
 
-    stop = stop or threading.Event()
-    dirty = dirty or threading.Event()
-    sync_lock = sync_lock or threading.RLock()
-    wanted = threading.Event()  # new lexical rows may need vectors
-    last_event = [time.monotonic()]
-    changed: threading.Event = dirty  # what the handler sets, typed for its closure
-    root = vault.root.resolve()
+    watch = _Watch(vault, on_sync, on_error, lock_wait, stop, dirty, sync_lock)
 
     class Handler(FileSystemEventHandler):
         def on_any_event(self, event: FileSystemEvent) -> None:
             if event.event_type in ("opened", "closed_no_write"):
                 return
-            paths = (event.src_path, getattr(event, "dest_path", None))
-            if any(is_relevant(root, p) for p in paths):
-                last_event[0] = time.monotonic()
-                changed.set()
-
-    def run_sync() -> None:
-        try:
-            with sync_lock:
-                report = sync(vault, embed=False, wait=lock_wait)
-        except LockBusy as exc:
-            # Another indexer is busy for longer than the lock wait: try again after
-            # the next quiet period instead of dropping the edit.
-            on_error(str(exc))
-            last_event[0] = time.monotonic()
-            dirty.set()
-            return
-        except IndexDamaged:
-            raise  # nothing to watch into: the one-line error says to run index --full
-        except MemctlError as exc:
-            on_error(str(exc))
-            return
-        on_sync(report)
-        if report.pending_embeddings:
-            wanted.set()
-
-    def embed_worker() -> None:
-        while not stop.is_set():
-            if not wanted.wait(timeout=0.2):
-                continue
-            wanted.clear()
-            try:
-                report = embed_pending(vault, stop=stop.is_set)
-            except MemctlError as exc:
-                on_error(str(exc))
-                continue
-            if report.embedded or report.cache_hits:
-                on_sync(report)
+            watch.seen((event.src_path, getattr(event, "dest_path", None)))
 
     observer: Any = Observer()
-    observer.schedule(Handler(), str(root), recursive=True)
+    observer.schedule(Handler(), str(watch.root), recursive=True)
     observer.start()
-    worker = threading.Thread(target=embed_worker, name="memctl-embed", daemon=True)
+    worker = threading.Thread(target=watch.embed_worker, name="memctl-embed", daemon=True)
     if embed:
         worker.start()
     try:
-        run_sync()
+        watch.run_sync()
         if ready is not None:
             ready.set()
-        while not stop.is_set():
-            if not dirty.wait(timeout=0.2):
-                continue
-            # Wait for `debounce` seconds without events: one sync per burst of saves.
-            while (quiet := debounce - (time.monotonic() - last_event[0])) > 0:
-                if stop.wait(quiet):
-                    return
-            dirty.clear()
-            run_sync()
+        watch.sync_after_quiet(debounce)
     finally:
-        stop.set()
+        watch.stop.set()
         observer.stop()
         observer.join(timeout=5)
         if embed:
             # Let the current batch finish: a thread killed inside onnxruntime at exit
             # aborts the whole process.
             worker.join(timeout=120)
+
+
+class _Watch:
+    """One watch's state, shared by the observer's thread (events), the watcher's (lexical
+    syncs) and the embedding worker's (vectors)."""
+
+    def __init__(
+        self,
+        vault: Vault,
+        on_sync: Callable[[SyncReport], None],
+        on_error: Callable[[str], None],
+        lock_wait: float,
+        stop: threading.Event | None,
+        dirty: threading.Event | None,
+        sync_lock: threading.RLock | None,
+    ) -> None:
+        self.vault = vault
+        self.root = vault.root.resolve()
+        self.on_sync = on_sync
+        self.on_error = on_error
+        self.lock_wait = lock_wait
+        self.stop = stop or threading.Event()
+        self.dirty = dirty or threading.Event()  # set by a relevant event, cleared by a sync
+        self.sync_lock = sync_lock or threading.RLock()
+        self.wanted = threading.Event()  # new lexical rows may need vectors
+        self.last_event = time.monotonic()
+
+    def seen(self, paths: tuple[str | bytes | None, ...]) -> None:
+        """An event on `paths`: a sync is due once the vault has been quiet a while."""
+        if any(is_relevant(self.root, p) for p in paths):
+            self.last_event = time.monotonic()
+            self.dirty.set()
+
+    def sync_after_quiet(self, debounce: float) -> None:
+        """Until `stop`: after each burst of events, one sync once `debounce` seconds have
+        passed without another."""
+        while not self.stop.is_set():
+            if not self.dirty.wait(timeout=0.2):
+                continue
+            # Wait for `debounce` seconds without events: one sync per burst of saves.
+            while (quiet := debounce - (time.monotonic() - self.last_event)) > 0:
+                if self.stop.wait(quiet):
+                    return
+            self.dirty.clear()
+            self.run_sync()
+
+    def run_sync(self) -> None:
+        """The lexical sync (vectors are the worker's), its failures reported, not raised,
+        except damage: nothing to watch into then."""
+        try:
+            with self.sync_lock:
+                report = sync(self.vault, embed=False, wait=self.lock_wait)
+        except LockBusy as exc:
+            # Another indexer is busy for longer than the lock wait: try again after
+            # the next quiet period instead of dropping the edit.
+            self.on_error(str(exc))
+            self.last_event = time.monotonic()
+            self.dirty.set()
+            return
+        except IndexDamaged:
+            raise  # nothing to watch into: the one-line error says to run index --full
+        except MemctlError as exc:
+            self.on_error(str(exc))
+            return
+        self.on_sync(report)
+        if report.pending_embeddings:
+            self.wanted.set()
+
+    def embed_worker(self) -> None:
+        """Until `stop`: the pending chunks' vectors, each time a sync left some."""
+        while not self.stop.is_set():
+            if not self.wanted.wait(timeout=0.2):
+                continue
+            self.wanted.clear()
+            try:
+                report = embed_pending(self.vault, stop=self.stop.is_set)
+            except MemctlError as exc:
+                self.on_error(str(exc))
+                continue
+            if report.embedded or report.cache_hits:
+                self.on_sync(report)

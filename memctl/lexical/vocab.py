@@ -69,8 +69,12 @@ class Vocabulary:
         if len(self._closest) >= CORRECTIONS_KEPT:
             self._closest.clear()
         if self._buckets is None:
+            # Sorted: rapidfuzz keeps the first of equally near words, and a set's order
+            # changes from process to process (str hashes are salted), so "change" became
+            # "changes" in one run and "changed" in the next (5 of 173 vault-shaped
+            # questions answered differently run to run). In order, as fts5vocab reads them.
             self._buckets = {}
-            for term in self.terms:
+            for term in sorted(self.terms):
                 self._buckets.setdefault(term[:1], []).append(term)
         choices = [t for t in self._buckets.get(word[:1], ()) if abs(len(t) - len(word)) <= 2]
         best = process.extractOne(word, choices, scorer=fuzz.ratio, score_cutoff=min_ratio)

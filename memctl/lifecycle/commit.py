@@ -147,55 +147,15 @@ def commit_changes(
             ),
             "read-tree",
         )
-        state: dict[str, bytes | None] = {}
-        record: dict[str, bytes] = {}
-
-        def current(rel: str) -> bytes | None:
-            if rel not in state:
-                entry = repo.head_entry(rel)
-                state[rel] = repo.blob(entry[1]) if entry else None
-            return state[rel]
-
+        replay = _Replay(vault, repo)
         for change in changes:
-            if not change.block:
-                moved = vault.root / change.destination
-                data = moved.read_bytes() if moved.exists() else None
-                if current(change.source) is None and data is not None:
-                    record[change.source] = data
-                state[change.source] = None
-                if data is not None:
-                    state[change.destination] = data
-                continue
-            source = current(change.source)
-            if source is None and change.whole_source:
-                record[change.source] = source = _bytes(change.block)
-            if source is not None:
-                cut = cut_block(_text(source), change.block)
-                state[change.source] = (
-                    None if change.whole_source and not cut.strip() else _bytes(cut)
-                )
-            target = current(change.destination)
-            if target is None:
-                on_disk = vault.root / change.destination
-                state[change.destination] = (
-                    on_disk.read_bytes()
-                    if on_disk.exists()
-                    else _bytes(append_to(change.header, change.block))
-                )
-            elif find_block(_text(target), change.block) is None:
-                state[change.destination] = _bytes(append_to(_text(target), change.block))
-
-        def entry(rel: str, data: bytes | None) -> tuple[str, str] | None:
-            if data is None:
-                return None
-            old = repo.head_entry(rel)
-            return (old[0] if old else FILE_MODE), repo.write_blob(data)
-
+            replay.apply(change)
+        state, record = replay.state, replay.record
         parent = repo.head
         if record:
-            repo.stage({rel: entry(rel, data) for rel, data in record.items()}, repo.env)
+            repo.stage({rel: _entry(repo, rel, data) for rel, data in record.items()}, repo.env)
             _, parent = repo.commit_tree(parent, record_message)
-        final = {rel: entry(rel, data) for rel, data in state.items()}
+        final = {rel: _entry(repo, rel, data) for rel, data in state.items()}
         repo.stage(final, repo.env)
         tree, commit = repo.commit_tree(parent, message)
         if tree == repo.tree_of(parent):
@@ -219,7 +179,70 @@ def commit_changes(
         own = {}
         for rel in {**record, **state}:
             if repo.index_entry(rel) == repo.head_entry(rel):
-                own[rel] = final.get(rel, entry(rel, record.get(rel)))
+                own[rel] = final.get(rel, _entry(repo, rel, record.get(rel)))
         if own:
             repo.stage(own, os.environ)
         return checked(run_git(repo.top, "rev-parse", "--short", "HEAD"), "rev-parse")
+
+
+def _entry(repo: _Repo, rel: str, data: bytes | None) -> tuple[str, str] | None:
+    """`rel`'s index entry for `data` (its mode in HEAD kept); None: the path leaves."""
+    if data is None:
+        return None
+    old = repo.head_entry(rel)
+    return (old[0] if old else FILE_MODE), repo.write_blob(data)
+
+
+class _Replay:
+    """memctl's moves replayed onto HEAD's content: each file the commit writes
+    (`state`, None for a file that leaves the tree), and each note HEAD never held that
+    is first recorded as written (`record`)."""
+
+    def __init__(self, vault: Vault, repo: _Repo) -> None:
+        self.vault, self.repo = vault, repo
+        self.state: dict[str, bytes | None] = {}
+        self.record: dict[str, bytes] = {}
+
+    def current(self, rel: str) -> bytes | None:
+        """`rel` as the replay has it so far: HEAD's version, then each change's."""
+        if rel not in self.state:
+            entry = self.repo.head_entry(rel)
+            self.state[rel] = self.repo.blob(entry[1]) if entry else None
+        return self.state[rel]
+
+    def apply(self, change: Change) -> None:
+        if not change.block:
+            self._renamed(change)
+        else:
+            self._block_moved(change)
+
+    def _renamed(self, change: Change) -> None:
+        """A whole file moved: the destination's bytes as written, the source gone."""
+        moved = self.vault.root / change.destination
+        data = moved.read_bytes() if moved.exists() else None
+        if self.current(change.source) is None and data is not None:
+            self.record[change.source] = data
+        self.state[change.source] = None
+        if data is not None:
+            self.state[change.destination] = data
+
+    def _block_moved(self, change: Change) -> None:
+        """A block cut from HEAD's source and appended to HEAD's destination (a new
+        destination as written, or as the header and the block)."""
+        state = self.state
+        source = self.current(change.source)
+        if source is None and change.whole_source:
+            self.record[change.source] = source = _bytes(change.block)
+        if source is not None:
+            cut = cut_block(_text(source), change.block)
+            state[change.source] = None if change.whole_source and not cut.strip() else _bytes(cut)
+        target = self.current(change.destination)
+        if target is None:
+            on_disk = self.vault.root / change.destination
+            state[change.destination] = (
+                on_disk.read_bytes()
+                if on_disk.exists()
+                else _bytes(append_to(change.header, change.block))
+            )
+        elif find_block(_text(target), change.block) is None:
+            state[change.destination] = _bytes(append_to(_text(target), change.block))

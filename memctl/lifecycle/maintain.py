@@ -21,11 +21,13 @@ from memctl.lifecycle import history
 from memctl.lifecycle.commit import Change, commit_changes, require_git
 from memctl.lifecycle.demote import (
     ARCHIVE_DECISIONS_HEADER,
+    ApplyReport,
     apply_demotions,
     hot_archive_proposals,
     plan_demotions,
     prune_proposals,
 )
+from memctl.lifecycle.evidence import LifecycleState
 from memctl.lifecycle.lint import LintReport, lint
 from memctl.lifecycle.moves import Journal, finish_pending_moves
 from memctl.lifecycle.promote import (
@@ -34,7 +36,8 @@ from memctl.lifecycle.promote import (
     record_reviews,
     review_open,
 )
-from memctl.lifecycle.proposals import Kind, Proposal
+from memctl.lifecycle.proposals import Kind, Proposal, ProposalBook
+from memctl.lifecycle.rules import ChunkUse
 from memctl.lifecycle.run import LifecycleRun
 from memctl.llm import LLM, no_llm_notice
 from memctl.secrets import redact_text
@@ -138,73 +141,31 @@ def maintain(
 def _maintain(
     run: LifecycleRun, *, llm: LLM | None, sync_index: bool, embed: bool, commit: bool
 ) -> MaintainReport:
+    """The nightly steps in order: recover, sync, demote (and commit), propose, embed,
+    review, lint, record. The vault lock is held only while markdown or memctl's state
+    changes: finishing interrupted moves, the moves, storing proposals, the commit. Index
+    syncs, reading usage and working out candidates (seconds to minutes on a big archive)
+    run outside it, so `add` and `remember` wait at most for the moves themselves. Moves
+    re-read what they change under the lock (daily notes by file, decisions parsed afresh),
+    so a plan made from a slightly older index never moves the wrong bytes."""
     vault, now = run.vault, run.now
     report = MaintainReport(now=clock.iso(now))
     if llm is None:
         report.notices.append(no_llm_notice(vault.settings))
     if commit:
         require_git(vault)  # before any move, so a missing repository changes nothing
-    # The vault lock is held only while markdown or memctl's state changes: finishing
-    # interrupted moves, the moves, storing proposals, the commit. Index syncs, reading
-    # usage and working out candidates (seconds to minutes on a big archive) run outside
-    # it, so `add` and `remember` wait at most for the moves themselves. Moves re-read
-    # what they change under the lock (daily notes by file, decisions parsed afresh), so a
-    # plan made from a slightly older index never moves the wrong bytes.
-    with vault.lock():
-        interrupted = Journal(vault).load()
-        report.recovered = finish_pending_moves(vault)
-        leftovers = remove_temp_files(vault)
-    if leftovers:
-        report.notices.append(leftover_notice(leftovers))
+    interrupted = _recovered(run, report)
     _sync(run, report, sync_index, False)
     counts = run.counts()
     if counts is None or not counts["chunks"]:
         report.notices.append("the index is empty or missing: usage-based rules had no data")
-    with vault.lock():
-        applied = apply_demotions(vault, plan_demotions(vault, run.uses(), now))
-        report.moves = [m.to_dict() for m in applied.done]
-        report.skipped_moves = [f"{m.source}: {why}" for m, why in applied.skipped]
-        if commit:
-            # In the same hold of the lock as the moves: what is committed is what moved.
-            changes = [
-                Change(
-                    i["source"],
-                    i["destination"],
-                    i["block"],
-                    i.get("header", ""),
-                    whole_source=i.get("kind") == "daily-merge",
-                )
-                for i in interrupted
-            ] + [
-                Change(
-                    m.source,
-                    m.destination,
-                    block,
-                    _HEADERS.get(m.kind, ""),
-                    whole_source=m.kind == "daily-merge",
-                )
-                for m, block in zip(applied.done, applied.blocks, strict=True)
-            ]
-            report.commit = commit_changes(
-                vault, changes, _commit_message(report), _record_message(report)
-            )
+    applied = _demoted(run, report, interrupted, commit)
     if applied.done:
         run.moved()
         if sync_index:
             _sync(run, report, True, False)
     uses, state, core = run.uses(), run.state(), run.core_text()
-    fresh: dict[Kind, list[Proposal]] = {
-        "promote": promotion_proposals(vault, uses, now),
-        "archive": hot_archive_proposals(vault, uses, now, state, core),
-        "prune": prune_proposals(vault, uses, now),
-    }
-    with vault.lock():
-        book = run.book()
-        for kind, proposals in fresh.items():
-            book.refresh(kind, proposals)
-        book.save()
-        state.save()
-        to_review = book.of_kind("promote", ("proposed",))
+    book, to_review = _proposed(run, uses, state, core)
     if sync_index and embed:
         # Moved text keeps its hash, so its vectors come from the embedding cache.
         _sync(run, report, True, True)
@@ -230,6 +191,84 @@ def _maintain(
     with vault.lock():
         history.record_run(vault, _figures(report, len(book.of_kind("promote", ("applied",)))))
     return report
+
+
+def _recovered(run: LifecycleRun, report: MaintainReport) -> list[dict[str, Any]]:
+    """Under the lock: the moves an earlier run left unfinished, finished (their journal
+    entries returned, for the commit), and temporary files left behind, removed."""
+    vault = run.vault
+    with vault.lock():
+        interrupted = Journal(vault).load()
+        report.recovered = finish_pending_moves(vault)
+        leftovers = remove_temp_files(vault)
+    if leftovers:
+        report.notices.append(leftover_notice(leftovers))
+    return interrupted
+
+
+def _demoted(
+    run: LifecycleRun, report: MaintainReport, interrupted: list[dict[str, Any]], commit: bool
+) -> ApplyReport:
+    """Under the lock: WARM -> COLD moves by usage, and with `commit` the git commit of
+    exactly what moved (the interrupted moves finished first included)."""
+    vault = run.vault
+    with vault.lock():
+        applied = apply_demotions(vault, plan_demotions(vault, run.uses(), run.now))
+        report.moves = [m.to_dict() for m in applied.done]
+        report.skipped_moves = [f"{m.source}: {why}" for m, why in applied.skipped]
+        if commit:
+            # In the same hold of the lock as the moves: what is committed is what moved.
+            report.commit = commit_changes(
+                vault,
+                _changes(interrupted, applied),
+                _commit_message(report),
+                _record_message(report),
+            )
+    return applied
+
+
+def _changes(interrupted: list[dict[str, Any]], applied: ApplyReport) -> list[Change]:
+    """What a commit takes in: the finished journal entries, then this run's moves."""
+    return [
+        Change(
+            i["source"],
+            i["destination"],
+            i["block"],
+            i.get("header", ""),
+            whole_source=i.get("kind") == "daily-merge",
+        )
+        for i in interrupted
+    ] + [
+        Change(
+            m.source,
+            m.destination,
+            block,
+            _HEADERS.get(m.kind, ""),
+            whole_source=m.kind == "daily-merge",
+        )
+        for m, block in zip(applied.done, applied.blocks, strict=True)
+    ]
+
+
+def _proposed(
+    run: LifecycleRun, uses: list[ChunkUse], state: LifecycleState, core: str
+) -> tuple[ProposalBook, list[Proposal]]:
+    """Fresh promote, archive and prune proposals stored under the lock (each kind's
+    earlier ones refreshed); the book, and the promotions waiting for review."""
+    vault, now = run.vault, run.now
+    fresh: dict[Kind, list[Proposal]] = {
+        "promote": promotion_proposals(vault, uses, now),
+        "archive": hot_archive_proposals(vault, uses, now, state, core),
+        "prune": prune_proposals(vault, uses, now),
+    }
+    with vault.lock():
+        book = run.book()
+        for kind, proposals in fresh.items():
+            book.refresh(kind, proposals)
+        book.save()
+        state.save()
+        to_review = book.of_kind("promote", ("proposed",))
+    return book, to_review
 
 
 def _figures(report: MaintainReport, promotions_applied: int) -> history.RunFigures:

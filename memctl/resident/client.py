@@ -17,6 +17,7 @@ from memctl.resident import address
 
 if address.TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from typing import Any
 
 SERVED = ("search", "context", "tools", "status", "hook")
 HOOK_INPUT_MAX = 8 * 1024 * 1024 + 1  # memctl.agent.hooks.MAX_INPUT_BYTES, and one to tell
@@ -120,32 +121,10 @@ def _stream_facts(stream: object) -> dict[str, object]:
 
 def run_served(argv: Sequence[str]) -> int | None:
     """Run the command in the resident process and print its output; None: run it here."""
-    env = os.environ
-    if env.get(OFF_SWITCH, "").lower() in ("0", "off", "no", "false"):
+    asked = _served_here(argv)
+    if asked is None:
         return None
-    if "_MEMCTL_COMPLETE" in env:
-        return None  # shell completion reads this process's environment
-    command = served_command(argv)
-    if command is None:
-        return None
-    option, args = command
-    try:
-        root = vault_root(option, env, os.getcwd())
-    except OSError:
-        return None
-    if root is None:
-        return None
-    if not address.listening(root):
-        return None  # the common case without a resident process: one stat
-    resolved = stdin_resolved(args)
-    if resolved is None:
-        return None
-    args = resolved
-    stdin: str | None = None
-    if args[0] == "hook":
-        stdin = _hook_input()
-        if stdin is None:
-            return None
+    root, args, stdin = asked
     try:
         sock, token, pid = address.connect(root)
     except address.Untrusted as exc:
@@ -153,21 +132,7 @@ def run_served(argv: Sequence[str]) -> int | None:
         return None
     except OSError:
         return None  # nothing listens (a stale socket): `memctl status` or serve clears it
-    key = os.urandom(16)
-    request = {
-        "protocol": address.PROTOCOL,
-        "memctl": __version__,
-        "token": token,
-        "argv": ["--vault", root, *args],
-        # Only what rendering needs as is; the compared variables as keyed digests.
-        "env": {name: env[name] for name in address.TERMINAL_ENV if name in env},
-        "facts": {"key": key.hex(), "digests": address.env_digests(env, key)},
-        "stdout": _stream_facts(sys.stdout),
-        "stderr": _stream_facts(sys.stderr),
-        "size": terminal_size(),
-    }
-    if stdin is not None:
-        request["stdin"] = stdin
+    request = _request(root, args, token, stdin)
     try:
         with sock, sock.makefile("rb") as stream:
             address.send_json(sock, request)
@@ -194,6 +159,60 @@ def run_served(argv: Sequence[str]) -> int | None:
     sys.stderr.buffer.write(_safe_for(sys.stderr, err))
     sys.stderr.buffer.flush()
     return int(header.get("exit", 0))
+
+
+def _served_here(argv: Sequence[str]) -> tuple[str, list[str], str | None] | None:
+    """(the vault's root, the command's arguments, a hook's standard input) when a
+    resident process of that vault may run the command; None: it runs in this process."""
+    env = os.environ
+    if env.get(OFF_SWITCH, "").lower() in ("0", "off", "no", "false"):
+        return None
+    if "_MEMCTL_COMPLETE" in env:
+        return None  # shell completion reads this process's environment
+    command = served_command(argv)
+    if command is None:
+        return None
+    option, args = command
+    try:
+        root = vault_root(option, env, os.getcwd())
+    except OSError:
+        return None
+    if root is None:
+        return None
+    if not address.listening(root):
+        return None  # the common case without a resident process: one stat
+    resolved = stdin_resolved(args)
+    if resolved is None:
+        return None
+    args = resolved
+    stdin: str | None = None
+    if args[0] == "hook":
+        stdin = _hook_input()
+        if stdin is None:
+            return None
+    return root, args, stdin
+
+
+def _request(root: str, args: list[str], token: str | None, stdin: str | None) -> dict[str, Any]:
+    """What the resident process is sent: the command, and what rendering it needs of
+    this terminal and environment."""
+    env = os.environ
+    key = os.urandom(16)
+    request: dict[str, Any] = {
+        "protocol": address.PROTOCOL,
+        "memctl": __version__,
+        "token": token,
+        "argv": ["--vault", root, *args],
+        # Only what rendering needs as is; the compared variables as keyed digests.
+        "env": {name: env[name] for name in address.TERMINAL_ENV if name in env},
+        "facts": {"key": key.hex(), "digests": address.env_digests(env, key)},
+        "stdout": _stream_facts(sys.stdout),
+        "stderr": _stream_facts(sys.stderr),
+        "size": terminal_size(),
+    }
+    if stdin is not None:
+        request["stdin"] = stdin
+    return request
 
 
 def _safe_for(stream: object, data: bytes) -> bytes:

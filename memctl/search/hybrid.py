@@ -2,39 +2,37 @@
 
 A `Searcher` holds the open index and (once needed) the embedding model, so `--batch`
 and `memctl eval` pay the model load once; `memctl.search.search()` is the one-shot
-entry point. The stages, in order: query/ (the dates said, the query vector; parsing
-and the lexical plan are memctl.lexical's), the candidate lists (the store's
-CandidateSource: memctl.index.sqlite or memctl.index.postgres), rank/ (fusion, composite score, supersession, diversity),
-rerank/ (the learned second stage), floor/ (the relevance floor), present/ (snippets
-and results).
+entry point. The stages, in order: the query read and its candidate lists
+(candidate_lists.py: query/ for the dates said and the query vector, memctl.lexical for
+the words and the lexical plan, the store's CandidateSource: memctl.index.sqlite or
+memctl.index.postgres), fusion and the composite score with the candidates' snippets
+(scored.py over rank/), then here: rerank/ (the learned second stage), diversity (rank/),
+floor/ (the relevance floor), present/ (the results).
 """
 
 from __future__ import annotations
 
 import time
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from memctl import clock
 from memctl.index.backend import IndexBackend, open_store
-from memctl.index.catch_up import catch_up, pending_notice
-from memctl.index.embed.registry import canonical
 from memctl.index.protocol import CandidateSource
-from memctl.index.usage import ChunkRecord
-from memctl.lexical.parse import Query, parse_query
-from memctl.lexical.plan import Candidates, Filters, LexicalPlan
-from memctl.search.floor.evidence import Verdict, judge_results, weighted_terms
+from memctl.lexical.plan import Filters
+from memctl.search import candidate_lists
+from memctl.search.floor.evidence import Verdict, judge_results
 from memctl.search.kept import IndexMemory
-from memctl.search.options import MODE_LISTS, checked_k, lists_wanted, policy_from, with_window
+from memctl.search.options import checked_k, policy_from
 from memctl.search.present import results as present
-from memctl.search.query.dates import read_dates
 from memctl.search.query.embedding import QueryVectors
 from memctl.search.rank import dated as dated_stage
 from memctl.search.rank import meaning, ranking
-from memctl.search.rank.scoring import Policy, fuse, weights_for
-from memctl.search.rerank import stage, windows
+from memctl.search.rank.scoring import Policy
+from memctl.search.rerank import stage
 from memctl.search.results import SearchResponse, SearchResult
-from memctl.search.run import Asked, Listed, SearchRun
+from memctl.search.run import Listed, SearchRun
+from memctl.search.scored import ranked
 from memctl.search.trace import SearchTrace
 from memctl.vault import Vault
 
@@ -62,6 +60,12 @@ class Searcher:
         if self._store is None:
             self._store = open_store(self.vault)
         return self._store
+
+    @property
+    def kept(self) -> IndexMemory:
+        """What earlier searches read from the index, kept while it does not change (the
+        stages in candidate_lists.py and scored.py read through it)."""
+        return self._kept
 
     @property
     def candidates(self) -> CandidateSource:
@@ -129,33 +133,26 @@ class Searcher:
         (k is then at most MAX_BUDGET_RESULTS, options.py); `vector` is the query's, if already embedded;
         `trace` is filled in with what the stages saw (memctl.search.trace).
 
-        Stages: freshness, candidate lists, fusion and scoring (ranking.score), diversity
-        (ranking.diversify), the relevance floor (evidence.judge_results), results."""
+        Stages: freshness, candidate lists (candidate_lists.py), fusion and scoring
+        (scored.py), the reranker (rerank/stage.py), diversity (ranking.diversify), the
+        relevance floor (evidence.judge_results), results."""
         k = checked_k(mode, k, budget, min_score)
         now = now or clock.now()
         notices: list[str] = self.refresh(now) if self.fresh else []
         response = SearchResponse(query=query, results=[], pending_embeddings=0, notices=notices)
-        listed = self._listed(self._asked(query, mode, now, filters or Filters(), vector), response)
+        asked = candidate_lists.asked(self.settings, query, mode, now, filters or Filters(), vector)
+        listed = candidate_lists.listed(self, asked, response)
         if listed is None:
             return response
         found, dated = listed.found, listed.asked.dated
         rerank = stage.reranks(listed.model_id, self.settings.rerank, mode, found.lists)
-        run = self._ranked(listed, k, explain, rerank)
+        run = ranked(self, listed, k, explain, rerank)
         scores, probability = self._reranked(run, rerank, trace)
         chosen = self._diversified(run, scores)
         # A query that says only a date asks for everything dated then: no floor.
         confined = run.dated is not None and run.dated.carried
         floored = use_floor and not confined
-        verdict = self._judged(
-            run,
-            chosen,
-            min_score,
-            floored,
-            budget,
-            listed.asked.filters.active(),
-            listed.own,
-            meaning.floor_facts(listed.facts) or None,
-        )
+        verdict = self._judged(run, listed, chosen, min_score, floored, budget)
         if trace is not None:
             trace.record(run, chosen, probability, verdict)
         response.floor, response.below_floor = verdict.floor, verdict.below_floor
@@ -170,100 +167,6 @@ class Searcher:
             )
             self._kept.forget_usage(verdict.kept)
         return response
-
-    def _asked(self, query: str, mode: str, now: datetime, filters: Filters, vector: Any) -> Asked:
-        """The query read: its words, and the dates it says (rank/dated.py; not in bm25
-        mode, the plain baseline), a date-only query's range narrowing the filters."""
-        parsed = parse_query(query)
-        dated = (
-            dated_stage.dated_query(parsed, read_dates(query, now.date()), filters)
-            if mode != "bm25" and self.settings.dates
-            else None
-        )
-        asked = Asked(query, mode, now, vector, parsed, parsed, filters, dated)
-        if dated is not None:
-            asked.parsed = dated.parsed
-            asked.filters = dated.filters(filters) if dated.carried else filters
-        return asked
-
-    def _listed(self, asked: Asked, response: SearchResponse) -> Listed | None:
-        """The query's candidate lists, each vector candidate scored by its best fact too;
-        None when it has no words (the response then says so)."""
-        notices = response.notices
-        source = self.candidates
-        source.fresh = self.fresh
-        # A kept Searcher's vector product starts here, beside the statements below and
-        # the lexical lists (SqliteCandidates.vector_first).
-        with source.vector_first(
-            asked.text,
-            asked.parsed,
-            MODE_LISTS[asked.mode],
-            asked.filters,
-            asked.vector,
-            self.settings.candidates,
-        ) as first:
-            pending = self._pending(asked.mode, response)
-            if asked.parsed.is_empty():
-                notices.append("the query has no words to search for")
-                return None
-            # Read once: each read of it is a statement (the index's model changes only
-            # with a re-index, which the freshness walk above would have run).
-            model_id = self.store.model_id
-            # Vectors of another model than the configured one (the setting or the default
-            # changed; `memctl index` re-embeds) must never meet this model's query vector.
-            configured = canonical(self.vault.settings.embed.model)
-            wanted = lists_wanted(asked.mode, model_id, configured, notices)
-            found = self._lists_read(asked, wanted, notices, first)
-        # The chunks' own cosines stay the floor's: its bars were fitted on them, and a
-        # best-of-several-facts cosine sits higher for any question, foreign ones too.
-        own: dict[int, float] | None = None
-        facts: dict[int, tuple[meaning.Fact, ...]] = {}
-        if self.settings.units and found.vector is not None and found.lists.get("vector"):
-            found.lists["vector"], own = self._by_fact(
-                found.lists["vector"], found.vector, asked.filters, facts
-            )
-        if pending and "vector" in wanted:
-            notices.append(pending_notice(pending, "vector" in found.lists))
-        return Listed(asked, found, model_id, own, facts)
-
-    def _pending(self, mode: str, response: SearchResponse) -> int:
-        """The chunks still waiting for their vectors, a few embedded first where the search
-        wants vectors (the kept reads checked against the index's change counter first)."""
-        self._kept.check(self.candidates.data_version())
-        pending = self.store.pending_count()
-        if pending and self.fresh and mode in ("hybrid", "vector"):
-            pending = self._catch_up(pending, response.notices)
-        response.pending_embeddings = pending
-        return pending
-
-    def _lists_read(
-        self, asked: Asked, wanted: tuple[str, ...], notices: list[str], first: Any
-    ) -> Candidates:
-        """The candidate lists, with those read inside the range a query's date says merged
-        in (no note of that time at all: the date's words are the query's words again)."""
-        ranged = None
-        if asked.dated is not None and not asked.dated.carried:
-            ranged = self._ranged(
-                asked.text, asked.parsed, asked.dated.filters(asked.filters), wanted, asked.vector
-            )
-            if ranged is None:
-                # No note of that time matches at all (a vault of other years): the
-                # date's words are the query's words again, and nothing is boosted.
-                asked.dated, asked.parsed = asked.dated.unfound(asked.plain), asked.plain
-        found = self.candidates.lists(
-            asked.text,
-            asked.parsed,
-            asked.filters,
-            with_window(wanted, self.policy),
-            asked.vector,
-            notices,
-            self.settings.candidates,
-            self.settings.common_term_fraction,
-            first,
-        )
-        if ranged is not None:
-            found.lists = dated_stage.merged(found.lists, ranged)
-        return found
 
     def _reranked(
         self, run: SearchRun, rerank: bool, trace: SearchTrace | None
@@ -284,158 +187,6 @@ class Searcher:
             scores = ranking.rescore(run.scored, probability, run.records, run.now)
         return scores, probability
 
-    def _ranked(self, listed: Listed, k: int, explain: bool, rerank: bool) -> SearchRun:
-        """Fusion and the composite score (rank/), the candidates' snippets (present/) and
-        the query's weighted words: the run the later stages read (`rerank`: whether
-        the reranker reorders, so a server reads its candidates' context at once)."""
-        asked, found = listed.asked, listed.found
-        source = self.candidates
-        weights = weights_for(
-            self.policy.weights,
-            asked.text,
-            listed.model_id,
-            found.plan.reach(asked.parsed.content_terms),
-            self.policy.reach_power,
-        )
-        fused = fuse(found.lists, self.policy, weights)
-        records = source.records(list(fused))
-        scored = self._scored(asked, found.lists, fused, records, explain, listed.facts)
-        snippets = self._snippets(asked.parsed, found.plan, records, scored, k, rerank)
-        # The query's words by IDF, read once for the reranker and the floor (their tests
-        # remember the words they saw). Another backend's reranker weighs by its own
-        # chunk count, its floor by its plan: each reads its own.
-        words = source.word_counts()
-        weighted = weighted_terms(words, asked.parsed, found.plan) if words.exact else None
-        return SearchRun(
-            text=asked.text,
-            parsed=asked.parsed,
-            mode=asked.mode,
-            k=k,
-            now=asked.now,
-            model_id=listed.model_id,
-            plan=found.plan,
-            lists=found.lists,
-            vector=found.vector,
-            weights=weights,
-            fused=fused,
-            records=records,
-            scored=scored,
-            snippets=snippets,
-            kept=self._kept,
-            words=words,
-            keeps_reads=source.keeps_reads,
-            weighted=weighted,
-            dated=asked.dated,
-        )
-
-    def _scored(
-        self,
-        asked: Asked,
-        lists: dict[str, dict[int, float]],
-        fused: dict[int, dict[str, float]],
-        records: dict[int, ChunkRecord],
-        explain: bool,
-        facts: dict[int, tuple[meaning.Fact, ...]],
-    ) -> ranking.Scored:
-        """The composite score of each fused candidate (rank/ranking.score), boosted where
-        it is dated when the query says (rank/dated.py); `facts`: the vector candidates'
-        (supersession compares them by meaning)."""
-        kept = self._kept if self.candidates.keeps_reads else None
-        scored = ranking.score(
-            fused,
-            lists,
-            records,
-            words=[t.text for t in asked.parsed.content_terms],
-            recent=self._recent_hashes(asked.now),
-            now=asked.now,
-            policy=self.policy,
-            # bm25 mode stays plain BM25: it is the baseline the eval compares against.
-            context=asked.mode != "bm25",
-            explain=explain,
-            # An entry stands while its record object is the same: only kept records
-            # (SQLite's, see SqliteCandidates.records) ever find theirs. A shared server's
-            # (no `kept`) would only grow the table, ~5 objects a candidate the cyclic
-            # collector walks.
-            kept=kept.factors if kept else None,
-            facts=facts,
-        )
-        if asked.dated is not None:
-            dated_stage.boost(scored, records, asked.dated)
-        return scored
-
-    def _snippets(
-        self,
-        parsed: Query,
-        plan: LexicalPlan,
-        records: dict[int, ChunkRecord],
-        scored: ranking.Scored,
-        k: int,
-        rerank: bool,
-    ) -> present.Snippets:
-        """The candidates' snippets (present/), read through what the Searcher keeps where
-        the store's reads may be kept."""
-        source = self.candidates
-        kept = self._kept if source.keeps_reads else None
-        return present.Snippets(
-            self.store,
-            records,
-            present.matcher_for(parsed, plan, self._kept.line_words),
-            self.settings.snippet_tokens,
-            # A server's round trips are worth saving: the pool's context (and the reranked
-            # candidates') in one statement. In-process SQLite makes only those it needs.
-            likely=ranking.diversity_pool(scored.scores, k)
-            + (windows.reranked(scored.composite) if rerank else [])
-            if source.reads_ahead
-            else (),
-            line_costs=self._kept.line_costs,
-            read=kept.context_reader(self.store) if kept else None,
-            fits=kept.fits if kept else None,
-            laid=kept.context_lines(self.store) if kept else None,
-        )
-
-    def _ranged(
-        self, query: str, parsed: Query, filters: Filters, wanted: tuple[str, ...], vector: Any
-    ) -> dict[str, dict[int, float]] | None:
-        """The lists read inside the range a query says (rank/dated.py), so the notes
-        dated then are candidates however they rank in the whole vault; None when no
-        note of that time matches at all."""
-        found = self.candidates.lists(
-            query,
-            parsed,
-            filters,
-            with_window(wanted, self.policy),
-            vector,
-            [],  # its notices are the main lists' own
-            self.settings.candidates,
-            self.settings.common_term_fraction,
-        )
-        return found.lists if any(found.lists.values()) else None
-
-    def _by_fact(
-        self,
-        scores: dict[int, float],
-        qvec: Any,
-        filters: Filters,
-        facts: dict[int, tuple[meaning.Fact, ...]],
-    ) -> tuple[dict[int, float], dict[int, float] | None]:
-        """The vector list with each chunk scored by its best fact (rank/meaning.py), read
-        wider first where the vault holds facts and a wider read is cheap; and the listed
-        chunks' own cosines (None: no fact changed anything). `facts` gets each chunk's
-        fact nearest the query (supersession compares them)."""
-        texts = {cid: r.text for cid, r in self.candidates.records(list(scores)).items()}
-        if not meaning.has_units(texts):
-            return scores, None
-        limit = len(scores)
-        chunks = self._kept.chunk_count(self.store.chunk_count, self.candidates.keeps_reads)
-        if not filters.active() and chunks <= meaning.POOL_MAX_CHUNKS:
-            wider = self.store.nearest(qvec, max(meaning.POOL, limit))
-            scores = {**wider, **scores}
-            unread = [c for c in wider if c not in texts]
-            texts |= {c: r.text for c, r in self.candidates.records(unread).items()}
-        ranked = meaning.lift(scores, texts, qvec, self.store.cached_vectors, facts)
-        lifted = dict(list(ranked.items())[:limit])
-        return lifted, {cid: scores[cid] for cid in lifted}
-
     def _diversified(self, run: SearchRun, scores: dict[int, float]) -> list[int]:
         """The best k that do not repeat each other (rank/ranking.diversify)."""
         snippet = run.snippets
@@ -452,18 +203,17 @@ class Searcher:
     def _judged(
         self,
         run: SearchRun,
+        listed: Listed,
         chosen: list[int],
         min_score: float | None,
         use_floor: bool,
         budget: int | None,
-        filtered: bool = False,
-        cosines: dict[int, float] | None = None,
-        facts: dict[int, list[tuple[float, str]]] | None = None,
     ) -> Verdict:
-        """The relevance floor over the chosen (floor/evidence.judge_results; `filtered`:
-        a filter narrowed the lists; `cosines`: the chunks' own, where facts lifted the
-        vector list)."""
+        """The relevance floor over the chosen (floor/evidence.judge_results), told whether
+        a filter narrowed the lists, and where facts lifted the vector list the chunks' own
+        cosines and the facts nearest the query."""
         snippet = run.snippets
+        filtered = listed.asked.filters.active()
         return judge_results(
             run.words,
             run.parsed,
@@ -482,8 +232,8 @@ class Searcher:
             words_of=lambda text: snippet.matcher.maybe(self._kept.text_words(text)),
             whole=not filtered,
             credit=dated_stage.credit(run.dated, run.records, chosen) if run.dated else None,
-            cosines=cosines,
-            facts=facts,
+            cosines=listed.own,
+            facts=meaning.floor_facts(listed.facts) or None,
         )
 
     def _results(
@@ -526,19 +276,3 @@ class Searcher:
             result_tokens=(self.settings.result_tokens or None) if budget is None else None,
             superseded=scored.superseded,
         )
-
-    def _catch_up(self, pending: int, notices: list[str]) -> int:
-        """Embed a few pending chunks before answering (memctl.index.catch_up)."""
-        started = time.perf_counter()
-        done = catch_up(self.vault, pending, self.store.model_id)
-        if done.embedded:
-            self.timings["catch_up_ms"] = (time.perf_counter() - started) * 1000
-        if done.busy:
-            notices.append("another memctl process is computing embeddings")
-        return done.pending
-
-    def _recent_hashes(self, now: datetime) -> set[str]:
-        minutes = self.settings.recent_penalty_minutes
-        if minutes <= 0:
-            return set()
-        return set(self.store.reference_counts(now - timedelta(minutes=minutes)))

@@ -1,15 +1,17 @@
 """What a query carries through the stages: Asked (the query read), Listed (its candidate
 lists) and SearchRun (after fusion and scoring: what reranking, diversity, the floor and the
-results read). hybrid.Searcher.search builds each in turn."""
+results read). hybrid.Searcher.search builds each in turn; Searching is what the stages
+read of the Searcher itself."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from memctl.index.protocol import WordCounts
+    from memctl.config import SearchSettings
+    from memctl.index.protocol import CandidateSource, IndexBackend, WordCounts
     from memctl.index.usage import ChunkRecord
     from memctl.lexical.parse import Query
     from memctl.lexical.plan import Candidates, Filters, LexicalPlan
@@ -19,7 +21,28 @@ if TYPE_CHECKING:
     from memctl.search.rank.dated import DatedQuery
     from memctl.search.rank.meaning import Fact
     from memctl.search.rank.ranking import Scored
-    from memctl.search.rank.scoring import Weights
+    from memctl.search.rank.scoring import Policy, Weights
+    from memctl.vault import Vault
+
+
+class Searching(Protocol):
+    """What the stages (candidate_lists.py, scored.py) read of the Searcher running them:
+    its vault, settings and policy, its store and candidate source, what it keeps."""
+
+    vault: Vault
+    settings: SearchSettings
+    policy: Policy
+    fresh: bool  # this search re-checks the index's freshness
+    timings: dict[str, float]  # each stage's time, by name (`embed_ms`, `catch_up_ms`...)
+
+    @property
+    def store(self) -> IndexBackend: ...
+
+    @property
+    def candidates(self) -> CandidateSource: ...
+
+    @property
+    def kept(self) -> IndexMemory: ...
 
 
 @dataclass

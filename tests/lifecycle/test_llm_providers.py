@@ -245,13 +245,17 @@ def test_command_answers_json_and_text_on_stdout(tmp_path: Path) -> None:
 
 
 def test_command_failure_and_timeout_are_one_line_errors(tmp_path: Path) -> None:
-    llm = get_llm(_command(tmp_path, timeout=0.5))
+    # The failing command gets time to start: on a loaded machine Python's own start-up
+    # took longer than 0.5 s and the failure read as a timeout.
+    llm = get_llm(_command(tmp_path, timeout=60))
     assert llm is not None
     with pytest.raises(LLMError) as failed:
         llm.complete_text("qwen", "s", "FAIL")
     assert str(failed.value) == "LLM command failed (exit 3): error: model qwen is not pulled"
+    slow = get_llm(_command(tmp_path, timeout=0.5))
+    assert slow is not None
     with pytest.raises(LLMError, match=r"timed out after 0\.5 s"):
-        llm.complete_text("m", "s", "SLOW")
+        slow.complete_text("m", "s", "SLOW")
 
 
 def test_command_not_installed_is_skipped_with_one_notice() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memctl.index.postgres import search as pgsearch
+from memctl.index.postgres import bm25 as pgsearch
 from memctl.index.sync import sync
 from memctl.search.hybrid import Searcher
 from memctl.vault import Vault

@@ -56,6 +56,10 @@ def test_four_writers_at_once_leave_every_chunk_exactly_once(
                 str(tmp_path / folder),
                 "index",
                 "--no-embed",
+                # The readers below sync bob's folder before they search, under its local
+                # lock; on a loaded machine that outlasted index's default 5 s wait.
+                "--wait",
+                "120",
             ],
             env=env,
             stdout=subprocess.PIPE,

@@ -512,3 +512,34 @@ def test_units_vectors_of_a_shared_server_vault_come_from_its_local_cache(
         hashes = {u.hash for text in texts for u in units_of(text)}
         assert len(hashes) >= 15  # the fixture's notes hold lists and sentence lines
         assert set(store.cached_vectors(sorted(hashes))) == hashes
+
+
+def test_a_shared_server_vault_past_the_units_limit_embeds_and_reads_no_fact(
+    tmp_path: Path, pg_url: str, indexed_fixture: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past units.UNITS_MAX_CHUNKS (stood in for by 0) a PostgreSQL vault is marked as
+    such and searches exactly as with units off, reading no fact's vector (en/he/ru)."""
+    import dataclasses
+
+    from memctl.index import unit_embed
+    from memctl.search.rank import meaning
+
+    monkeypatch.setattr(unit_embed, "UNITS_MAX_CHUNKS", 0)
+    monkeypatch.setattr(meaning, "LIFT_MAX_CHUNKS", 0)
+    vault = synced_fixture_on_pg(tmp_path, "past", pg_url, indexed_fixture, monkeypatch)
+    lines = (FIXTURE / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    queries = [q.query for q in parse_queries(lines, "queries.jsonl")]
+    assert any("\u0590" <= c <= "\u05ff" for q in queries for c in q)  # Hebrew
+    assert any("\u0400" <= c <= "\u04ff" for q in queries for c in q)  # Russian
+    reads: list[int] = []
+    with Searcher(vault, fresh=False) as pg:
+        assert pg.store.units_embedded() == unit_embed.UNITS_PAST
+        cached = pg.store.cached_vectors
+        monkeypatch.setattr(
+            pg.store, "cached_vectors", lambda hashes: reads.append(1) or cached(hashes)
+        )
+        on = [pg.search(q, log=False, now=NOW, explain=True).to_dict() for q in queries]
+        pg.settings = dataclasses.replace(pg.settings, units=False)
+        off = [pg.search(q, log=False, now=NOW, explain=True).to_dict() for q in queries]
+    assert on == off
+    assert not reads

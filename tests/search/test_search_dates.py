@@ -60,6 +60,19 @@ def test_a_date_alone_returns_that_days_notes(dated_vault: Vault) -> None:
     assert paths(dated_vault, "what happened on 2026-07-14?") == []  # no note that day
 
 
+@pytest.mark.parametrize(
+    "question",
+    ["What went out to customers yesterday?", "מה יצא ללקוחות אתמול?", "Что ушло клиентам вчера?"],
+)
+def test_a_date_the_only_known_word_keeps_the_day_not_other_days(
+    dated_vault: Vault, question: str
+) -> None:
+    # No word of the question but its date is in the vault: the note the date picked out
+    # is the answer, not dropped by the gate, and a note of another day sharing no word
+    # (in another script, whose lenient cross-lingual bar it passed) is not kept beside it.
+    assert paths(dated_vault, question) == ["daily/2026-11-27.md"]
+
+
 def test_an_undated_or_otherwise_dated_answer_is_still_found(dated_vault: Vault) -> None:
     # A boost, not a filter: nothing is dated in July, and core.md is undated.
     assert "archive/georgia-recce.md" in paths(dated_vault, "Kartli Coaches buses in July")

@@ -110,21 +110,82 @@ def test_a_kept_searcher_counts_the_chunks_once_until_it_refreshes(
         assert len(calls) == 2
 
 
+def _add_bullets(vault: Vault, bullets: tuple[str, ...]) -> None:
+    for minute, bullet in enumerate(bullets):
+        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
+
+
+def _fact_hashes(root: Path) -> list[str]:
+    """The hashes of the day's facts (units), as the embedding cache keys them."""
+    text = (root / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
+    return [u.hash for u in units_of(text)]
+
+
 def test_units_off_embeds_no_fact_and_turned_on_backfills_them(tmp_path: Path) -> None:
     init_vault(tmp_path)
     (tmp_path / ".memctl.toml").write_text("[search]\nunits = false\n", encoding="utf-8")
     vault = Vault(tmp_path)
-    for minute, bullet in enumerate(BULLETS[:4]):  # English, Hebrew and Russian bullets
-        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
+    _add_bullets(vault, BULLETS[:4])  # English, Hebrew and Russian bullets
     sync(vault, embed=True)
-    text = (tmp_path / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
-    hashes = [u.hash for u in units_of(text)]
+    hashes = _fact_hashes(tmp_path)
     with open_store(vault) as store:
         assert store.pending_count() == 0
         assert not store.cached_vectors(hashes)
         assert store.units_embedded() != UNITS_VERSION
     (tmp_path / ".memctl.toml").write_text("[search]\nunits = true\n", encoding="utf-8")
     sync(Vault(tmp_path), embed=True)
+    with open_store(vault) as store:
+        assert set(store.cached_vectors(hashes)) == set(hashes)
+        assert store.units_embedded() == UNITS_VERSION
+
+
+@pytest.mark.parametrize("language", sorted(QUESTIONS))
+def test_past_the_lift_limit_no_fact_is_read_and_the_list_is_units_offs(
+    busy_day: Vault, language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A large index reads no fact's vector (meaning.LIFT_MAX_CHUNKS): each is a cold page
+    # of a large state.db, and there the lift found next to nothing. Stood in for by a
+    # limit below this vault's size.
+    from memctl.search.rank import meaning
+
+    question, _ = QUESTIONS[language]
+    day = f"memory/daily/{DAY}.md"
+    with Searcher(busy_day, fresh=False) as searcher:
+        searcher.settings = dataclasses.replace(searcher.settings, units=False)
+        by_chunk, _ = vector_scores(searcher, question, day)
+        searcher.settings = dataclasses.replace(searcher.settings, units=True)
+        by_fact, _ = vector_scores(searcher, question, day)
+        reads: list[int] = []
+        cached = searcher.store.cached_vectors
+        monkeypatch.setattr(
+            searcher.store, "cached_vectors", lambda hashes: reads.append(1) or cached(hashes)
+        )
+        monkeypatch.setattr(meaning, "LIFT_MAX_CHUNKS", searcher.store.chunk_count() - 1)
+        past, _ = vector_scores(searcher, question, day)
+    assert by_fact > by_chunk  # below the limit the fact lifts the day
+    assert past == by_chunk
+    assert not reads
+
+
+def test_an_index_past_the_limit_embeds_no_fact_and_back_under_it_backfills(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memctl.index import unit_embed
+
+    init_vault(tmp_path)
+    vault = Vault(tmp_path)
+    _add_bullets(vault, BULLETS[:4])  # English, Hebrew and Russian bullets
+    monkeypatch.setattr(unit_embed, "UNITS_MAX_CHUNKS", 0)  # stands in for 20,000
+    sync(vault, embed=True)
+    hashes = _fact_hashes(tmp_path)
+    with open_store(vault) as store:
+        assert store.pending_count() == 0
+        assert not store.cached_vectors(hashes)
+        assert store.units_embedded() == unit_embed.UNITS_PAST
+    monkeypatch.setattr(unit_embed, "UNITS_MAX_CHUNKS", 20_000)
+    add_note(vault, BULLETS[4], day=DAY, at=datetime(2026, 11, 20, 9, 4))
+    sync(vault, embed=True)
+    hashes = _fact_hashes(tmp_path)
     with open_store(vault) as store:
         assert set(store.cached_vectors(hashes)) == set(hashes)
         assert store.units_embedded() == UNITS_VERSION

@@ -24,16 +24,73 @@ from tools.vaultset import notes
 from tools.vaultset.questions import QUESTIONS, Ask, Gold
 from tools.vaultset.words import script_of, shared_words
 
-KINDS = ["identifier", "keyword", "typo", "paraphrase", "crosslingual", "temporal", "fresh", "abstain"]
+KINDS = [
+    "identifier",
+    "keyword",
+    "typo",
+    "paraphrase",
+    "crosslingual",
+    "temporal",
+    "fresh",
+    "abstain",
+]
 
-EN_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
-             "September", "October", "November", "December"]
-HE_MONTHS = ["ינואר", "פברואר", "מרץ", "אפריל", "מאי", "יוני", "יולי", "אוגוסט", "ספטמבר",
-             "אוקטובר", "נובמבר", "דצמבר"]
-RU_MONTHS_PREP = ["январе", "феврале", "марте", "апреле", "мае", "июне", "июле", "августе",
-                  "сентябре", "октябре", "ноябре", "декабре"]
-RU_MONTHS_GEN = ["января", "февраля", "марта", "апреля", "мая", "июня", "июля", "августа",
-                 "сентября", "октября", "ноября", "декабря"]
+EN_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+HE_MONTHS = [
+    "ינואר",
+    "פברואר",
+    "מרץ",
+    "אפריל",
+    "מאי",
+    "יוני",
+    "יולי",
+    "אוגוסט",
+    "ספטמבר",
+    "אוקטובר",
+    "נובמבר",
+    "דצמבר",
+]
+RU_MONTHS_PREP = [
+    "январе",
+    "феврале",
+    "марте",
+    "апреле",
+    "мае",
+    "июне",
+    "июле",
+    "августе",
+    "сентябре",
+    "октябре",
+    "ноябре",
+    "декабре",
+]
+RU_MONTHS_GEN = [
+    "января",
+    "февраля",
+    "марта",
+    "апреля",
+    "мая",
+    "июня",
+    "июля",
+    "августа",
+    "сентября",
+    "октября",
+    "ноября",
+    "декабря",
+]
 
 _FORMATS: dict[str, Callable[[dt.date], str]] = {
     "iso": lambda d: d.isoformat(),
@@ -254,8 +311,12 @@ def build(out: Path, today: dt.date | None = None) -> Built:
     (out / "queries.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
     )
-    meta = {"set": "vaultset", "built_for": today.isoformat(), "files": len(files),
-            "queries": len(records)}
+    meta = {
+        "set": "vaultset",
+        "built_for": today.isoformat(),
+        "files": len(files),
+        "queries": len(records),
+    }
     (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return Built(out, today, len(files), records)
 
@@ -265,18 +326,23 @@ def summary(built: Built) -> str:
     for r in built.queries:
         tally = counts.setdefault(r["kind"], {}).setdefault(r["lang"], [0, 0])
         tally[0 if r["split"] == "tune" else 1] += 1
-    lines = [f"vaultset: {built.files} files, {len(built.queries)} questions, "
-             f"today={built.today} -> {built.out}"]
+    lines = [
+        f"vaultset: {built.files} files, {len(built.queries)} questions, "
+        f"today={built.today} -> {built.out}"
+    ]
     for kind in KINDS:
         langs = counts.get(kind, {})
-        lines.append(f"  {kind:<12} " + "  ".join(
-            f"{lang} {t}+{r}" for lang, (t, r) in sorted(langs.items())))
+        lines.append(
+            f"  {kind:<12} "
+            + "  ".join(f"{lang} {t}+{r}" for lang, (t, r) in sorted(langs.items()))
+        )
     return "\n".join(lines) + "\n  (tune+report)"
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("out", type=Path, help="output folder (OUT/vault is replaced)")
     ap.add_argument("--today", help="pretend today is YYYY-MM-DD (default: the real date)")
     a = ap.parse_args()

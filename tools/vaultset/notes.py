@@ -45,6 +45,8 @@ DECISIONS_HEADER = """# Decisions
 """
 
 # (days from today, title, body lines)
+# A table: one row a line reads better than one field a line (ruff format).
+# fmt: off
 DECISIONS: list[tuple[int, str, list[str]]] = [
     (-250, "Card payments through ShekelGate", [
         "ShekelGate charges 1.2% per transaction plus 39 ILS a month, and its hosted payment page keeps card data off our droplet.",
@@ -111,8 +113,11 @@ DECISIONS: list[tuple[int, str, list[str]]] = [
         "Noam changes the banner and sets `FREE_SHIPPING_MIN=400`.",
     ]),
 ]
+# fmt: on
 
 # Daily notes: days ago -> bullets in the `- HH:MM text` form `memctl add` writes.
+# A table: one row a line reads better than one field a line (ruff format).
+# fmt: off
 DAILY: dict[int, str] = {
 0: """
 - 08:20 Kostya: 31 orders packed for today, 4 of them to the club's Haifa pickup point
@@ -375,9 +380,12 @@ DAILY: dict[int, str] = {
 - 14:00 Boris: backups to the Spaces bucket tested, a restore took 9 minutes
 """,
 }
+# fmt: on
 
 # Archive notes: name -> (days from today of its last edit, text). Some are dated in front
 # matter, some only in a heading, one not at all.
+# A table: one row a line reads better than one field a line (ruff format).
+# fmt: off
 ARCHIVE: dict[str, tuple[int, str]] = {
 "shop-server-setup": (-205, """---
 date: {iso:-205}
@@ -553,3 +561,4 @@ tags: [payments]
 - Amir gives a blind tasting for the staff after each lesson
 """),
 }
+# fmt: on

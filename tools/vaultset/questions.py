@@ -46,6 +46,8 @@ def never(lang: str, question: str) -> Ask:
     return Ask("abstain", lang, question)
 
 
+# A table: one row a line reads better than one field a line (ruff format).
+# fmt: off
 QUESTIONS: list[Ask] = [
     # ---- identifiers: ticket ids, env vars, codes -----------------------------------------
     ask("identifier", "en", "GC-213", ("d8", "GC-213 out and rolled back at 10:05"), ("d9", "GC-213 fixed with `direction: rtl`")),
@@ -232,3 +234,4 @@ QUESTIONS: list[Ask] = [
     never("ru", "Какой пароль от сервера Бориса?"),
     never("ru", "В какой гостинице жили покупатели из Мюнхена?"),
 ]
+# fmt: on

@@ -49,11 +49,30 @@ def run_searches(
     memctl: str, vault: Path, questions: list[str], *, k: int, mode: str, floor: bool
 ) -> list[dict[str, Any]]:
     """One JSON response per question, in order."""
-    cmd = [memctl, "--vault", str(vault), "search", "--batch", "-", "--json", "-k", str(k),
-           "--no-log", "--mode", mode, *([] if floor else ["--all"])]
+    cmd = [
+        memctl,
+        "--vault",
+        str(vault),
+        "search",
+        "--batch",
+        "-",
+        "--json",
+        "-k",
+        str(k),
+        "--no-log",
+        "--mode",
+        mode,
+        *([] if floor else ["--all"]),
+    ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run(cmd, input="".join(q + "\n" for q in questions), text=True,
-                          capture_output=True, env=env, check=False)
+    done = subprocess.run(
+        cmd,
+        input="".join(q + "\n" for q in questions),
+        text=True,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
     if done.returncode:
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr[-2000:]}")
     out = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -67,8 +86,13 @@ def run_searches(
 
 def index(memctl: str, vault: Path) -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([memctl, "--vault", str(vault), "index"], text=True,
-                          capture_output=True, env=env, check=False)
+    done = subprocess.run(
+        [memctl, "--vault", str(vault), "index"],
+        text=True,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
     if done.returncode:
         raise RuntimeError(f"index failed ({done.returncode}): {done.stderr[-2000:]}")
 
@@ -131,8 +155,11 @@ def tally(rows: list[Row], k: int) -> dict[str, Any]:
         if kind == "abstain":
             entry["abstained"] = sum(bool(r.ok) for r in ks)
         else:
-            entry.update(hits=_hits(ks), mrr=round(_mrr(ks), 4),
-                         hits_no_floor=sum(r.rank_all is not None for r in ks))
+            entry.update(
+                hits=_hits(ks),
+                mrr=round(_mrr(ks), 4),
+                hits_no_floor=sum(r.rank_all is not None for r in ks),
+            )
         if kind == "fresh":
             entry["newer_first"] = sum(bool(r.ok) for r in ks)
         kinds[kind] = entry
@@ -158,11 +185,15 @@ def format_split(name: str, mode: str, t: dict[str, Any]) -> str:
     for kind, e in t["kinds"].items():
         langs = " ".join(f"{lang} {h}/{n}" for lang, (h, n) in sorted(e["langs"].items()))
         if kind == "abstain":
-            lines.append(f"  {kind:<12} n={e['n']:<3d} ≤1 result {e['abstained']}/{e['n']}  ({langs})")
+            lines.append(
+                f"  {kind:<12} n={e['n']:<3d} ≤1 result {e['abstained']}/{e['n']}  ({langs})"
+            )
             continue
         extra = f"  newer-first {e['newer_first']}/{e['n']}" if kind == "fresh" else ""
-        lines.append(f"  {kind:<12} n={e['n']:<3d} hit@{k} {e['hits']}/{e['n']}  "
-                     f"mrr {e['mrr']:.3f}  ({langs}){extra}  [--all {e['hits_no_floor']}]")
+        lines.append(
+            f"  {kind:<12} n={e['n']:<3d} hit@{k} {e['hits']}/{e['n']}  "
+            f"mrr {e['mrr']:.3f}  ({langs}){extra}  [--all {e['hits_no_floor']}]"
+        )
     kinds = t["kinds"]
     xl, fr, ab = (kinds.get(x, {}) for x in ("crosslingual", "fresh", "abstain"))
     kept, reachable = t["floor_kept"]
@@ -186,8 +217,9 @@ def misses(rows: list[Row]) -> list[str]:
         )
         if missed:
             hidden = " (hidden by the floor)" if r.rank is None and r.rank_all else ""
-            out.append(f"    miss {r.q['qid']} [{r.q['lang']}] {r.q['question']}  "
-                       f"({r.n} results){hidden}")
+            out.append(
+                f"    miss {r.q['qid']} [{r.q['lang']}] {r.q['question']}  ({r.n} results){hidden}"
+            )
     return out
 
 
@@ -202,8 +234,11 @@ def evaluate(
     verbose_split: str | None = None,
 ) -> tuple[dict[str, dict[str, Any]], str]:
     """{mode: {split: figures}} and the text report, for a build in OUT."""
-    queries = [json.loads(line) for line in
-               (out / "queries.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    queries = [
+        json.loads(line)
+        for line in (out / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
     vault = out / "vault"
     if reindex:
         index(memctl, vault)
@@ -225,23 +260,34 @@ def evaluate(
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("out", type=Path, help="a folder written by tools.vaultset.build")
     ap.add_argument("--memctl", default="memctl", help="the memctl command (default: on PATH)")
     ap.add_argument("--modes", default="hybrid", help="comma-separated search modes")
     ap.add_argument("-k", type=int, default=5)
     ap.add_argument("--split", choices=SPLITS, help="only this split")
     ap.add_argument("--no-index", action="store_true", help="skip `index` (already indexed)")
-    ap.add_argument("-v", "--verbose", action="store_true",
-                    help="list the tune split's misses (never study the report split's)")
+    ap.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list the tune split's misses (never study the report split's)",
+    )
     ap.add_argument("--json", type=Path, help="also write the figures here")
     a = ap.parse_args()
     splits = (a.split,) if a.split else SPLITS
     try:
-        figures, text = evaluate(a.out, a.memctl, a.modes.split(","), k=a.k, splits=splits,
-                                 reindex=not a.no_index,
-                                 verbose_split="tune" if a.verbose else None)
+        figures, text = evaluate(
+            a.out,
+            a.memctl,
+            a.modes.split(","),
+            k=a.k,
+            splits=splits,
+            reindex=not a.no_index,
+            verbose_split="tune" if a.verbose else None,
+        )
     except RuntimeError as e:
         sys.exit(f"vaultset: {e}")
     print(text)

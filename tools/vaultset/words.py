@@ -92,9 +92,7 @@ def _same(q: str, line_word: str) -> bool:
     if vq & vl:
         return True
     if any(
-        len(a) >= 4 and len(b) >= 4 and (a.startswith(b) or b.startswith(a))
-        for a in vq
-        for b in vl
+        len(a) >= 4 and len(b) >= 4 and (a.startswith(b) or b.startswith(a)) for a in vq for b in vl
     ):
         return True
     return bool(

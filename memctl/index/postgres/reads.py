@@ -15,7 +15,7 @@ import psycopg
 
 from memctl import clock
 from memctl.index import usage
-from memctl.index.postgres import schema, search, window_reads
+from memctl.index.postgres import candidates, schema, window_reads
 from memctl.index.postgres.lists import records_by_ids
 from memctl.index.protocol import ContextWindow, ReferenceEvent, Window
 from memctl.index.usage import (
@@ -327,11 +327,11 @@ class PgReads:
 
     def candidate_source(
         self, vault: Vault, kept: KeptReads, embed: Callable[[str], Any]
-    ) -> search.PgCandidates:
+    ) -> candidates.PgCandidates:
         """The candidate lists computed in SQL beside the data (`vault` and `kept`: the
         SQLite source's; a shared server's rows are read each search)."""
         # The mixin is only ever part of PgStore.
-        return search.PgCandidates(cast("PgStore", self), embed)
+        return candidates.PgCandidates(cast("PgStore", self), embed)
 
     # -- usage (this vault's) ---------------------------------------------------------------
 

@@ -28,7 +28,7 @@ def substring_lookup(conn: psycopg.Connection[Any], dim: int) -> None:
     index took a few). Here plain scans are off for these statements alone: the bitmap
     over the trigram index returns rows in the table's order and stops at the LIMIT, so
     the rows are those a scan returns. memctl scans, outside this function, for a
-    substring its statistics put in enough rows (search.py)."""
+    substring its statistics put in enough rows (substrings.py: scanned)."""
     # Static statements, so each connection plans each once (a generic plan: with plain
     # scans off the trigram index is the only way, whatever the patterns); one per number
     # of patterns, since the index serves `ILIKE x AND ILIKE y` but not ILIKE ALL(array).

@@ -12,6 +12,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from memctl.lexical.parse import Query
@@ -90,6 +91,20 @@ def _answerable(word: str) -> bool:
     return has_trigram(word) and fold(word) == word.lower() and _TOKEN.fullmatch(word) is not None
 
 
+# A lookup's rows as the lists read them (kind, id, score 0, text); `{}`: the lookup's kind.
+_SELECT = "SELECT '{}' AS kind, c.id, 0::float8 AS score, c.text FROM chunks AS c WHERE "
+# The index whatever the planner would guess (substring_functions.py: memctl_substrings).
+# Through the words' index where the vocabulary allows (migration 4), else as above.
+_INDEXED = (
+    "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings_held("
+    "%s::text[], %s::text[], %s::boolean[], %s::text[], %s::text, %s::text, %s::text, "
+    "%s::text, %s::integer) AS s"
+)
+_BY_SCAN = _INDEXED.replace("memctl_substrings_held(", "memctl_substrings_scanned(").replace(
+    "%s::boolean[], ", ""
+)
+
+
 def statement(
     query: Query,
     plan: LexicalPlan,
@@ -107,43 +122,77 @@ def statement(
     decides from the substring's `share` of the rows (`scanned`), not the planner. A
     lookup of an `unheld` word (no row holds it) is left out, and so is the all-words
     lookup when it holds one: their rows are none."""
-    per_word = limit * 2
     dropped = set(plan.dropped)
     usable = [w for w in lookups if len(w) >= 3]
     coordinate = [w for w in usable if w not in dropped]
     if unheld & set(coordinate):
         coordinate = []
     usable = [w for w in usable if w not in unheld]
-    select = "SELECT '{}' AS kind, c.id, 0::float8 AS score, c.text FROM chunks AS c WHERE "
-    # The index whatever the planner would guess (substring_functions.py: memctl_substrings).
-    # Through the words' index where the vocabulary allows (migration 4), else as above.
-    indexed = (
-        "SELECT '{}' AS kind, s.id, 0::float8 AS score, s.text FROM memctl_substrings_held("
-        "%s::text[], %s::text[], %s::boolean[], %s::text[], %s::text, %s::text, %s::text, "
-        "%s::text, %s::integer) AS s"
-    )
-    by_scan = indexed.replace("memctl_substrings_held(", "memctl_substrings_scanned(").replace(
-        "%s::boolean[], ", ""
-    )
     filters, vaults = searched
-    function_filters = filter_arguments(filters, vaults)
+    lookup = _Lookup(where, params, filter_arguments(filters, vaults), limit, share)
+    parts: list[str] = []
+    args: list[Any] = []
+    head, gate = "", ""
+    if len(coordinate) > 1:
+        sql, more = lookup.of("all", coordinate, "")
+        head = f"WITH every AS MATERIALIZED ({sql}) "
+        args += more
+        parts.append("SELECT * FROM every")
+        # As SQLite: no single-word lookups when the all-words lookup alone fills the list
+        # (a condition on no row: PostgreSQL checks it once and skips the lookups).
+        gate = "(SELECT count(*) FROM every) < %s"
+    for word in usable:
+        sql, more = lookup.of("one", [word], gate)
+        parts.append(f"({sql})")
+        args += more
+    for day in query.dates:
+        parts.append(f"({_SELECT.format('dated')} c.date = %s AND {where} LIMIT %s)")
+        args += [day, *params, lookup.per_word]
+    if not parts:
+        return (
+            "SELECT 'one' AS kind, 0::bigint AS id, 0::float8 AS score, ''::text AS text WHERE false",
+            [],
+        )
+    return head + " UNION ALL ".join(parts), args
 
-    def lookup(kind: str, words: list[str], gate: str) -> tuple[str, list[Any]]:
-        gate_args: list[Any] = [limit] if gate else []
+
+@dataclass
+class _Lookup:
+    """How one search's substring lookups are written: its filters as SQL (`where`,
+    `params`) and as the SQL functions' arguments, the list's length, each word's share."""
+
+    where: str
+    params: list[Any]
+    function_filters: list[Any]
+    limit: int
+    share: Callable[[str], float]
+
+    @property
+    def per_word(self) -> int:
+        """The most rows one lookup brings."""
+        return self.limit * 2
+
+    def of(self, kind: str, words: list[str], gate: str) -> tuple[str, list[Any]]:
+        """One lookup of `words` (every one in a row), run only while `gate` holds: by a
+        scan that tests each row's words first, by the planner's choice, or through the
+        trigram index (substring_functions.py)."""
+        gate_args: list[Any] = [self.limit] if gate else []
         # Words the vocabulary answers for: a scan tests each row's words first (~1 µs a
         # row against ILIKE's ~5-15), so it pays off further down (substring_functions.py).
         tested = all(map(_answerable, words))
         scan = scanned(
-            [share(w) for w in words], per_word, WORDS_SCAN_ROWS if tested else SCAN_ROWS
+            [self.share(w) for w in words],
+            self.per_word,
+            WORDS_SCAN_ROWS if tested else SCAN_ROWS,
         )
         if scan and tested:
             return (
-                f"{by_scan.format(kind)}{' WHERE ' + gate if gate else ''}",
+                f"{_BY_SCAN.format(kind)}{' WHERE ' + gate if gate else ''}",
                 [
                     [_like(w) for w in words],
                     [_like(fold(w)) for w in words],
-                    *function_filters,
-                    per_word,
+                    *self.function_filters,
+                    self.per_word,
                     *gate_args,
                 ],
             )
@@ -154,52 +203,34 @@ def statement(
             column = "(c.text || '')" if scan else "c.text"
             every = " AND ".join(f"{column} ILIKE %s" for _ in words)
             return (
-                f"{select.format(kind)} {gate + ' AND ' if gate else ''}{every} "
-                f"AND {where} LIMIT %s",
-                [*gate_args, *(_like(w) for w in words), *params, per_word],
+                f"{_SELECT.format(kind)} {gate + ' AND ' if gate else ''}{every} "
+                f"AND {self.where} LIMIT %s",
+                [*gate_args, *(_like(w) for w in words), *self.params, self.per_word],
             )
+        return self._through_index(kind, words, gate, gate_args)
+
+    def _through_index(
+        self, kind: str, words: list[str], gate: str, gate_args: list[Any]
+    ) -> tuple[str, list[Any]]:
+        """A lookup through the trigram index, each word through its holders in the
+        vocabulary where that narrows the rows (through_words)."""
         # A word that does not narrow the rows through the words' index is tested on
         # each row's words before its text (migration 8). ILIKE ALL stops at the first
         # pattern a row lacks, and nearly every row found through a word's holders holds
         # it: the other words go first (~7 µs a row saved at 1M; the same rows).
-        narrows = {w: through_words(w, share(w), len(words) == 1) for w in words}
+        narrows = {w: through_words(w, self.share(w), len(words) == 1) for w in words}
         words = sorted(words, key=lambda w: narrows[w])
         return (
-            f"{indexed.format(kind)}{' WHERE ' + gate if gate else ''}",
+            f"{_INDEXED.format(kind)}{' WHERE ' + gate if gate else ''}",
             [
                 [_like(w) for w in words],
                 [_like(fold(w)) if len(w) >= 4 and _answerable(w) else None for w in words],
                 [narrows[w] for w in words],
-                *function_filters,
-                per_word,
+                *self.function_filters,
+                self.per_word,
                 *gate_args,
             ],
         )
-
-    parts: list[str] = []
-    args: list[Any] = []
-    head, gate = "", ""
-    if len(coordinate) > 1:
-        sql, more = lookup("all", coordinate, "")
-        head = f"WITH every AS MATERIALIZED ({sql}) "
-        args += more
-        parts.append("SELECT * FROM every")
-        # As SQLite: no single-word lookups when the all-words lookup alone fills the list
-        # (a condition on no row: PostgreSQL checks it once and skips the lookups).
-        gate = "(SELECT count(*) FROM every) < %s"
-    for word in usable:
-        sql, more = lookup("one", [word], gate)
-        parts.append(f"({sql})")
-        args += more
-    for day in query.dates:
-        parts.append(f"({select.format('dated')} c.date = %s AND {where} LIMIT %s)")
-        args += [day, *params, per_word]
-    if not parts:
-        return (
-            "SELECT 'one' AS kind, 0::bigint AS id, 0::float8 AS score, ''::text AS text WHERE false",
-            [],
-        )
-    return head + " UNION ALL ".join(parts), args
 
 
 def has_trigram(word: str) -> bool:

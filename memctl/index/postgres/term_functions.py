@@ -1,7 +1,7 @@
 """The PostgreSQL functions that read a BM25 term's rows (migration 6).
 
 A term's rows come through its GIN index as a bitmap of every row that holds it, read in
-the table's order up to the term's cap (search.py: RANK_PER_TERM). For a word in tens of
+the table's order up to the term's cap (bm25.py: RANK_PER_TERM). For a word in tens of
 thousands of rows the bitmap is most of the list's time: one entry per heap page, and
 the entries sorted before the first row is read (~1.7 ms of a term's ~5 at 1M). With
 less memory the bitmap keeps whole ranges of pages instead (lossy), so there is almost
@@ -79,7 +79,7 @@ def scanned_window_terms(conn: psycopg.Connection[Any], dim: int) -> None:
     A term capped at `lim` rows is read through its whole posting list first, lossy bitmap
     or not (~8 ms for a word in 44k of 1M windows); a scan that tests each window's words
     (a binary search of its tsvector) stops at the `lim`-th, after ~lim / share rows: the
-    cheaper for a word in more than ~4% of the rows (search.py: SCAN_WINDOWS). The same
+    cheaper for a word in more than ~4% of the rows (bm25.py: SCAN_WINDOWS). The same
     rows in the same order: the bitmap's pages are read in the table's order, each page's
     rows in their order, as the scan reads them. A row updated within its page (HOT: no
     indexed column changed) would be met elsewhere in it; a window's row is rewritten

@@ -111,6 +111,36 @@ class PgWrites:
             "(SELECT * FROM unnest(%s::integer[], %s::text[])) RETURNING ntokens",
             (me, path, [k[0] for k in keys], [k[1] for k in keys]),
         ).fetchall()
+        rows, vocabulary = self._chunk_rows(path, chunks)
+        added, added_tokens, hits = self._upsert_chunks(rows)
+        # The windows, in a table of their own (windows.py), after the rows they belong to.
+        self._write_windows(path, chunks)
+        self._new_words |= vocabulary
+        stamp = clock.iso(now)
+        for chunk in chunks:
+            self._new_hashes.setdefault(chunk.hash, stamp)
+        self.conn.execute(
+            "INSERT INTO files(vault, path, size, mtime_ns, hash, indexed_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (vault, path) DO UPDATE SET "
+            "size = excluded.size, mtime_ns = excluded.mtime_ns, hash = excluded.hash, "
+            "indexed_at = excluded.indexed_at",
+            (me, path, size, mtime_ns, digest, stamp),
+        )
+        self._count(
+            added - len(gone),
+            added_tokens - sum(n for (n,) in gone),
+            *(now - was for now, was in zip(self._windows(path), windows_before, strict=True)),
+        )
+        if hits:
+            self._has_vectors = True
+        return hits
+
+    def _chunk_rows(
+        self, path: str, chunks: Sequence[Chunk]
+    ) -> tuple[list[tuple[Any, ...]], set[str]]:
+        """Each chunk's row for the upsert, its words as a tsvector and its vector when
+        the local cache holds it; the words the file brings to the vocabulary."""
+        me = self.vault_name
         # Vectors go in with the row: setting them afterwards would write every row twice
         # (and its GIN entries with it, since an indexed column changes).
         cached = self.cached_vectors([c.hash for c in chunks])
@@ -131,6 +161,11 @@ class PgWrites:
                     chunk.hash in cached,
                 )
             )
+        return rows, vocabulary
+
+    def _upsert_chunks(self, rows: list[tuple[Any, ...]]) -> tuple[int, int, int]:
+        """The rows in, a kept one updated only where its columns changed; (rows added,
+        their tokens, those added with a vector: the cache's hits)."""
         hits = 0
         added = 0
         added_tokens = 0
@@ -161,7 +196,11 @@ class PgWrites:
                             hits += bool(embedded)
                     if not cur.nextset():
                         break
-        # The windows, in a table of their own (windows.py), after the rows they belong to.
+        return added, added_tokens, hits
+
+    def _write_windows(self, path: str, chunks: Sequence[Chunk]) -> None:
+        """The file's windows (windows.py), by the ids its rows have now."""
+        me = self.vault_name
         ids = {
             (line, digest): cid
             for line, digest, cid in self.conn.execute(
@@ -175,25 +214,6 @@ class PgWrites:
             [ids[(c.line_start, c.hash)] for c in chunks],
             window_rows.windows([(c.heading, c.text) for c in chunks]),
         )
-        self._new_words |= vocabulary
-        stamp = clock.iso(now)
-        for chunk in chunks:
-            self._new_hashes.setdefault(chunk.hash, stamp)
-        self.conn.execute(
-            "INSERT INTO files(vault, path, size, mtime_ns, hash, indexed_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (vault, path) DO UPDATE SET "
-            "size = excluded.size, mtime_ns = excluded.mtime_ns, hash = excluded.hash, "
-            "indexed_at = excluded.indexed_at",
-            (me, path, size, mtime_ns, digest, stamp),
-        )
-        self._count(
-            added - len(gone),
-            added_tokens - sum(n for (n,) in gone),
-            *(now - was for now, was in zip(self._windows(path), windows_before, strict=True)),
-        )
-        if hits:
-            self._has_vectors = True
-        return hits
 
     def remove_file(self, path: str) -> int:
         with self.transaction():

@@ -147,23 +147,10 @@ class SqliteCandidates:
         (`first`: the vector list already under way, `vector_first`; `reads`: the lists the
         search's mode reads)."""
         conn = self.conn
-        plan = cand.plan_lexical(
-            conn,
-            parsed,
-            common_fraction,
-            corrector=self._correct,
-            prefix_terms=self._prefix_terms,
-            across=self._across,
-            counts=self._kept.counts,
-        )
+        plan = self._plan(parsed, common_fraction)
         lists: dict[str, dict[int, float]] = {}
         started = time.perf_counter()
-        qvec = ahead = None
-        if "vector" in wanted and self.store.has_vectors():
-            ahead = first
-            qvec = first.query if first is not None else vector
-            if qvec is None:
-                qvec = self._embed(query)
+        qvec, ahead = self._query_vector(query, wanted, vector, first)
         # The vector product runs beside the lexical lists' SQL when it can (both release
         # the GIL): the same list, found while FTS5 ranks. Its span (BLAS held at one
         # thread) ends with this block, also when a lexical list raises.
@@ -202,6 +189,31 @@ class SqliteCandidates:
         if qvec is not None:
             return Candidates(plan, lists, started, qvec)
         return Candidates(plan, lists, started)
+
+    def _plan(self, parsed: Query, common_fraction: float) -> LexicalPlan:
+        """The lexical plan over this index's FTS5 counts (kept between searches), its
+        typos corrected and prefixes expanded from the vocabulary."""
+        return cand.plan_lexical(
+            self.conn,
+            parsed,
+            common_fraction,
+            corrector=self._correct,
+            prefix_terms=self._prefix_terms,
+            across=self._across,
+            counts=self._kept.counts,
+        )
+
+    def _query_vector(
+        self, query: str, wanted: tuple[str, ...], vector: Any, first: vectors.Ahead | None
+    ) -> tuple[Any, vectors.Ahead | None]:
+        """The query's vector where the vector list is read (None: it is not), embedded
+        only when no caller has, and the product already under way (`first`)."""
+        if "vector" not in wanted or not self.store.has_vectors():
+            return None, None
+        qvec = first.query if first is not None else vector
+        if qvec is None:
+            qvec = self._embed(query)
+        return qvec, first
 
     def vector_ahead(self, qvec: Any, filters: Filters, limit: int) -> vectors.Ahead | None:
         """The vector list computed in the background thread, when it needs no SQL (no

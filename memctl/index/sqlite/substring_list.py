@@ -71,20 +71,7 @@ def trigram_candidates(
     # scores every word below.
     dropped = set(plan.dropped)
     coordinate = [w for w in words if w not in dropped]
-
-    def lookup(expression: str) -> list[int]:
-        # Unranked substring lookups stay cheap at 1M rows; ranking them does not.
-        key = (expression, where, *params, per_word)
-        found = kept.lookups.get(key)
-        if found is None:
-            rows = conn.execute(
-                "SELECT t.rowid FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
-                f"WHERE chunks_trigram MATCH ? AND {where} LIMIT ?",
-                (expression, *params, per_word),
-            )
-            found = kept.lookups[key] = [int(r) for (r,) in rows]
-        return found
-
+    lookup = _Lookup(conn, where, params, per_word, kept).rows
     if len(coordinate) > 1:
         key = (" AND ".join(quote(w) for w in coordinate), where, *params, per_word)
         if key not in kept.lookups:
@@ -98,14 +85,7 @@ def trigram_candidates(
     else:
         for w in words:
             ids.update(dict.fromkeys(lookup(quote(w))))
-    dated: set[int] = set()
-    for day in query.dates:
-        rows = conn.execute(
-            f"SELECT c.id FROM chunks AS c WHERE c.date = ? AND {where} LIMIT ?",
-            (day, *params, per_word),
-        )
-        dated.update(int(r) for (r,) in rows)
-        ids.update((i, None) for i in dated)
+    dated = _add_dated(conn, query, where, params, per_word, ids)
     if not ids:
         return {}
     targets = [w.lower() for w in words if w not in query.dates]
@@ -114,6 +94,52 @@ def trigram_candidates(
     scored = {i: parts[i] + (1.0 if i in dated else 0.0) for i in ids}
     best = sorted(scored, key=scored.__getitem__, reverse=True)[:limit]
     return {i: scored[i] for i in best if scored[i] > 0}
+
+
+@dataclass
+class _Lookup:
+    """One search's substring lookups: each query word (or all together) in the trigram
+    index, within the search's filters, its rows kept while the index does not change."""
+
+    conn: Connection
+    where: str
+    params: list[Any]
+    per_word: int  # the most rows one lookup brings
+    kept: TrigramMemory
+
+    def rows(self, expression: str) -> list[int]:
+        """The ids of the chunks the FTS5 trigram `expression` matches, unranked."""
+        # Unranked substring lookups stay cheap at 1M rows; ranking them does not.
+        key = (expression, self.where, *self.params, self.per_word)
+        found = self.kept.lookups.get(key)
+        if found is None:
+            rows = self.conn.execute(
+                "SELECT t.rowid FROM chunks_trigram AS t JOIN chunks AS c ON c.id = t.rowid "
+                f"WHERE chunks_trigram MATCH ? AND {self.where} LIMIT ?",
+                (expression, *self.params, self.per_word),
+            )
+            found = self.kept.lookups[key] = [int(r) for (r,) in rows]
+        return found
+
+
+def _add_dated(
+    conn: Connection,
+    query: Query,
+    where: str,
+    params: list[Any],
+    per_word: int,
+    ids: dict[int, None],
+) -> set[int]:
+    """The chunks dated on a day the query names, added to `ids`; their ids."""
+    dated: set[int] = set()
+    for day in query.dates:
+        rows = conn.execute(
+            f"SELECT c.id FROM chunks AS c WHERE c.date = ? AND {where} LIMIT ?",
+            (day, *params, per_word),
+        )
+        dated.update(int(r) for (r,) in rows)
+        ids.update((i, None) for i in dated)
+    return dated
 
 
 def _held_by_all(

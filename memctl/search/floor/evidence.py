@@ -7,7 +7,6 @@ near zero either way) and each result's snippet, which is what an agent will see
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -16,8 +15,14 @@ from typing import TYPE_CHECKING, Any
 from memctl.lexical.parse import Query, Term
 from memctl.lexical.plan import LexicalPlan
 from memctl.search.floor import rule as fl
-from memctl.search.floor import standout as so
+from memctl.search.floor.against import (
+    against_the_vault as against_the_vault,
+)
+from memctl.search.floor.against import names_alone as names_alone
+from memctl.search.floor.against import nearest_in_meaning as nearest_in_meaning
+from memctl.search.floor.against import outside_the_date
 from memctl.search.floor.facts import FactScripts
+from memctl.search.floor.judged import Judged as Judged
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
 from memctl.search.floor.words import (
     Sentences,
@@ -54,28 +59,6 @@ def table() -> dict[str, FloorThresholds]:
     if _table is None:
         _table = load_table()
     return _table
-
-
-@dataclass(frozen=True)
-class Judged:
-    coverage: float
-    cosine: float | None
-    evidence: float
-    cross: bool = False  # the chunk is in another script than the query
-    bm25_rank: float = 0.0  # floor.bm25_rank of its rank in the words list
-    words_rank: int | None = None  # that rank (0: BM25's best; None: not in the list)
-    sentence: float = 0.0  # floor.sentence_coverage of the snippet
-    # Its cosine above the query's typical similarity in this vault (floor/standout.py).
-    standout: float = 0.0
-    # The chosen result nearest in meaning: held to the floor alone (nearest_in_meaning).
-    nearest: bool = False
-    # Its best sentence holds only names the query says, none of its other words
-    # (names_alone).
-    named: bool = False
-    # A note of facts judged in the query's own script whose fact in that script stands
-    # out among the query's (facts.FactScripts.stands_out): it passes on that meaning,
-    # held to the floor alone, as the result nearest in meaning is.
-    fact: bool = False
 
 
 def weighted_terms(
@@ -201,7 +184,15 @@ class Judge:
         rank = fl.bm25_rank(place)
         near, held = best_sentence_terms(self._hits, self.sentences_of(text), words)
         value = fl.evidence(
-            cover, cosine, self.thresholds, self.missing, cross, self.signals, rank, near
+            cover,
+            cosine,
+            self.thresholds,
+            self.missing,
+            cross,
+            self.signals,
+            rank,
+            near,
+            gate=not dated,
         )
         called = self.signals.names
         named = bool(held) and held <= called and len(called) < len(self.terms)
@@ -222,92 +213,6 @@ class Judge:
             if start <= hi and lo <= end:
                 best = value if best is None else max(best, value)
         return best
-
-
-def against_the_vault(
-    judged: dict[int, Judged],
-    cosines: Mapping[int, float],
-    records: Mapping[int, Any],
-    thresholds: FloorThresholds,
-    missing: float,
-    words: int = 0,
-    whole: bool = True,
-) -> dict[int, Judged]:
-    """Each result judged against this vault's own candidates for the query
-    (floor/standout.py): a chunk of the template's lines alone is no evidence; when no
-    word of the query is in the vault (the gate), the result nearest in meaning passes if
-    it stands out from the query's typical similarity by STANDOUT_MARGIN, for a query of
-    `words` (its floor terms) enough to restate a fact (so.restates) whose vector list is
-    `whole` (no filter narrowed it: a filtered list is not the vault's typical)."""
-    usual = so.typical(cosines.values())
-    content = [
-        value
-        for cid, value in cosines.items()
-        if (record := records.get(cid)) is None or not so.template_only(record.text)
-    ]
-    # The gate leaves a result in the query's script no words to stand on: only the one
-    # nearest in meaning may pass, so a query the vault cannot answer keeps ≤ 1 result.
-    nearest = max(content, default=2.0)
-    meaning_only = (
-        thresholds.classifier is not None
-        and fl.gated(missing, thresholds)
-        and so.restates(words)
-        and whole
-    )
-    out = {}
-    for cid, seen in judged.items():
-        above = so.standout(seen.cosine, usual)
-        value = seen.evidence
-        if so.template_only(records[cid].text):
-            value = 0.0
-        elif meaning_only and not seen.cross and (seen.cosine or 0.0) >= nearest - 1e-9:
-            value = max(value, so.meaning_evidence(above, thresholds.floor))
-        out[cid] = dataclasses.replace(seen, evidence=value, standout=above)
-    return out
-
-
-def names_alone(judged: dict[int, Judged], thresholds: FloorThresholds) -> dict[int, Judged]:
-    """A result whose best sentence holds only names the query says (a person, a product)
-    and none of its other words is held to the floor at most: it may be the query's best
-    result, never a later one (keep()). The vault knowing the name is no answer to what
-    is asked about it ("When is Noam's birthday?" against every note naming Noam: the
-    classifier counts a rare name as strong evidence). A cross-lingual result shows no
-    word of the query either way, and is left as it is."""
-    out = dict(judged)
-    for cid, seen in judged.items():
-        if seen.named and not seen.cross and (seen.evidence > thresholds.floor or seen.fact):
-            out[cid] = replace(seen, evidence=min(seen.evidence, thresholds.floor), fact=False)
-    return out
-
-
-def nearest_in_meaning(
-    judged: dict[int, Judged],
-    records: Mapping[int, Any],
-    thresholds: FloorThresholds,
-    missing: float,
-    whole: bool = True,
-) -> dict[int, Judged]:
-    """The chosen result nearest in meaning (the highest cosine, template-only chunks left
-    out) is judged as the best one is, at the floor alone and not at the later bar, and
-    passes on its meaning when it stands so.NEAREST_MARGIN above the query's typical
-    similarity: a question is answered by the result with the most evidence or by the one
-    whose meaning stands out, and a paraphrase sharing no word with its answer has
-    little evidence from its words. Only for a calibrated classifier, a query whose words
-    the vault holds (a gated one has against_the_vault's stricter rule) and lists no
-    filter narrowed (`whole`: the typical similarity is the vault's)."""
-    if thresholds.classifier is None or fl.gated(missing, thresholds) or not whole:
-        return judged
-    templates = [cid for cid in judged if so.template_only(records[cid].text)]
-    near = so.nearest({cid: seen.cosine for cid, seen in judged.items()}, templates)
-    if near is None:
-        return judged
-    seen = judged[near]
-    if seen.named:
-        # Nearest for the name it shares with the query (names_alone), not for a meaning
-        # restated in other words.
-        return judged
-    value = max(seen.evidence, thresholds.floor) if so.stands_out(seen.standout) else seen.evidence
-    return {**judged, near: replace(seen, evidence=value, nearest=True)}
 
 
 @dataclass
@@ -380,21 +285,10 @@ def judge_results(
         FactScripts(facts, signals.script, whole) if facts and trusted else None,
     )
     judged = _each_judged(judge, chosen, snippet, records, credit)
-    judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
-    judged = names_alone(judged, thresholds)
-    judged = nearest_in_meaning(judged, records, thresholds, missing, whole)
+    judged = _against_the_others(judged, cosines, records, thresholds, missing, terms, whole)
+    judged = outside_the_date(judged, credit or {}, thresholds, missing)
     value = _floor_value(floor, thresholds, trusted, model_id)
-    # The calibrated floor holds a result that is neither the query's best nor the one
-    # nearest in meaning to its later bar; --min-score X is one bar for all.
-    later = [
-        thresholds.later_floor(signals.script, judged[cid].cross)
-        if floor is True
-        and not (credit and cid in credit)
-        and not judged[cid].nearest
-        and not judged[cid].fact
-        else float(value or 0.0)
-        for cid in chosen
-    ]
+    later = _later_bars(chosen, judged, thresholds, signals.script, floor, value, credit)
     evidences = [judged[cid].evidence for cid in chosen]
     kept = [chosen[i] for i in fl.keep(evidences, later, value)]
     verdict = Verdict(
@@ -403,6 +297,44 @@ def judge_results(
     if budget is not None and kept:
         _fit_budget(verdict, snippet, budget)
     return verdict
+
+
+def _against_the_others(
+    judged: dict[int, Judged],
+    cosines: Mapping[int, float],
+    records: Mapping[int, Any],
+    thresholds: FloorThresholds,
+    missing: float,
+    terms: Sequence[WeightedTerm],
+    whole: bool,
+) -> dict[int, Judged]:
+    """The rules that judge a result by this query's other candidates (floor/against.py)."""
+    judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
+    judged = names_alone(judged, thresholds)
+    return nearest_in_meaning(judged, records, thresholds, missing, whole)
+
+
+def _later_bars(
+    chosen: Sequence[int],
+    judged: Mapping[int, Judged],
+    thresholds: FloorThresholds,
+    script: str | None,
+    floor: float | bool | None,
+    value: float | None,
+    credit: Mapping[int, float] | None,
+) -> list[float]:
+    """Each chosen result's bar. The calibrated floor holds a result that is neither the
+    query's best nor the one nearest in meaning (nor dated in the query's range, nor
+    carried by its fact) to its later bar; --min-score X is one bar for all."""
+    return [
+        thresholds.later_floor(script, judged[cid].cross)
+        if floor is True
+        and not (credit and cid in credit)
+        and not judged[cid].nearest
+        and not judged[cid].fact
+        else float(value or 0.0)
+        for cid in chosen
+    ]
 
 
 def _query_signals(

@@ -261,15 +261,18 @@ def evidence(
     query: QuerySignals | None = None,
     bm25_rank: float = 0.0,
     sentence: float | None = None,
+    gate: bool = True,
 ) -> float:
     """One number in [0, 1] that passes when it reaches `thresholds.floor`: the
     classifier's probability when there is one and a cosine (the result's, or for a
     result outside the vector list that list's lowest), else coverage (none when the
     query's words are mostly missing from the vault) or the cosine on coverage's scale
     (see the module docstring); `cross`: the result is in another script than the query;
-    `bm25_rank`: see bm25_rank(); `sentence`: sentence_coverage() (None: `cover`)."""
+    `bm25_rank`: see bm25_rank(); `sentence`: sentence_coverage() (None: `cover`);
+    `gate` False: a result the query's date picked out (dated inside the range it says),
+    which no missing word makes generic."""
     if thresholds.classifier is not None:
-        if not cross and gated(missing, thresholds):
+        if gate and not cross and gated(missing, thresholds):
             # No word of the query anywhere in the vault, and the result in the query's
             # own script: nothing lexical to stand on, and a cosine alone passes any
             # generic note ("root:x:0": e5 scores 0.82-0.83 to a core.md).

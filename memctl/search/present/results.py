@@ -306,11 +306,15 @@ def explain(
             "standout": round(judged.standout, 4),
             # The bar when another result of the query has more evidence (floor.keep).
             "nearest": judged.nearest,
-            # The result nearest in meaning is held to the floor alone (see
-            # floor.evidence.nearest_in_meaning).
+            # Its best sentence holds only names the query says (floor names_alone).
+            "named": judged.named,
+            # A note whose fact in the query's script stands out (floor/facts.py).
+            "fact": judged.fact,
+            # The result nearest in meaning, or a note whose fact stands out, is held to
+            # the floor alone (floor.evidence.nearest_in_meaning, floor/facts.py).
             "later_floor": round(
                 verdict.thresholds.floor
-                if judged.nearest
+                if judged.nearest or judged.fact
                 else verdict.thresholds.later_floor(
                     verdict.signals.script if verdict.signals else None, judged.cross
                 ),

@@ -6,7 +6,8 @@ person. Each fact's own vector (memctl.index.units, cached beside the chunks') i
 with the query too, and the chunk scores the better of the two (the fact's a little
 discounted, SHORT_TEXT_BIAS): it is found by the fact and shown whole. The vector list is read again wider first in a small index (the whole
 vault's nearest chunks by their own vectors can miss the one whose fact answers), so a
-fact can bring in a chunk the list had left out.
+fact can bring in a chunk the list had left out. In a large index facts are not read at
+search time (LIFT_MAX_CHUNKS).
 """
 
 from __future__ import annotations
@@ -19,10 +20,16 @@ from typing import Any
 import numpy as np
 
 from memctl.index.chunker import content_hash
-from memctl.index.units import Unit, units_of
+from memctl.index.units import UNITS_MAX_CHUNKS, Unit, units_of
 
 POOL = 100  # chunks whose units are compared, in an index small enough to widen cheaply
 POOL_MAX_CHUNKS = 20_000  # beyond this the wider read is a second scan: the list as it is
+# Beyond this no fact is read (nor embedded: units.UNITS_MAX_CHUNKS): without the
+# wider read a fact lifts only a chunk its own vector already listed (synthetic hit@5 at
+# 100k 0.240 -> 0.245), while reading the ~60 facts' vectors by hash from a state.db of
+# ~1 GB is one cold page each (~1 ms on these machines): units-on p95 was 1.5-1.7x
+# units-off's (docs/lab/search.md, 2026-11-29).
+LIFT_MAX_CHUNKS = UNITS_MAX_CHUNKS
 # A one-line fact meets a question in its own language a little nearer than a longer text
 # of the same meaning does (e5's short texts): a Hebrew bullet of a mixed daily note
 # outranked the English decision a Hebrew question was about by 0.018 (the fixture's

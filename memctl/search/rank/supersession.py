@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 import numpy as np
@@ -115,13 +115,25 @@ def _claims(body: str) -> tuple[Claim, ...]:
 
 
 @functools.lru_cache(maxsize=4096)
+def _lines(text: str) -> tuple[Line, ...]:
+    # Each Line keeps its parsed statement: the second settle of a search (after the
+    # reranker) and the next pair with this candidate read it again for nothing.
+    return tuple(parse_lines(text))
+
+
+@functools.lru_cache(maxsize=16384)
+def _worded_change(newer: str, older: str) -> str | None:
+    # Whatever the query: a search settles twice and compares each pair of facts near in
+    # meaning, and its query only decides whether a found change is the one asked about.
+    return changed_value(newer, older) or first_apart(_claims(newer), _claims(older))
+
+
 def _changed(newer: str, older: str, query: frozenset[str]) -> str | None:
     """Why the newer fact gives the older's subject another value (the two already near in
     meaning): a stated change, or the words' own check; None when the query names a name
     only the older gives ("Sabot barrels": it asks about that one)."""
-    new_claims, old_claims = list(_claims(newer)), list(_claims(older))
-    why = changed_value(newer, older) or first_apart(new_claims, old_claims)
-    if why and not names_older(query, new_claims, old_claims):
+    why = _worded_change(newer, older)
+    if why and not names_older(query, list(_claims(newer)), list(_claims(older))):
         return why
     return None
 
@@ -182,41 +194,9 @@ def newer_first(
     dated = list(days)
     # Newest first, so a chain (A → B → C) settles in one pass: C, then B below C, ...
     dated.sort(key=lambda c: (days[c], out[c]), reverse=True)
-    superseded: dict[int, int] = {}
-    parsed: dict[int, list[Line]] = {}
-    claimed: dict[int, list[Claim]] = {}
-
-    def lines(cid: int) -> list[Line]:
-        if cid not in parsed:
-            parsed[cid] = parse_lines(items[cid].text)
-        return parsed[cid]
-
-    def stated(cid: int) -> list[Claim]:
-        # Without the query's words nothing says what was asked: no claims, no cost.
-        if cid not in claimed:
-            claimed[cid] = list(_focused(items[cid].text, query)) if query else []
-        return claimed[cid]
-
     near = _near_in_meaning(facts, [c for c in dated if c in top], dated, days, asked)
-
-    def meant(newer: int, older: int) -> str | None:
-        for new_fact, old_fact in near.get((newer, older), ()):
-            why = _changed(new_fact.body, old_fact.body, query)
-            if why:
-                return why
-        return None
-
-    def supersedes(newer: int, older: int) -> bool:
-        # Words among the best 10 only: a newer one further down is found by meaning (its
-        # facts' vectors are read already, its words would cost a parse each).
-        if newer not in top:
-            return bool(meant(newer, older))
-        return bool(
-            first_conflict(lines(newer), lines(older), qualified_apart)
-            or first_apart(stated(newer), stated(older), query)
-            or meant(newer, older)
-        )
-
+    rivals = _Rivals(items, query, top, near)
+    superseded: dict[int, int] = {}
     for i, newer in enumerate(dated):
         for older in dated[i + 1 :]:
             if days[older] >= days[newer] or older not in top:
@@ -225,10 +205,49 @@ def newer_first(
                 continue
             if older in superseded and out[older] < out[newer] * BELOW:
                 continue  # named and placed already: nothing to settle
-            if supersedes(newer, older):
+            if rivals.supersedes(newer, older):
                 # Named even when already below: --explain and the JSON say why.
                 superseded.setdefault(older, newer)
                 if out[older] >= out[newer] * BELOW:
                     out[newer] = max(out[newer], out[older])
                     out[older] = out[newer] * BELOW
     return out, superseded
+
+
+@dataclass
+class _Rivals:
+    """Whether a newer candidate supersedes an older one, for one query: by their lines'
+    words when the newer is among the best `top`, by their facts' meaning (`near`) below."""
+
+    items: Mapping[int, Item]
+    query: frozenset[str]
+    top: set[int]
+    near: dict[tuple[int, int], list[tuple[Fact, Fact]]]
+    claimed: dict[int, list[Claim]] = field(default_factory=dict)
+
+    def stated(self, cid: int) -> list[Claim]:
+        # Without the query's words nothing says what was asked: no claims, no cost.
+        if cid not in self.claimed:
+            text = self.items[cid].text
+            self.claimed[cid] = list(_focused(text, self.query)) if self.query else []
+        return self.claimed[cid]
+
+    def meant(self, newer: int, older: int) -> str | None:
+        for new_fact, old_fact in self.near.get((newer, older), ()):
+            why = _changed(new_fact.body, old_fact.body, self.query)
+            if why:
+                return why
+        return None
+
+    def supersedes(self, newer: int, older: int) -> bool:
+        # Words among the best 10 only: a newer one further down is found by meaning (its
+        # facts' vectors are read already, its words would cost a parse each).
+        if newer not in self.top:
+            return bool(self.meant(newer, older))
+        return bool(
+            first_conflict(
+                _lines(self.items[newer].text), _lines(self.items[older].text), qualified_apart
+            )
+            or first_apart(self.stated(newer), self.stated(older), self.query)
+            or self.meant(newer, older)
+        )

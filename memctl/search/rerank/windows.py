@@ -104,24 +104,11 @@ def shown(
     snips = {cid: snippet(cid) for cid in order}
     qvec = None if query_vector is None else np.asarray(query_vector, dtype=np.float32)
     held: list[WindowVectors] = [_NONE] * len(order)
-    if qvec is not None:
-        table = KeptWindows() if kept is None else kept
-        windows, chunks = table.windows, table.vectors
-        keys = [
-            (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
-            for cid in order
-        ]
-        missing = [key for key in dict.fromkeys(keys) if key not in windows]
-        if missing:
-            read = store.window_vectors(missing, matrix, spans)
-            for key, vectors in zip(missing, read, strict=True):
-                windows[key] = WindowVectors(vectors)
-                for cid, vec in vectors.items():
-                    if cid not in chunks:
-                        chunks[cid] = vec.copy()
-        held = [windows[key] for key in keys]
     cosine: dict[int, float] = dict(list_cosines)
     if qvec is not None:
+        table = KeptWindows() if kept is None else kept
+        held = _windows_read(store, order, records, snips, table, matrix, spans)
+        chunks = table.vectors
         # `.dot`, not `@`: the same BLAS dot of two vectors (equal floats, checked on every
         # kept vector of the 10k vault) without matmul's dispatch, 2 against 5 µs a call.
         for window in held:
@@ -152,6 +139,33 @@ def shown(
             ),
         )
     return out
+
+
+def _windows_read(
+    store: IndexBackend,
+    order: Sequence[int],
+    records: Mapping[int, ChunkRecord],
+    snips: Mapping[int, Snippet],
+    table: KeptWindows,
+    matrix: Any,
+    spans: dict[str, list[tuple[int, int, int]]] | None,
+) -> list[WindowVectors]:
+    """Each candidate's window's vectors, those `table` does not hold yet read in one call
+    (and kept there, with their chunks' vectors)."""
+    windows, chunks = table.windows, table.vectors
+    keys = [
+        (records[cid].vault, records[cid].path, snips[cid].line_start, snips[cid].line_end)
+        for cid in order
+    ]
+    missing = [key for key in dict.fromkeys(keys) if key not in windows]
+    if missing:
+        read = store.window_vectors(missing, matrix, spans)
+        for key, vectors in zip(missing, read, strict=True):
+            windows[key] = WindowVectors(vectors)
+            for cid, vec in vectors.items():
+                if cid not in chunks:
+                    chunks[cid] = vec.copy()
+    return [windows[key] for key in keys]
 
 
 _SHOWN = field_names(Shown)

@@ -1,0 +1,31 @@
+"""What the relevance floor read of one result (its raw evidence and the rules that moved
+it), shared by floor/evidence.py, which judges, and floor/against.py, which judges a result
+against the vault's other candidates for its query."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One result as the floor judged it (its evidence, and what that was read from)."""
+
+    coverage: float
+    cosine: float | None
+    evidence: float
+    cross: bool = False  # the chunk is in another script than the query
+    bm25_rank: float = 0.0  # floor.bm25_rank of its rank in the words list
+    words_rank: int | None = None  # that rank (0: BM25's best; None: not in the list)
+    sentence: float = 0.0  # floor.sentence_coverage of the snippet
+    # Its cosine above the query's typical similarity in this vault (floor/standout.py).
+    standout: float = 0.0
+    # The chosen result nearest in meaning: held to the floor alone (nearest_in_meaning).
+    nearest: bool = False
+    # Its best sentence holds only names the query says, none of its other words
+    # (names_alone).
+    named: bool = False
+    # A note of facts judged in the query's own script whose fact in that script stands
+    # out among the query's (facts.FactScripts.stands_out): it passes on that meaning,
+    # held to the floor alone, as the result nearest in meaning is.
+    fact: bool = False
