@@ -13,7 +13,7 @@ vault holds costs nothing here. Pure: the vault's words come from memctl.lexical
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from rapidfuzz import fuzz
 
@@ -69,6 +69,10 @@ _CLASSES = str.maketrans(
 _RAW_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _HEBREW_LETTER = re.compile("[\u0590-\u05ff]")
 _SIBILANTS = str.maketrans({"ц": "C", "צ": "C", "ץ": "C", "ж": "Z", "ז": "Z"})
+# Endings an ordinary Hebrew word takes, by kind: feminine; plural; a verb's persons or a
+# possessive. A final letter takes its ordinary form before one (המון → המונים).
+_HEBREW_ENDINGS = (("ה", "ת", "ית"), ("ים", "ות", "יים", "יות"), ("ו", "נו", "תי", "תם"))
+_FINAL_LETTERS = str.maketrans("ךםןףץ", "כמנפצ")
 
 
 def script_of(word: str) -> str | None:
@@ -111,24 +115,42 @@ def keys(word: str) -> tuple[str, ...]:
     return (first,) if second == first else (first, second)
 
 
-def asks_name(word: str, raw: str, common: Callable[[str], bool]) -> bool:
-    """Whether a query word may be a name to look for in another script: a Hebrew word (no
-    capitals to tell), no ordinary word of its language, or one the query capitalises
-    (Bukhara, Борис). "messed" met מאשדוד by its consonants before this."""
-    if script_of(word) == "he" or not common(word):
+def asks_name(forms: Sequence[str], raw: str, common: Callable[[str], bool]) -> bool:
+    """Whether a query word (`forms`: it first, then its Hebrew prefix-stripped forms) may
+    be a name to look for in another script: a Hebrew word none of whose forms is an
+    inflected ordinary word, no ordinary word of its language, or one the query
+    capitalises (Bukhara, Борис). "messed" met מאשדוד by its consonants before this."""
+    word = forms[0]
+    if script_of(word) == "he":
+        return not any(hebrew_word(form, common) for form in forms)
+    if not common(word):
         return True
     return any(found[0].isupper() and found.lower() == word for found in _RAW_WORD.findall(raw))
+
+
+def hebrew_word(word: str, common: Callable[[str], bool]) -> bool:
+    """Whether a Hebrew word is an ordinary word, not a name: the language's ordinary words
+    also hold it inflected in two ways (נדרש: נדרשת, נדרשים; בוטל: בוטלה, בוטלו; המון:
+    המונה, המונים), where the names wordfreq knows stand alone (בוריס, אשדוד, פרלמן).
+    Hebrew has no capitals to tell a name by; without this, כשהמון met shmona, ובוטל
+    bottle, נדרש andrassy and פרטי porto by their consonants."""
+    if not common(word):
+        return False
+    base = word[:-1] + word[-1].translate(_FINAL_LETTERS)
+    kinds = sum(any(common(base + end) for end in ends) for ends in _HEBREW_ENDINGS)
+    return kinds >= 2
 
 
 def is_name(term: str, common: Callable[[str], bool], capitalised: Callable[[str], bool]) -> bool:
     """Whether a vault word may stand for a query word of another script: no ordinary word
     of its language (Postgres, Vetropack), a long one whose consonants hardly agree by
     chance (פרלמן), or one the vault writes with a capital inside a sentence (Boris, Борис:
-    names are ordinary words to wordfreq). Without this, ordinary words whose few
-    consonants happen to agree crossed: דרשו → doors, магазине → magazine."""
-    if not common(term) or len(key(term)) >= LONG_KEY:
-        return True
-    return script_of(term) != "he" and capitalised(term)
+    names are ordinary words to wordfreq); a Hebrew word, with no capitals to tell, never
+    when it is an inflected ordinary word (hebrew_word). Without this, ordinary words
+    whose few consonants happen to agree crossed: דרשו → doors, магазине → magazine."""
+    if script_of(term) == "he":
+        return (not common(term) or len(key(term)) >= LONG_KEY) and not hebrew_word(term, common)
+    return not common(term) or len(key(term)) >= LONG_KEY or capitalised(term)
 
 
 class Crossings:

@@ -161,7 +161,7 @@ def build_plan(
                 plan.corrections[term.text] = fixed
                 known = [fixed]
                 freqs[fixed] = df([fixed])[fixed]
-            elif asks_name(term.text, query.raw, is_common) and (
+            elif asks_name(term.forms(), query.raw, is_common) and (
                 crossed := next(filter(None, map(cross, term.forms())), [])
             ):
                 plan.crossings[term.text] = crossed

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.lexical.crossing import Crossings, asks_name, is_name, key
+from memctl.lexical import lexicon
+from memctl.lexical.crossing import Crossings, asks_name, hebrew_word, is_name, key
 from memctl.lexical.parse import parse_query
 from memctl.lexical.plan import build_plan
 from memctl.search.hybrid import Searcher
@@ -77,19 +78,21 @@ def test_cyrillic_spelling_must_also_resemble_the_vault_word() -> None:
 
 
 @pytest.mark.parametrize(
-    ("term", "common", "capitalised", "name"),
+    ("term", "ordinary", "capitalised", "name"),
     [
-        ("postgres", False, False, True),  # no ordinary English word
-        ("boris", True, True, True),  # ordinary to wordfreq, but written as a name
-        ("magazine", True, False, False),  # магазине must not find it
-        ("борис", True, True, True),
-        ("систему", True, False, False),
-        ("פרלמן", True, False, True),  # five consonants: a name, common or not
-        ("דלת", True, True, False),  # Hebrew has no capitals to tell a name by
+        ("postgres", set(), False, True),  # no ordinary English word
+        ("boris", {"boris"}, True, True),  # ordinary to wordfreq, but written as a name
+        ("magazine", {"magazine"}, False, False),  # магазине must not find it
+        ("борис", {"борис"}, True, True),
+        ("систему", {"систему"}, False, False),
+        ("פרלמן", {"פרלמן"}, False, True),  # five consonants: a name, common or not
+        ("דלת", {"דלת"}, True, False),  # Hebrew has no capitals to tell a name by
+        # ... nor is a long one a name when it is an ordinary word, inflected
+        ("מתקשר", {"מתקשר", "מתקשרת", "מתקשרים"}, False, False),
     ],
 )
-def test_only_a_name_crosses(term: str, common: bool, capitalised: bool, name: bool) -> None:
-    assert is_name(term, lambda word: common, lambda word: capitalised) is name
+def test_only_a_name_crosses(term: str, ordinary: set[str], capitalised: bool, name: bool) -> None:
+    assert is_name(term, ordinary.__contains__, lambda word: capitalised) is name
 
 
 def test_an_ordinary_word_is_never_taken_for_a_name_in_another_script() -> None:
@@ -107,18 +110,43 @@ def test_an_ordinary_word_is_never_taken_for_a_name_in_another_script() -> None:
 
 
 @pytest.mark.parametrize(
-    ("word", "raw", "common", "asks"),
+    ("forms", "raw", "ordinary", "asks"),
     [
-        ("bukhara", "Which Bukhara hotel?", True, True),  # capitalised: a name
-        ("messed", "Which release messed up?", True, False),  # an ordinary word
-        ("perlman", "how do we reach perlman", False, True),  # no ordinary word
-        ("борис", "Что решил Борис?", True, True),
-        ("часто", "Как часто поливаем?", True, False),
-        ("בוריס", "מה אמר בוריס?", True, True),  # Hebrew: no capitals to tell
+        (("bukhara",), "Which Bukhara hotel?", {"bukhara"}, True),  # capitalised: a name
+        (("messed",), "Which release messed up?", {"messed"}, False),  # an ordinary word
+        (("perlman",), "how do we reach perlman", set(), True),  # no ordinary word
+        (("борис",), "Что решил Борис?", {"борис"}, True),
+        (("часто",), "Как часто поливаем?", {"часто"}, False),
+        (("בוריס",), "מה אמר בוריס?", {"בוריס"}, True),  # Hebrew: no capitals to tell
+        # An ordinary Hebrew word, inflected in two ways among the ordinary words, is no
+        # name, nor is a word holding one after its prefix letters.
+        (("נדרש",), "מה נדרש?", {"נדרש", "נדרשת", "נדרשים"}, False),
+        (("ובוטל", "בוטל", "וטל"), "מה ובוטל", {"בוטל", "בוטלה", "בוטלו"}, False),
+        (("כשהמון", "שהמון", "המון"), "כשהמון הגיע", {"המון", "המונה", "המונים"}, False),
+        (("לבוריס", "בוריס", "וריס"), "מה אמרו לבוריס", {"בוריס", "בוריסה"}, True),
     ],
 )
-def test_a_query_word_may_be_a_name(word: str, raw: str, common: bool, asks: bool) -> None:
-    assert asks_name(word, raw, lambda w: common) is asks
+def test_a_query_word_may_be_a_name(
+    forms: tuple[str, ...], raw: str, ordinary: set[str], asks: bool
+) -> None:
+    assert asks_name(forms, raw, ordinary.__contains__) is asks
+
+
+@pytest.mark.parametrize(
+    ("word", "ordinary"),
+    [
+        ("נדרש", True),
+        ("פרטי", True),
+        ("בוטל", True),
+        ("המון", True),
+        ("בוריס", False),  # names wordfreq counts stand alone
+        ("אשדוד", False),
+        ("פרלמן", False),
+        ("טומר", False),  # no ordinary word at all
+    ],
+)
+def test_an_ordinary_hebrew_word_is_told_by_its_inflections(word: str, ordinary: bool) -> None:
+    assert hebrew_word(word, lexicon.is_common) is ordinary
 
 
 def _plan_crossings(query: str, known: set[str]) -> tuple[dict[str, list[str]], list[str]]:
@@ -177,7 +205,8 @@ NOTES = {
     " shop to Postgres in March.\n- The magazine ran a piece on our system.\n",
     "memory/archive/insurance.md": "# ביטוח\n\n- הסוכן הוא אורי פרלמן, עונה רק בוואטסאפ.\n",
     "memory/archive/decoy.md": "# Weekly\n\n- The shop's newsletter went out on Tuesday.\n"
-    "- Решили сменить поставщика коробок.\n- החלטנו להחליף ספק קרטונים.\n",
+    "- Решили сменить поставщика коробок.\n- החלטנו להחליף ספק קרטונים.\n"
+    "- The invoice came from Andrassy at the Bottle Shop in Porto.\n",
 }
 
 
@@ -204,7 +233,16 @@ def test_a_search_finds_the_name_written_in_another_script(
     assert "magazine" not in str(trace.plan.crossings)
 
 
-@pytest.mark.parametrize("query", ["Что пишут в магазине про систему?", "מה כתוב במגזין?"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Что пишут в магазине про систему?",
+        "מה כתוב במגזין?",
+        "מה נדרש מהספק הפרטי?",  # not Andrassy nor Porto: ordinary Hebrew words
+        "מה בוטל בהזמנה?",  # not Bottle
+        "What do the magazine's writers think?",
+    ],
+)
 def test_ordinary_words_do_not_cross_in_a_search(vault: Vault, query: str) -> None:
     for rel, text in NOTES.items():
         path = vault.root / rel
