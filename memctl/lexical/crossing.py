@@ -153,55 +153,75 @@ def is_name(term: str, common: Callable[[str], bool], capitalised: Callable[[str
     return not common(term) or len(key(term)) >= LONG_KEY or capitalised(term)
 
 
+# A word's script and its keys: what a cache of them holds (memctl.lexical.vocab keeps one
+# beside the vocabulary, PostgreSQL a table beside its lexemes).
+Keyed = tuple[str, tuple[str, ...]]
+# Changes whenever key() or keys() would key a word otherwise: a cache keyed by another
+# version is keyed again.
+KEYS_VERSION = 1
+
+
+def keyed(term: str) -> Keyed | None:
+    """A vault word's script and keys of MIN_KEY+ consonants (None: a word of none of the
+    three scripts, or too short to cross)."""
+    if len(term) < MIN_KEY or term.isdigit():
+        return None
+    script = script_of(term)
+    if script is None:
+        return None
+    return script, tuple(found for found in keys(term) if len(found) >= MIN_KEY)
+
+
+def crossed_scripts(script: str) -> tuple[str, ...]:
+    """The scripts a word of `script` crosses into: Latin and one other. Hebrew and
+    Cyrillic met each other's words by chance (בנהר → вебинар, полиции → פוליסה) more
+    often than by name."""
+    return ("he", "ru") if script == "en" else ("en",)
+
+
+# The vault words holding a key, with their scripts (an in-memory map, a cache file's
+# lines, a table: whichever the index keeps).
+Lookup = Callable[[str], Iterable[tuple[str, str]]]
+
+
+def forms(word: str, lookup: Lookup, named: Callable[[str], bool] = lambda term: True) -> list[str]:
+    """Vault words of another script spelling the same name as `word` (folded), closest
+    first, at most MAX_FORMS; `lookup`: the vault's words of a key, `named`: whether a vault
+    word is a name (is_name), asked of the closest only."""
+    script = script_of(word)
+    wanted = key(word)
+    if script is None or len(wanted) < MIN_KEY:
+        return []
+    others = crossed_scripts(script)
+    spelled = latin(word)
+    likely: list[tuple[float, str]] = []
+    for other, term in lookup(wanted):
+        if other not in others:
+            continue
+        likeness = fuzz.ratio(spelled, latin(term))
+        # Hebrew has no vowels to compare: the key alone decides.
+        if "he" not in (script, other) and likeness < MIN_SPELLING:
+            continue
+        likely.append((likeness, term))
+    likely.sort(key=lambda pair: (-pair[0], pair[1]))
+    kept: list[str] = []
+    for _, term in likely:
+        if len(kept) < MAX_FORMS and named(term):
+            kept.append(term)
+    return kept
+
+
 class Crossings:
-    """The vault's words by script, keyed on first use per script (~3 µs a word)."""
+    """Vault words held in memory by key, keyed when made (~30 µs a word)."""
 
     def __init__(self, terms: Iterable[str]) -> None:
-        self._words: dict[str, list[str]] = {"en": [], "he": [], "ru": []}
+        self._by_key: dict[str, list[tuple[str, str]]] = {}
         for term in terms:
-            if len(term) >= MIN_KEY and not term.isdigit():
-                script = script_of(term)
-                if script is not None:
-                    self._words[script].append(term)
-        self._keys: dict[str, dict[str, list[str]]] = {}
-
-    def scripts(self) -> set[str]:
-        """The scripts the vault writes words in."""
-        return {script for script, words in self._words.items() if words}
+            found = keyed(term)
+            if found is not None:
+                for one in found[1]:
+                    self._by_key.setdefault(one, []).append((found[0], term))
 
     def forms(self, word: str, named: Callable[[str], bool] = lambda term: True) -> list[str]:
-        """Vault words of another script spelling the same name as `word`, closest first;
-        `named`: whether a vault word is a name (is_name), asked of the closest only."""
-        script = script_of(word)
-        if script is None or not self.scripts() & ({"he", "ru"} if script == "en" else {"en"}):
-            return []
-        wanted = key(word)
-        if len(wanted) < MIN_KEY:
-            return []
-        spelled = latin(word)
-        found: list[tuple[float, str]] = []
-        # Latin and one other script: Hebrew and Cyrillic met each other's words by chance
-        # (בנהר → вебинар, полиции → פוליסה) more often than by name.
-        for other in self.scripts() & ({"he", "ru"} if script == "en" else {"en"}):
-            for term in self._keyed(other).get(wanted, ()):
-                likeness = fuzz.ratio(spelled, latin(term))
-                # Hebrew has no vowels to compare: the key alone decides.
-                if "he" not in (script, other) and likeness < MIN_SPELLING:
-                    continue
-                found.append((likeness, term))
-        found.sort(key=lambda pair: (-pair[0], pair[1]))
-        kept: list[str] = []
-        for _, term in found:
-            if len(kept) < MAX_FORMS and named(term):
-                kept.append(term)
-        return kept
-
-    def _keyed(self, script: str) -> dict[str, list[str]]:
-        keyed = self._keys.get(script)
-        if keyed is None:
-            keyed = self._keys[script] = {}
-            for term in self._words[script]:
-                for found in keys(term):
-                    if len(found) >= MIN_KEY:
-                        keyed.setdefault(found, []).append(term)
-        return keyed
+        """The vault's spellings of `word` in another script (forms())."""
+        return forms(word, lambda wanted: self._by_key.get(wanted, ()), named)

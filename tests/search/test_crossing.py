@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from memctl.lexical import lexicon
+from memctl.lexical import crossing, lexicon, vocab
 from memctl.lexical.crossing import Crossings, asks_name, hebrew_word, is_name, key
 from memctl.lexical.parse import parse_query
 from memctl.lexical.plan import build_plan
@@ -252,3 +254,81 @@ def test_ordinary_words_do_not_cross_in_a_search(vault: Vault, query: str) -> No
     with Searcher(vault) as searcher:
         searcher.search(query, k=3, log=False, now=NOW, mode="lexical", trace=trace)
     assert trace.plan is not None and trace.plan.crossings == {}
+
+
+def _write_notes(vault: Vault, notes: dict[str, str]) -> None:
+    for rel, text in notes.items():
+        path = vault.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def _crossed(vault: Vault, query: str) -> dict[str, list[str]]:
+    trace = SearchTrace()
+    with Searcher(vault) as searcher:
+        searcher.search(query, k=3, log=False, now=NOW, mode="lexical", trace=trace)
+    assert trace.plan is not None
+    return trace.plan.crossings
+
+
+@pytest.mark.parametrize(
+    ("query", "crossed", "later", "added", "crossed_later"),
+    [
+        ("Что решил Борис?", {"борис": ["boris"]}, "А Ветропак?", "Vetropack", "ветропак"),
+        ("מה החליט בוריס?", {"בוריס": ["boris"]}, "ומה עם ווטרופק?", "Vetropack", "ווטרופק"),
+        (
+            "How do we reach Perlman?",
+            {"perlman": ["פרלמן"]},
+            "And Goldberg?",
+            "גולדברג",
+            "goldberg",
+        ),
+    ],
+)
+def test_the_keys_are_kept_beside_the_vocabulary_and_grown_with_it(
+    vault: Vault,
+    monkeypatch: pytest.MonkeyPatch,
+    query: str,
+    crossed: dict[str, list[str]],
+    later: str,
+    added: str,
+    crossed_later: str,
+) -> None:
+    _write_notes(vault, NOTES)
+    assert _crossed(vault, query) == crossed
+    keys_file = vault.state_dir / "search-vocab-keys.txt"
+    assert keys_file.is_file()
+    # A one-shot search reads the keys, keying no word again...
+    monkeypatch.setattr(crossing, "keyed", _never)
+    assert _crossed(vault, query) == crossed
+    monkeypatch.undo()
+    # ... but the words a newer note brings, and only those.
+    _write_notes(vault, {"memory/archive/later.md": f"# Later\n\n- We asked {added} again.\n"})
+    keyed_now: list[str] = []
+    monkeypatch.setattr(crossing, "keyed", _counting(keyed_now))
+    assert crossed_later in _crossed(vault, later)
+    assert vocab.fold(added) in keyed_now and len(keyed_now) < 10
+
+
+def _never(term: str) -> crossing.Keyed | None:
+    raise AssertionError(f"{term} keyed again")
+
+
+def _counting(seen: list[str]) -> Callable[[str], crossing.Keyed | None]:
+    keyed = crossing.keyed
+
+    def counted(term: str) -> crossing.Keyed | None:
+        seen.append(term)
+        return keyed(term)
+
+    return counted
+
+
+def test_keys_of_another_version_are_keyed_again(vault: Vault) -> None:
+    _write_notes(vault, NOTES)
+    keys_file = vault.state_dir / "search-vocab-keys.txt"
+    keys_file.parent.mkdir(parents=True, exist_ok=True)
+    # Keyed otherwise by an older version: "boris" had no key then.
+    keys_file.write_text("keys 0 1 1\n\t\tboris\n", encoding="utf-8")
+    assert _crossed(vault, "Что решил Борис?") == {"борис": ["boris"]}
+    assert keys_file.read_text(encoding="utf-8").startswith(f"keys {crossing.KEYS_VERSION} ")
