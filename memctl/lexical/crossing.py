@@ -13,6 +13,7 @@ vault holds costs nothing here. Pure: the vault's words come from memctl.lexical
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 
 from rapidfuzz import fuzz
@@ -67,6 +68,8 @@ _CLASSES = str.maketrans(
 
 
 _RAW_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+# A capitalised word after a word, a digit or a comma on the same line: a name's place.
+_NAMED = re.compile(r"(?<=[\w,)»\"] )([^\W\d_][^\W_]*)", re.UNICODE)
 _HEBREW_LETTER = re.compile("[\u0590-\u05ff]")
 _SIBILANTS = str.maketrans({"ц": "C", "צ": "C", "ץ": "C", "ж": "Z", "ז": "Z"})
 # Endings an ordinary Hebrew word takes, by kind: feminine; plural; a verb's persons or a
@@ -139,6 +142,22 @@ def hebrew_word(word: str, common: Callable[[str], bool]) -> bool:
     base = word[:-1] + word[-1].translate(_FINAL_LETTERS)
     kinds = sum(any(common(base + end) for end in ends) for ends in _HEBREW_ENDINGS)
     return kinds >= 2
+
+
+def written_as_name(text: str, word: str) -> bool:
+    """Whether `text` writes `word` (folded) with a capital letter inside a sentence, as a
+    name is written (not first on its line or after a full stop)."""
+    for found in _NAMED.finditer(text):
+        name = found.group(1)
+        if name[0].isupper() and _fold(name) == word:
+            return True
+    return False
+
+
+def _fold(word: str) -> str:
+    """vocab.fold's folding (vocab imports this module): lowercase, no diacritics."""
+    decomposed = unicodedata.normalize("NFD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def is_name(term: str, common: Callable[[str], bool], capitalised: Callable[[str], bool]) -> bool:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz, process
 
-from memctl.lexical import lexicon, vocab
+from memctl.lexical import lexicon
+from memctl.lexical.crossing import written_as_name
 from memctl.lexical.parse import HEBREW_PREFIXES, Query, quote
 from memctl.lexical.plan import (
     COMMON_MIN_ROWS,
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
 # The vocabulary view is created per connection in `temp`, so the index schema stays as
 # the index layer defines it.
 VOCAB_TABLE = "temp.memctl_search_vocab"
-# A capitalised word after a word, a digit or a comma on the same line: a name's place.
-_NAMED = re.compile(r"(?<=[\w,)»\"] )([^\W\d_][^\W_]*)", re.UNICODE)
 _VOCAB = VOCAB_TABLE
 
 
@@ -155,12 +154,7 @@ def capitalised(conn: Connection, word: str) -> bool:
         "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 5)",
         (quote(word),),
     )
-    for (text,) in rows:
-        for found in _NAMED.finditer(text):
-            name = found.group(1)
-            if name[0].isupper() and vocab.fold(name) == word:
-                return True
-    return False
+    return any(written_as_name(text, word) for (text,) in rows)
 
 
 def plan_lexical(
