@@ -154,19 +154,7 @@ def build_plan(
             and len(term.text) >= TYPO_MIN_LENGTH
             and not term.text.isdigit()
         ):
-            fixed = correct(term.text)
-            if fixed and is_common(term.text) and not inflects(term.text, fixed):
-                fixed = None
-            if fixed:
-                plan.corrections[term.text] = fixed
-                known = [fixed]
-                freqs[fixed] = df([fixed])[fixed]
-            elif asks_name(term.forms(), query.raw, is_common) and (
-                crossed := next(filter(None, map(cross, term.forms())), [])
-            ):
-                plan.crossings[term.text] = crossed
-                freqs.update(df(crossed))
-                known = [form for form in crossed if freqs.get(form, 0) > 0]
+            known = _unknown_word(plan, term, query.raw, freqs, df, correct, is_common, cross)
         for form in known:
             kept.append((freqs[form], form))
         if term.stem and 0 < stem_count <= limit:
@@ -186,3 +174,32 @@ def build_plan(
     plan.cap = limit
     plan.phrases = [i for i in query.identifiers]
     return plan
+
+
+def _unknown_word(
+    plan: LexicalPlan,
+    term: Term,
+    raw: str,
+    freqs: dict[str, int],
+    df: Callable[[list[str]], dict[str, int]],
+    correct: Callable[[str], str | None],
+    is_common: Callable[[str], bool],
+    cross: Callable[[str], list[str]],
+) -> list[str]:
+    """The forms the index holds for a word it lacks in every form: its typo correction,
+    else its spellings in the vault's other scripts when it may be a name (both recorded
+    in `plan`, their counts in `freqs`)."""
+    fixed = correct(term.text)
+    if fixed and is_common(term.text) and not inflects(term.text, fixed):
+        fixed = None
+    if fixed:
+        plan.corrections[term.text] = fixed
+        freqs[fixed] = df([fixed])[fixed]
+        return [fixed]
+    if not asks_name(term.forms(), raw, is_common):
+        return []
+    crossed = next(filter(None, map(cross, term.forms())), [])
+    if crossed:
+        plan.crossings[term.text] = crossed
+        freqs.update(df(crossed))
+    return [form for form in crossed if freqs.get(form, 0) > 0]
