@@ -56,6 +56,7 @@ class Vocabulary:
         # back with the query (~0.5 ms a word at 10k: the filter and rapidfuzz's pass).
         self._closest: dict[tuple[str, float], str | None] = {}
         self._keys: str | None = None  # the keys file's text, read (or keyed) on first use
+        self._held_scripts: set[str] | None = None
         self._named: dict[str, bool] = {}  # whether a word is a name (an SQL read each)
 
     def refresh(self, conn: Connection) -> None:
@@ -67,6 +68,7 @@ class Vocabulary:
             self._sorted = None
             self._closest.clear()
             self._keys = None
+            self._held_scripts = None
             self._named.clear()
 
     def closest(self, word: str, min_ratio: float) -> str | None:
@@ -90,13 +92,25 @@ class Vocabulary:
         return found
 
     def across(self, word: str, named: Callable[[str], bool]) -> list[str]:
-        """The vault's names spelling `word` (folded) in another script (crossing.Crossings)."""
+        """The vault's names spelling `word` (folded) in another script (crossing.forms)."""
+        script = crossing.script_of(word)
+        if script is None or not self._scripts() & set(crossing.crossed_scripts(script)):
+            return []  # a Latin name in a Latin-only vault: no keys read, none made
         if self._keys is None:
             self._keys = _keys_text(self.terms, self.seen_id, self.state_dir)
         keys = self._keys
         return crossing.forms(
             word, lambda wanted: _keyed_words(keys, wanted), self._is_named(named)
         )
+
+    def _scripts(self) -> set[str]:
+        """The scripts the vocabulary writes words in (~5 ms at 30k words)."""
+        if self._held_scripts is None:
+            held = {crossing.script_of(term) for term in self.terms if not term.isascii()}
+            if any(term.isascii() and term.isalpha() for term in self.terms):
+                held.add("en")
+            self._held_scripts = {script for script in held if script is not None}
+        return self._held_scripts
 
     def _is_named(self, named: Callable[[str], bool]) -> Callable[[str], bool]:
         def kept(term: str) -> bool:

@@ -332,3 +332,14 @@ def test_keys_of_another_version_are_keyed_again(vault: Vault) -> None:
     keys_file.write_text("keys 0 1 1\n\t\tboris\n", encoding="utf-8")
     assert _crossed(vault, "Что решил Борис?") == {"борис": ["boris"]}
     assert keys_file.read_text(encoding="utf-8").startswith(f"keys {crossing.KEYS_VERSION} ")
+
+
+def test_a_latin_name_in_a_vault_of_latin_words_keys_nothing(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # (A Hebrew or Russian name always has Latin words to meet: a vault's front matter,
+    # its identifiers, "title".)
+    _write_notes(vault, {"memory/archive/a.md": "# A\n\n- We asked Vetropack about the glass.\n"})
+    monkeypatch.setattr(crossing, "keyed", _never)
+    assert _crossed(vault, "Kogan?") == {}
+    assert not (vault.state_dir / "search-vocab-keys.txt").exists()
