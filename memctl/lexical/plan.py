@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from memctl.lexical.crossing import asks_name
 from memctl.lexical.parse import Query, Term, fts_expression, quote
 
 TYPO_MIN_LENGTH = 4
@@ -82,15 +83,18 @@ class LexicalPlan:
     phrases: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)  # too common to be worth their cost
     corrections: dict[str, str] = field(default_factory=dict)  # typo → vocabulary word
+    # A word the index lacks → the vault's words spelling it in another script (crossing)
+    crossings: dict[str, list[str]] = field(default_factory=dict)
     all_common: bool = False  # every word is common: rank only the newest matches
     # Rows holding each form looked at, counted up to `cap` (the relevance floor's IDF).
     doc_freqs: dict[str, int] = field(default_factory=dict)
     cap: int = 0
 
     def term_forms(self, term: Term) -> list[str]:
-        """The forms a query word may take in the index: its own and its typo correction."""
+        """The forms a query word may take in the index: its own, its typo correction and
+        its spellings in the vault's other scripts."""
         fixed = self.corrections.get(term.text)
-        return [*term.forms(), *([fixed] if fixed else [])]
+        return [*term.forms(), *([fixed] if fixed else []), *self.crossings.get(term.text, ())]
 
     def reach(self, terms: Sequence[Term]) -> float:
         """The share of the query's words the index holds in some form (its own, a
@@ -126,12 +130,15 @@ def build_plan(
     correct: Callable[[str], str | None],
     exact_df: Callable[[list[str]], dict[str, int]],
     is_common: Callable[[str], bool] = lambda word: False,
+    cross: Callable[[str], list[str]] = lambda word: [],
 ) -> LexicalPlan:
     """The lexical plan from document counts, whichever index counted them (pure policy).
 
     `df` counts rows per word up to `limit` + 1, `stem_df` rows matching a prefix,
     `exact_df` uncapped counts (asked only when every word is common), `is_common` whether
-    a word is an ordinary word of its language (memctl.lexical.lexicon).
+    a word is an ordinary word of its language (memctl.lexical.lexicon), `cross` the
+    vault's words spelling an unknown, uncorrected word in another script
+    (memctl.lexical.crossing).
     """
     plan = LexicalPlan()
     terms = query.content_terms
@@ -147,13 +154,7 @@ def build_plan(
             and len(term.text) >= TYPO_MIN_LENGTH
             and not term.text.isdigit()
         ):
-            fixed = correct(term.text)
-            if fixed and is_common(term.text) and not inflects(term.text, fixed):
-                fixed = None
-            if fixed:
-                plan.corrections[term.text] = fixed
-                known = [fixed]
-                freqs[fixed] = df([fixed])[fixed]
+            known = _unknown_word(plan, term, query.raw, freqs, df, correct, is_common, cross)
         for form in known:
             kept.append((freqs[form], form))
         if term.stem and 0 < stem_count <= limit:
@@ -173,3 +174,32 @@ def build_plan(
     plan.cap = limit
     plan.phrases = [i for i in query.identifiers]
     return plan
+
+
+def _unknown_word(
+    plan: LexicalPlan,
+    term: Term,
+    raw: str,
+    freqs: dict[str, int],
+    df: Callable[[list[str]], dict[str, int]],
+    correct: Callable[[str], str | None],
+    is_common: Callable[[str], bool],
+    cross: Callable[[str], list[str]],
+) -> list[str]:
+    """The forms the index holds for a word it lacks in every form: its typo correction,
+    else its spellings in the vault's other scripts when it may be a name (both recorded
+    in `plan`, their counts in `freqs`)."""
+    fixed = correct(term.text)
+    if fixed and is_common(term.text) and not inflects(term.text, fixed):
+        fixed = None
+    if fixed:
+        plan.corrections[term.text] = fixed
+        freqs[fixed] = df([fixed])[fixed]
+        return [fixed]
+    if not asks_name(term.forms(), raw, is_common):
+        return []
+    crossed = next(filter(None, map(cross, term.forms())), [])
+    if crossed:
+        plan.crossings[term.text] = crossed
+        freqs.update(df(crossed))
+    return [form for form in crossed if freqs.get(form, 0) > 0]

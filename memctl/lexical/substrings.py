@@ -19,6 +19,7 @@ def trigram_words(query: Query, plan: LexicalPlan) -> list[str]:
     words = [t.text for t in query.content_terms if len(t.text) >= 3 and not t.text.isdigit()]
     words += [v for t in query.content_terms for v in t.variants if len(v) >= 3]
     words += list(plan.corrections.values()) + list(query.identifiers) + list(query.dates)
+    words += [form for forms in plan.crossings.values() for form in forms]
     return list(dict.fromkeys(words))
 
 

@@ -15,7 +15,7 @@ import psycopg
 
 from memctl import __version__
 from memctl.errors import MemctlError
-from memctl.index.postgres import claims
+from memctl.index.postgres import claims, crossing_keys
 from memctl.index.postgres.substring_functions import (
     held_substrings,
     scanned_substrings,
@@ -216,6 +216,7 @@ MIGRATIONS: dict[int, Migration] = {
     8: tested_substrings,
     9: scanned_window_terms,
     10: claims.migration,
+    11: crossing_keys.migration,
 }
 LATEST = max(MIGRATIONS)
 

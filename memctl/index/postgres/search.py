@@ -20,7 +20,7 @@ import psycopg
 from rapidfuzz import fuzz, process
 
 from memctl.errors import UsageError
-from memctl.index.postgres import bm25, substrings, words
+from memctl.index.postgres import bm25, crossing_keys, substrings, words
 from memctl.index.postgres.counts import WordCounter
 from memctl.index.postgres.lists import (
     Lists,
@@ -175,6 +175,7 @@ def _planned(scope: _Scope, query: Query, rows: int) -> tuple[LexicalPlan, WordC
         correct=lambda word: _correct(store, word),
         is_common=lexicon.is_common,
         exact_df=lambda forms: counter.words(forms, exact=True),
+        cross=lambda word: crossing_keys.crossed(store, fold(word), scope.vaults),
     )
     return plan, counter
 

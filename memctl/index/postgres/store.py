@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 
 from memctl import clock
-from memctl.index.postgres import schema, word_counts
+from memctl.index.postgres import crossing_keys, schema, word_counts
 from memctl.index.postgres.lists import Lists, SideConnections
 from memctl.index.postgres.reads import PgReads
 from memctl.index.postgres.writes import PgWrites
@@ -174,11 +174,13 @@ class PgStore(PgWrites, PgReads):
         words_ = sorted(self._new_words)
         self._new_words.clear()
         if words_:
-            self.conn.execute(
+            added = self.conn.execute(
                 "INSERT INTO lexemes(word) SELECT w FROM unnest(%s::text[]) AS w ORDER BY 1 "
-                "ON CONFLICT DO NOTHING",
+                "ON CONFLICT DO NOTHING RETURNING word",
                 (words_,),
-            )
+            ).fetchall()
+            # Keyed once, by the writer that brought the word (crossing_keys.py).
+            crossing_keys.add_keys(self.conn, [word for (word,) in added])
 
     def _flush_deferred(self) -> None:
         """First-seen usage rows, after commit. A lost one (a connection dropped between

@@ -16,7 +16,8 @@ from memctl.index.sqlite import lexical as cand
 from memctl.index.sqlite import substring_list, vectors
 from memctl.index.sqlite.lexical import SqliteWordCounts
 from memctl.index.sqlite.window_list import window_candidates
-from memctl.lexical import vocab
+from memctl.lexical import lexicon, vocab
+from memctl.lexical.crossing import is_name
 from memctl.lexical.parse import Query
 from memctl.lexical.plan import TYPO_MIN_RATIO, Candidates, Filters, LexicalPlan
 from memctl.sqlite import connect
@@ -198,6 +199,7 @@ class SqliteCandidates:
             common_fraction,
             corrector=self._correct,
             prefix_terms=self._prefix_terms,
+            across=self._across,
             counts=self._kept.counts,
         )
 
@@ -260,6 +262,12 @@ class SqliteCandidates:
 
     def _correct(self, word: str) -> str | None:
         return self._vocabulary().closest(vocab.fold(word), TYPO_MIN_RATIO)
+
+    def _across(self, word: str) -> list[str]:
+        return self._vocabulary().across(vocab.fold(word), self._named)
+
+    def _named(self, term: str) -> bool:
+        return is_name(term, lexicon.is_common, lambda word: cand.capitalised(self.conn, word))
 
     def _prefix_terms(self, stem: str) -> list[str]:
         return self._vocabulary().with_prefix(vocab.fold(stem))

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from rapidfuzz import fuzz, process
 
 from memctl.lexical import lexicon
+from memctl.lexical.crossing import written_as_name
 from memctl.lexical.parse import HEBREW_PREFIXES, Query, quote
 from memctl.lexical.plan import (
     COMMON_MIN_ROWS,
@@ -145,6 +146,17 @@ def correct_typo(conn: Connection, word: str) -> str | None:
     return best[0] if best else None
 
 
+def capitalised(conn: Connection, word: str) -> bool:
+    """Whether a few chunks holding `word` (folded) write it with a capital letter inside
+    a sentence, as a name is written (not first on its line or after a full stop)."""
+    rows = conn.execute(
+        "SELECT c.text FROM chunks AS c WHERE c.id IN "
+        "(SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT 5)",
+        (quote(word),),
+    )
+    return any(written_as_name(text, word) for (text,) in rows)
+
+
 def plan_lexical(
     conn: Connection,
     query: Query,
@@ -152,10 +164,12 @@ def plan_lexical(
     corrector: Callable[[str], str | None] | None = None,
     prefix_terms: Callable[[str], list[str]] | None = None,
     counts: KeptCounts | None = None,
+    across: Callable[[str], list[str]] | None = None,
 ) -> LexicalPlan:
     """Choose the FTS5 forms: drop very common ones (never all), correct unknown words.
 
-    `corrector` and `prefix_terms` read a cached vocabulary; without them the
+    `corrector`, `prefix_terms` and `across` (a name's spellings in the vault's other
+    scripts) read a cached vocabulary; without them the
     vocabulary is read through fts5vocab, which is fine for small indexes only; `counts`
     keeps the counts across searches of an unchanged index.
     """
@@ -170,6 +184,7 @@ def plan_lexical(
         ),
         correct=corrector or (lambda word: correct_typo(conn, word)),
         is_common=lexicon.is_common,
+        cross=across or (lambda word: []),
         exact_df=lambda words: doc_freqs(conn, words),
     )
 

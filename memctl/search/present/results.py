@@ -30,10 +30,11 @@ RANK_SHARES = (1.6, 1.2, 1.0, 0.6, 0.6)
 def matcher_for(
     parsed: Query, plan: LexicalPlan, texts: dict[str, TextWords] | None = None
 ) -> Matcher:
-    """What a snippet highlights: the query's word forms, typo corrections, identifiers'
-    parts, and word stems as prefixes (`texts`: see Matcher)."""
+    """What a snippet highlights: the query's word forms, typo corrections, spellings in
+    another script, identifiers' parts, and word stems as prefixes (`texts`: see Matcher)."""
     exact = {f for t in parsed.content_terms for f in t.forms()}
     exact |= set(plan.corrections.values())
+    exact.update(form for forms in plan.crossings.values() for form in forms)
     for ident in parsed.identifiers:
         exact.update(w.lower() for w in ident.replace(".", " ").replace("_", " ").split())
     prefixes = tuple(t.stem for t in parsed.content_terms if t.stem)
@@ -294,6 +295,7 @@ def explain(
         "prefixes": plan.prefixes,
         "dropped_common": plan.dropped,
         "corrections": plan.corrections,
+        "crossings": plan.crossings,
         "weights": {"fts": weights.fts, "trigram": weights.trigram, "vector": weights.vector},
         "floor": {
             "missing": round(verdict.missing, 4),
