@@ -18,9 +18,8 @@ import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rapidfuzz import fuzz, process
-
 from memctl.files import read_unlinked_text
+from memctl.lexical.typos import nearest_word
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
@@ -70,9 +69,7 @@ class Vocabulary:
             self._buckets = {}
             for term in sorted(self.terms):
                 self._buckets.setdefault(term[:1], []).append(term)
-        choices = [t for t in self._buckets.get(word[:1], ()) if abs(len(t) - len(word)) <= 2]
-        best = process.extractOne(word, choices, scorer=fuzz.ratio, score_cutoff=min_ratio)
-        found = self._closest[key] = best[0] if best else None
+        found = self._closest[key] = nearest_word(word, self._buckets.get(word[:1], ()), min_ratio)
         return found
 
     def with_prefix(self, prefix: str, limit: int = 200) -> list[str]:
