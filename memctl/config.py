@@ -1,39 +1,20 @@
-"""Settings: defaults in code, overridden by the user's own config
-(~/.config/memctl/config.toml) and then by an optional `.memctl.toml` at the vault root.
+"""Settings: defaults in code, and a config file's tables read into them, every value's
+type, range and choices checked (config_files.py reads the files and merges them).
 
-The vault's file is committed with the vault, so a team shares caps, weights and models;
-what runs and where memory and secrets go (USER_ONLY) only the user's own config sets.
 Unknown keys are an error: a typo in a cap must not silently fall back to a default.
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
-import tomllib
+import math
+import re
 from dataclasses import dataclass, field, fields, is_dataclass, replace
-from pathlib import Path
 from typing import Any
 
-from memctl.config_checks import check_settings, coerce
 from memctl.errors import UsageError
 
 CONFIG_FILE = ".memctl.toml"
-USER_CONFIG_ENV = "MEMCTL_CONFIG"
-# What runs and where memory text, API keys and database passwords go. A vault's
-# .memctl.toml is committed and travels with every clone: a vault from someone else could
-# name its own endpoint (and the variable holding your key), a command to run, or its own
-# database server (libpq hands it PGPASSWORD). Only the user's own config sets these.
-USER_ONLY: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("llm", "provider"),
-        ("llm", "base_url"),
-        ("llm", "api_key_env"),
-        ("llm", "command"),
-        ("index", "database_url"),
-    }
-)
-
 ENGLISH_EMBED_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MULTILINGUAL_EMBED_MODEL = "intfloat/multilingual-e5-small-q4"
 
@@ -188,6 +169,97 @@ class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
 
 
+# The valid range of every numeric setting, inclusive, checked in one place
+# (`_check_ranges`). A value outside it is a one-line error naming the setting, never a
+# crash later (a zero batch size, a NaN weight, a negative day count...). Floats must
+# also be finite. Where zero is excluded it is because the setting divides or would make
+# the feature silently do nothing.
+BIG = 10**9
+RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    ("hot", "cap_lines"): (1, 100_000),
+    ("warm", "daily_days"): (0, 3650),  # 0: no daily note auto-loaded
+    ("warm", "decisions"): (0, 100_000),
+    ("embed", "batch_size"): (1, 4096),
+    ("embed", "search_embed_seconds"): (0, 60),
+    ("embed", "max_file_bytes"): (1_000, BIG),
+    ("search", "candidates"): (1, 10_000),
+    ("search", "weight_fts"): (0.0, 1_000.0),
+    ("search", "weight_trigram"): (0.0, 1_000.0),
+    ("search", "weight_vector"): (0.0, 1_000.0),
+    ("search", "weight_window"): (0.0, 1_000.0),
+    ("search", "rrf_k"): (1, 100_000),
+    ("search", "snippet_tokens"): (10, 100_000),
+    ("search", "result_tokens"): (0, 100_000),
+    ("search", "half_life_days"): (0.01, 36_500.0),
+    ("search", "recent_penalty_minutes"): (0, 525_600),
+    ("search", "common_term_fraction"): (0.0001, 1.0),
+    ("lifecycle", "promote_references"): (0, 1_000_000),
+    ("lifecycle", "promote_window_days"): (1, 3650),
+    ("lifecycle", "demote_after_days"): (1, 36_500),
+    ("lifecycle", "hot_unreferenced_days"): (1, 36_500),
+    ("lifecycle", "prune_after_days"): (1, 36_500),
+    ("lifecycle", "duplicate_ratio"): (0.0, 100.0),
+    ("lifecycle", "duplicate_cosine"): (0.0, 1.0),
+    ("llm", "timeout_seconds"): (0.1, 3600.0),
+    ("llm", "max_retries"): (0, 20),
+    ("agent", "context_budget_tokens"): (100, BIG),
+    ("agent", "tool_result_tokens"): (100, BIG),
+    ("agent", "history_keep_messages"): (0, 100_000),
+    ("agent", "history_soft_budget_tokens"): (100, BIG),
+    ("capture", "max_per_session"): (1, 10_000),
+    ("capture", "max_transcript_bytes"): (1_000, 2_000_000_000),
+}
+# List settings that must hold at least one name (every name non-blank).
+NON_EMPTY_LISTS = {("hot", "sections")}
+
+
+def _check_ranges(settings: Settings, source: str) -> None:
+    for (section, name), (low, high) in RANGES.items():
+        value = getattr(getattr(settings, section), name)
+        where = f"{source}: [{section}] {name}"
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UsageError(f"{where} must be a finite number (got {value})")
+        if not low <= value <= high:
+            raise UsageError(f"{where} must be between {low:g} and {high:g} (got {value:g})")
+    for section, name in NON_EMPTY_LISTS:
+        value = getattr(getattr(settings, section), name)
+        if not value or any(not item.strip() for item in value):
+            raise UsageError(
+                f"{source}: [{section}] {name} must list at least one name, none blank"
+            )
+    for section, name in (("lifecycle", "hot_pinned_sections"), ("capture", "deny_paths")):
+        if any(not item.strip() for item in getattr(getattr(settings, section), name)):
+            raise UsageError(f"{source}: [{section}] {name} must not hold a blank name")
+    search = settings.search
+    if search.weight_fts + search.weight_trigram + search.weight_vector <= 0:
+        raise UsageError(f"{source}: [search] weights must not all be 0")
+
+
+def _coerce(source: str, section: str, name: str, default: Any, value: Any) -> Any:
+    where = f"{source}: [{section}] {name}"
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise UsageError(f"{where} must be true or false")
+        return value
+    if isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise UsageError(f"{where} must be a whole number")
+        return value
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise UsageError(f"{where} must be a number")
+        return float(value)
+    if isinstance(default, str):
+        if not isinstance(value, str):
+            raise UsageError(f"{where} must be a string")
+        return value
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise UsageError(f"{where} must be a list of strings")
+        return tuple(value)
+    raise UsageError(f"{where} has an unsupported type")
+
+
 def settings_from_dict(data: dict[str, Any], source: str = CONFIG_FILE) -> Settings:
     """Settings from a config file's tables; `source` names the file in every error."""
     settings = Settings()
@@ -206,68 +278,54 @@ def settings_from_dict(data: dict[str, Any], source: str = CONFIG_FILE) -> Setti
         for name, value in values.items():
             if name not in defaults:
                 raise UsageError(f"{source}: unknown setting [{section}] {name}")
-            changes[name] = coerce(source, section, name, defaults[name], value)
+            changes[name] = _coerce(source, section, name, defaults[name], value)
         updates[section] = replace(current, **changes)
     result = replace(settings, **updates)
-    check_settings(result, source)
+    if result.search.fusion not in ("weighted", "rrf"):
+        raise UsageError(f'{source}: [search] fusion must be "weighted" or "rrf"')
+    _check_index(result.index, source)
+    _check_llm(result.llm, source)
+    if result.capture.extract not in ("auto", "rules", "llm"):
+        raise UsageError(f'{source}: [capture] extract must be "auto", "rules" or "llm"')
+    if result.security.secrets not in ("warn", "refuse"):
+        raise UsageError(f'{source}: [security] secrets must be "warn" or "refuse"')
+    _check_ranges(result, source)
     return result
 
 
-def user_config_path() -> Path:
-    """The user's own config: $MEMCTL_CONFIG, else $XDG_CONFIG_HOME/memctl/config.toml
-    (~/.config/memctl/config.toml)."""
-    given = os.environ.get(USER_CONFIG_ENV)
-    if given:
-        return Path(given).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "memctl" / "config.toml"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _read_toml(path: Path, label: str) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except UnicodeDecodeError:
-        raise UsageError(f"{label}: not valid UTF-8") from None
-    except OSError as exc:
-        raise UsageError(f"{label}: cannot be read ({exc.strerror})") from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UsageError(f"{label}: invalid TOML: {exc}") from None
+def _check_llm(llm: LLMSettings, source: str) -> None:
+    where = f"{source}: [llm]"
+    if llm.provider not in ("anthropic", "openai", "command"):
+        raise UsageError(f'{where} provider must be "anthropic", "openai" or "command"')
+    if llm.api_key_env and not _ENV_NAME.fullmatch(llm.api_key_env):
+        # Never echo it: it may be the key itself, pasted where its variable's name goes.
+        raise UsageError(
+            f"{where} api_key_env must name an environment variable (letters, digits, _); "
+            "the key itself never goes in a config file"
+        )
+    if llm.base_url:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(llm.base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UsageError(f"{where} base_url must be an http:// or https:// address")
+        if parts.username or parts.password:
+            raise UsageError(
+                f"{where} base_url holds a user or password; put the key in the variable "
+                "api_key_env names"
+            )
+    if any(not part.strip() for part in llm.command):
+        raise UsageError(f"{where} command must not hold a blank argument")
+    if llm.provider == "command" and not llm.command:
+        raise UsageError(
+            f'{where} provider "command" needs command, the program and its arguments '
+            '(for example ["claude", "-p"])'
+        )
 
 
-def _refuse_user_only(data: dict[str, Any], user_path: Path) -> None:
-    for section, values in data.items():
-        if not isinstance(values, dict):
-            continue  # settings_from_dict names it
-        for name in values:
-            if (section, name) in USER_ONLY:
-                also = " or MEMCTL_DATABASE_URL" if section == "index" else ""
-                raise UsageError(
-                    f"{CONFIG_FILE}: [{section}] {name} is read only from your own config "
-                    f"({user_path}{also}): this file travels with the vault, and a vault "
-                    "cloned from someone else must not choose what runs or where memory, "
-                    "keys and passwords go"
-                )
-
-
-def load_settings(vault_root: Path) -> Settings:
-    """The vault's settings: the user's own config, then the vault's `.memctl.toml` over
-    it, except USER_ONLY settings, which a vault's file may not set."""
-    user_path = user_config_path()
-    user = _read_toml(user_path, str(user_path))
-    vault = _read_toml(vault_root / CONFIG_FILE, str(vault_root / CONFIG_FILE))
-    _refuse_user_only(vault, user_path)
-    if not user:
-        return settings_from_dict(vault) if vault else Settings()
-    settings_from_dict(user, source=str(user_path))  # its own errors, in its own name
-    merged = dict(user)
-    for section, values in vault.items():
-        below = merged.get(section)
-        if isinstance(below, dict) and isinstance(values, dict):
-            merged[section] = {**below, **values}
-        else:
-            merged[section] = values
-    return settings_from_dict(merged)
+def _check_index(index: IndexSettings, source: str) -> None:
+    if index.backend not in ("sqlite", "postgres"):
+        raise UsageError(f'{source}: [index] backend must be "sqlite" or "postgres"')

@@ -21,7 +21,8 @@ from typing import Literal
 
 from filelock import FileLock, Timeout
 
-from memctl.config import Settings, load_settings
+from memctl.config import Settings
+from memctl.config_files import load_settings
 from memctl.errors import LockBusy, UsageError, VaultNotFound
 from memctl.files import ConcurrentEdit as ConcurrentEdit  # re-exported: the vault's write API
 from memctl.files import append_block as append_block

@@ -15,8 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memctl.cli import app
-from memctl.config import Settings
-from memctl.config_checks import RANGES
+from memctl.config import RANGES, Settings
 from memctl.vault import Vault
 
 BAD_SETTINGS = [
