@@ -17,7 +17,7 @@ from tests.postgres.test_pg_sync_search import fixture_on_pg
 from tests.search.conftest import NOW
 
 # Each line gives a word two equally near spellings: the first in code point order wins.
-TIES = "# 2026-11-21\n\n- 08:00 deployed deployer\n- 09:00 товара товары\n- 10:00 בקבוקה בקבוקי\n"
+TIES = "# 2026-11-22\n\n- 08:00 deployed deployer\n- 09:00 товара товары\n- 10:00 בקבוקה בקבוקי\n"
 CORRECTED = {
     "kubernetis": "kubernetes",
     "шифровнаием": "шифрованием",
@@ -35,8 +35,10 @@ def test_both_stores_correct_typos_alike(
     shutil.copytree(indexed_fixture.root, lite.root)
     pg = fixture_on_pg(tmp_path, "typos", pg_url, monkeypatch)
     shutil.copy(indexed_fixture.state_dir / "state.db", pg.state_dir / "state.db")
+    with Searcher(lite, fresh=False) as searcher:  # its vocabulary cached, as a used vault's is
+        searcher.search("kubernetis", k=1, log=False, now=NOW)
     for vault in (lite, pg):
-        (vault.root / "memory" / "daily" / "2026-11-21.md").write_text(TIES, encoding="utf-8")
+        (vault.root / "memory" / "daily" / "2026-11-22.md").write_text(TIES, encoding="utf-8")
         sync(vault, embed=False, now=NOW)
     found = []
     for vault in (lite, pg):
