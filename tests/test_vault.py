@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memctl.config import load_settings
+from memctl.config_files import load_settings
 from memctl.errors import UsageError, VaultNotFound
 from memctl.vault import (
     Vault,

@@ -31,7 +31,8 @@ from memctl.agent.capture_rules import (
     short_session,
 )
 from memctl.agent.transcript_formats import Transcript, Turn, read_transcript
-from memctl.agent.transcript_rules import find_memories, values
+from memctl.agent.transcript_rules import find_memories
+from memctl.agent.transcript_values import values
 from memctl.errors import MemctlError, UsageError
 from memctl.files import atomic_write_text
 from memctl.llm import LLM

@@ -221,7 +221,7 @@ def vault_name(vault: Vault) -> str:
 def database_url(vault: Vault) -> str:
     """MEMCTL_DATABASE_URL, else [index] database_url of the user's own config (never the
     vault's committed file); a clear error when neither is set."""
-    from memctl.config import user_config_path
+    from memctl.config_files import user_config_path
 
     url = os.environ.get(ENV_DATABASE_URL) or vault.settings.index.database_url
     if not url:

@@ -19,10 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rapidfuzz import fuzz, process
-
 from memctl.files import atomic_write_text, read_unlinked_text
 from memctl.lexical import crossing
+from memctl.lexical.typos import nearest_word
 
 if TYPE_CHECKING:
     from memctl.sqlite import Connection
@@ -86,9 +85,7 @@ class Vocabulary:
             self._buckets = {}
             for term in sorted(self.terms):
                 self._buckets.setdefault(term[:1], []).append(term)
-        choices = [t for t in self._buckets.get(word[:1], ()) if abs(len(t) - len(word)) <= 2]
-        best = process.extractOne(word, choices, scorer=fuzz.ratio, score_cutoff=min_ratio)
-        found = self._closest[key] = best[0] if best else None
+        found = self._closest[key] = nearest_word(word, self._buckets.get(word[:1], ()), min_ratio)
         return found
 
     def across(self, word: str, named: Callable[[str], bool]) -> list[str]:

@@ -35,6 +35,7 @@ from memctl.lifecycle.rules import (
     prune_candidates,
 )
 from memctl.notes import Decision, parse_decisions
+from memctl.state_paths import state_path
 from memctl.vault import (
     ARCHIVE_DIR,
     CORE,
@@ -42,7 +43,6 @@ from memctl.vault import (
     Vault,
     read_exact,
     shown,
-    state_path,
     update_file,
 )
 

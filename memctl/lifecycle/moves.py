@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 from memctl.errors import MemctlError, UsageError
 from memctl.notes import daily_note_date
+from memctl.state_paths import state_path
 from memctl.vault import (
     CORE,
     DAILY_DIR,
@@ -38,7 +39,6 @@ from memctl.vault import (
     atomic_write_text,
     read_exact,
     shown,
-    state_path,
     update_file,
 )
 

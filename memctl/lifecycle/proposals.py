@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 from memctl import clock
 from memctl.errors import UsageError
-from memctl.vault import ARCHIVE_DIR, CORE, MEMORY_DIR, Vault, atomic_write_text, state_path
+from memctl.state_paths import state_path
+from memctl.vault import ARCHIVE_DIR, CORE, MEMORY_DIR, Vault, atomic_write_text
 
 Kind = Literal["promote", "archive", "prune"]
 Status = Literal["proposed", "approved", "rejected", "applied"]

@@ -122,7 +122,8 @@ class WarmSearch:
         return inode, versions[0]
 
     def _config_mtime(self) -> tuple[float | None, float | None]:
-        from memctl.config import CONFIG_FILE, user_config_path
+        from memctl.config import CONFIG_FILE
+        from memctl.config_files import user_config_path
 
         stamps: list[float | None] = []
         for path in (Path(self.root) / CONFIG_FILE, user_config_path()):

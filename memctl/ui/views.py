@@ -15,7 +15,8 @@ from memctl.lifecycle import history
 from memctl.lifecycle.lint import Finding
 from memctl.lifecycle.proposals import ProposalBook
 from memctl.lifecycle.workflows import listed
-from memctl.vault import DECISIONS, MEMORY_DIR, UnsafeStatePath, Vault, state_path
+from memctl.state_paths import state_path
+from memctl.vault import DECISIONS, MEMORY_DIR, UnsafeStatePath, Vault
 
 REFERENCES_SHOWN = 8  # a promotion's latest references on the review page
 CONTEXT_LINES = 2  # lines either side of a pair's line

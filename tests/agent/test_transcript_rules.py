@@ -7,7 +7,8 @@ import json
 import pytest
 
 from memctl.agent.transcript_formats import read_transcript
-from memctl.agent.transcript_rules import find_memories, language, stems, values
+from memctl.agent.transcript_rules import find_memories, language
+from memctl.agent.transcript_values import stems, values
 from tests.agent.transcript_fixture import CONVERSATIONS, turn_count
 
 PRECISION_FLOOR, RECALL_FLOOR = 0.9, 0.7

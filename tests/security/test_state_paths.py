@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from memctl.cli import app
 from memctl.errors import UsageError
 from memctl.lifecycle.moves import Journal, _intent_id
-from memctl.vault import Vault, state_path
+from memctl.state_paths import state_path
+from memctl.vault import Vault
 from tests.lifecycle.helpers import DECISIONS, snapshot, write
 
 BLOCK = "## 2026-09-02 — Хранить заметки в markdown\n\nЗаменено: решили хранить в git"

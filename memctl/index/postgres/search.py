@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import psycopg
-from rapidfuzz import fuzz, process
 
 from memctl.errors import UsageError
 from memctl.index.postgres import bm25, crossing_keys, substrings, words
@@ -35,6 +34,7 @@ from memctl.lexical import plan as cand
 from memctl.lexical import substrings as substring_list
 from memctl.lexical.parse import Query
 from memctl.lexical.plan import Filters, LexicalPlan
+from memctl.lexical.typos import nearest_word
 from memctl.lexical.vocab import fold
 
 if TYPE_CHECKING:
@@ -339,10 +339,7 @@ def _correct(store: PgStore, word: str) -> str | None:
     folded = fold(word)
     rows = store.conn.execute(
         "SELECT word FROM lexemes WHERE word >= %s AND word < %s AND abs(length(word) - %s) <= 2"
-        " ORDER BY word",  # the first of equally near words, as SQLite's vocabulary keeps it
+        " ORDER BY word",  # code point order ("C"): nearest_word's own, so its sort only checks
         (folded[0], folded[0] + "\U0010ffff", len(folded)),
     ).fetchall()
-    best = process.extractOne(
-        folded, [w for (w,) in rows], scorer=fuzz.ratio, score_cutoff=cand.TYPO_MIN_RATIO
-    )
-    return best[0] if best else None
+    return nearest_word(folded, (w for (w,) in rows))

@@ -16,18 +16,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rapidfuzz import fuzz, process
-
 from memctl.lexical import lexicon
 from memctl.lexical.crossing import written_as_name
 from memctl.lexical.parse import HEBREW_PREFIXES, Query, quote
 from memctl.lexical.plan import (
     COMMON_MIN_ROWS,
-    TYPO_MIN_RATIO,
     Filters,
     LexicalPlan,
     build_plan,
 )
+from memctl.lexical.typos import nearest_word
 from memctl.sqlite import select_in
 
 if TYPE_CHECKING:
@@ -141,9 +139,7 @@ def correct_typo(conn: Connection, word: str) -> str | None:
         f"SELECT term FROM {_VOCAB} WHERE term >= ? AND term < ?",
         (word[0], word[0] + "\U0010ffff"),
     ).fetchall()
-    choices = [t for (t,) in rows if abs(len(t) - len(word)) <= 2]
-    best = process.extractOne(word, choices, scorer=fuzz.ratio, score_cutoff=TYPO_MIN_RATIO)
-    return best[0] if best else None
+    return nearest_word(word, (t for (t,) in rows))
 
 
 def capitalised(conn: Connection, word: str) -> bool:

@@ -1,7 +1,7 @@
 """Dates a query says ("yesterday", "last Tuesday", "in July", "14 июля", "ביולי") read as
 day ranges, in English, Hebrew and Russian (pure: `today` is passed in, no I/O).
 
-A search boosts the chunks dated inside the ranges (search/query/dated.py); the words that
+A search boosts the chunks dated inside the ranges (search/rank/dated.py); the words that
 said a date are no longer matched as keywords, so "yesterday" does not drag in every note
 that happens to contain the word. Past dates are meant: a month or weekday named without
 a year is its latest occurrence on or before today (a weekday: before today).
@@ -10,9 +10,32 @@ a year is its latest occurrence on or before today (a weekday: before today).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
+
+from memctl.search.query.date_names import (
+    EN_DAYS,
+    EN_MONTHS,
+    EN_MONTHS_ALONE,
+    HE_DAY_LETTERS,
+    HE_DAYS,
+    HE_MONTHS,
+    NUMBER,
+    RU_DAYS,
+    RU_MONTHS,
+    alt,
+    count,
+    which,
+)
+from memctl.search.query.day_ranges import (
+    around,
+    latest_day,
+    latest_month,
+    months_back,
+    week,
+    weekday_before,
+)
 
 # Words as parse_query splits them (the unicode61 tokenizer's split).
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -77,170 +100,12 @@ HAPPENED = frozenset(
     обсудили писали написали записали записано работали решили нового новое что""".split()
 )
 
-# --- names ---------------------------------------------------------------------------
-
-_EN_MONTHS = (
-    "jan(?:uary)?",
-    "feb(?:ruary)?",
-    "mar(?:ch)?",
-    "apr(?:il)?",
-    "may",
-    "june?",
-    "july?",
-    "aug(?:ust)?",
-    "sep(?:t(?:ember)?)?",
-    "oct(?:ober)?",
-    "nov(?:ember)?",
-    "dec(?:ember)?",
-)
-# Full names only where a month stands alone ("in March"): "may", "mar" are other words too.
-_EN_MONTHS_ALONE = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-_HE_MONTHS = (
-    "ינואר",
-    "פברואר",
-    "מר[צס]",
-    "אפריל",
-    "מאי",
-    "יוני",
-    "יולי",
-    "אוגוסט",
-    "ספטמבר",
-    "אוקטובר",
-    "נובמבר",
-    "דצמבר",
-)
-# Russian months in every case: январь, января, январе, январём ...
-_RU_MONTHS = (
-    "январ[ьяеюё]м?",
-    "феврал[ьяеюё]м?",
-    "март(?:а|е|у|ом)?",
-    "апрел[ьяеюё]м?",
-    "ма(?:й|я|е|ю|ем)",
-    "июн[ьяеюё]м?",
-    "июл[ьяеюё]м?",
-    "август(?:а|е|у|ом)?",
-    "сентябр[ьяеюё]м?",
-    "октябр[ьяеюё]м?",
-    "ноябр[ьяеюё]м?",
-    "декабр[ьяеюё]м?",
-)
-_EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-# Hebrew weekdays follow "יום" (שני alone is also "second"); שבת stands alone.
-_HE_DAYS = ("שני", "שלישי", "רביעי", "חמישי", "שישי", "שבת", "ראשון")
-_HE_DAY_LETTERS = ("ב", "ג", "ד", "ה", "ו", "ש", "א")
-# Russian weekdays in every case; Wednesday only as "в среду" ("среда", "среду" alone are
-# also "environment": "настроить среду").
-_RU_DAYS = (
-    "понедельник(?:а|у|ом|е)?",
-    "вторник(?:а|у|ом|е)?",
-    "среду",
-    "четверг(?:а|у|ом|е)?",
-    "пятниц(?:а|у|ы|е|ей)",
-    "суббот(?:а|у|ы|е|ой)",
-    "воскресень(?:е|я|ю|ем)",
-)
-
-_NUMBERS = {
-    **dict.fromkeys(("a", "an", "one", "один", "одну", "один"), 1),
-    **dict.fromkeys(("two", "два", "две"), 2),
-    **dict.fromkeys(("three", "три"), 3),
-    **dict.fromkeys(("four", "четыре"), 4),
-    **dict.fromkeys(("five", "пять"), 5),
-    **dict.fromkeys(("six", "шесть"), 6),
-    **dict.fromkeys(("seven", "семь"), 7),
-    **dict.fromkeys(("ten", "десять"), 10),
-}
-_NUMBER = r"(\d{1,3}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + ")"
-
-
-def _alt(names: Iterable[str]) -> str:
-    return "(" + "|".join(f"(?:{n})" for n in names) + ")"
-
-
-def _which(names: tuple[str, ...], word: str) -> int:
-    """The index of the first pattern in `names` matching all of `word`."""
-    for i, name in enumerate(names):
-        if re.fullmatch(name, word):
-            return i
-    raise ValueError(word)  # pragma: no cover - the caller matched one of them
-
-
-# --- calendar arithmetic ---------------------------------------------------------------
-
-
-def _month_range(year: int, month: int) -> tuple[date, date]:
-    first = date(year, month, 1)
-    following = date(year + month // 12, month % 12 + 1, 1)
-    return first, following - timedelta(days=1)
-
-
-def _latest_month(month: int, today: date, year: int | None) -> tuple[date, date]:
-    if year is None:
-        year = today.year if month <= today.month else today.year - 1
-    return _month_range(year, month)
-
-
-def _latest_day(day: int, month: int, today: date, year: int | None) -> tuple[date, date] | None:
-    try:
-        if year is not None:
-            found = date(year, month, day)
-        else:
-            found = date(today.year, month, day)
-            if found > today:
-                found = date(today.year - 1, month, day)
-    except ValueError:
-        return None
-    return found, found
-
-
-def _weekday_before(weekday: int, today: date) -> tuple[date, date]:
-    """The latest `weekday` (0 = Monday) strictly before today."""
-    back = (today.weekday() - weekday - 1) % 7 + 1
-    day = today - timedelta(days=back)
-    return day, day
-
-
-def _week(today: date, weeks_back: int) -> tuple[date, date]:
-    """A calendar week, from its Sunday (the Israeli week) to its Sunday (the European
-    one): both conventions are inside. 0 is this week, up to today."""
-    monday = today - timedelta(days=today.weekday()) - timedelta(weeks=weeks_back)
-    start = monday - timedelta(days=1)
-    end = min(monday + timedelta(days=6), today)
-    return start, end
-
-
-def _around(day: date, today: date, half: int) -> tuple[date, date]:
-    return day - timedelta(days=half), min(day + timedelta(days=half), today)
-
-
-def _months_back(today: date, back: int) -> tuple[date, date]:
-    index = today.year * 12 + today.month - 1 - back
-    start, end = _month_range(index // 12, index % 12 + 1)
-    return start, min(end, today)
-
 
 def _year(value: str | None) -> int | None:
     if not value:
         return None
     year = int(value)
     return year + 2000 if year < 100 else year
-
-
-def _count(value: str) -> int:
-    return int(value) if value.isdigit() else _NUMBERS[value]
 
 
 # --- the rules ------------------------------------------------------------------------
@@ -257,73 +122,73 @@ def _rule(pattern: str, read: Callable[[re.Match[str], date], tuple[date, date] 
 
 
 def _numeric(m: re.Match[str], today: date) -> tuple[date, date] | None:
-    return _latest_day(int(m.group(1)), int(m.group(2)), today, _year(m.group(3)))
+    return latest_day(int(m.group(1)), int(m.group(2)), today, _year(m.group(3)))
 
 
 def _iso(m: re.Match[str], today: date) -> tuple[date, date] | None:
-    return _latest_day(int(m.group(3)), int(m.group(2)), today, int(m.group(1)))
+    return latest_day(int(m.group(3)), int(m.group(2)), today, int(m.group(1)))
 
 
 def _day_month(names: tuple[str, ...]) -> Callable[[re.Match[str], date], tuple[date, date] | None]:
     def read(m: re.Match[str], today: date) -> tuple[date, date] | None:
-        month = _which(names, m.group("month").lower()) + 1
-        return _latest_day(int(m.group("day")), month, today, _year(m.group("year")))
+        month = which(names, m.group("month").lower()) + 1
+        return latest_day(int(m.group("day")), month, today, _year(m.group("year")))
 
     return read
 
 
 def _month(names: tuple[str, ...]) -> Callable[[re.Match[str], date], tuple[date, date]]:
     def read(m: re.Match[str], today: date) -> tuple[date, date]:
-        month = _which(names, m.group("month").lower()) + 1
-        return _latest_month(month, today, _year(m.group("year")))
+        month = which(names, m.group("month").lower()) + 1
+        return latest_month(month, today, _year(m.group("year")))
 
     return read
 
 
 def _weekday(names: tuple[str, ...]) -> Callable[[re.Match[str], date], tuple[date, date]]:
     def read(m: re.Match[str], today: date) -> tuple[date, date]:
-        return _weekday_before(_which(names, m.group("day").lower()), today)
+        return weekday_before(which(names, m.group("day").lower()), today)
 
     return read
 
 
 def _units_ago(m: re.Match[str], today: date) -> tuple[date, date]:
-    n, unit = _count(m.group("n").lower()), m.group("unit").lower()
+    n, unit = count(m.group("n").lower()), m.group("unit").lower()
     if unit.startswith(("day", "дн", "ден", "יומ", "ימ")):
         return _days_ago(n)(m, today)
     if unit.startswith(("week", "недел", "שבוע")):
-        return _around(today - timedelta(weeks=n), today, 3)
-    return _months_back(today, n)
+        return around(today - timedelta(weeks=n), today, 3)
+    return months_back(today, n)
 
 
 _EN_DAY_MONTH = (
     _B
     + r"(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>"
-    + _alt(_EN_MONTHS)[1:]
+    + alt(EN_MONTHS)[1:]
     + r"\.?(?:,?\s+(?P<year>\d{4}))?"
     + _E
 )
 _EN_MONTH_DAY = (
-    _B + r"(?P<month>" + _alt(_EN_MONTHS)[1:] + r"\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+    _B + r"(?P<month>" + alt(EN_MONTHS)[1:] + r"\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?"
     r"(?:,?\s+(?P<year>\d{4}))?" + _E
 )
-_HE_MONTH = _HE + r"(?:חודש\s+)?(?P<month>" + _alt(_HE_MONTHS)[1:]
-_RU_MONTH = r"(?P<month>" + _alt(_RU_MONTHS)[1:]
+_HE_MONTH = _HE + r"(?:חודש\s+)?(?P<month>" + alt(HE_MONTHS)[1:]
+_RU_MONTH = r"(?P<month>" + alt(RU_MONTHS)[1:]
 
 _RULES: tuple[Rule, ...] = (
     # Written dates: 2026-07-14, 14.07, 14.07.2026, 14/07/26 (day first, as written in
     # Israel and Russia; both parts two digits, so "3.12" stays a version number).
     _rule(r"(?<![\w.])(\d{4})-(\d{1,2})-(\d{1,2})(?![\w])", _iso),
     _rule(r"(?<![\w./])(\d{2})[./](\d{2})(?:[./](\d{4}|\d{2}))?(?![\w/]|\.\d)", _numeric),
-    _rule(_EN_DAY_MONTH, _day_month(_EN_MONTHS)),
-    _rule(_EN_MONTH_DAY, _day_month(_EN_MONTHS)),
+    _rule(_EN_DAY_MONTH, _day_month(EN_MONTHS)),
+    _rule(_EN_MONTH_DAY, _day_month(EN_MONTHS)),
     _rule(
         _B + r"(?:[ובלמה][-־]?)?(?P<day>\d{1,2})\s+" + _HE_MONTH + r"(?:\s+(?P<year>\d{4}))?" + _E,
-        _day_month(_HE_MONTHS),
+        _day_month(HE_MONTHS),
     ),
     _rule(
         _B + r"(?P<day>\d{1,2})(?:-?го)?\s+" + _RU_MONTH + r"(?:\s+(?P<year>\d{4}))?" + _E,
-        _day_month(_RU_MONTHS),
+        _day_month(RU_MONTHS),
     ),
     # Relative days.
     _rule(r"(?:the\s+)?day\s+before\s+yesterday" + _E, _days_ago(2)),
@@ -336,11 +201,11 @@ _RULES: tuple[Rule, ...] = (
     _rule(_B + r"сегодня(?:шн\w*)?" + _E, _days_ago(0)),
     _rule(_B + r"(?:[ומ]?)היום" + _E, _days_ago(0)),
     _rule(
-        _B + r"(?P<n>" + _NUMBER[1:] + r"\s+(?P<unit>days?|weeks?|months?)\s+ago" + _E,
+        _B + r"(?P<n>" + NUMBER[1:] + r"\s+(?P<unit>days?|weeks?|months?)\s+ago" + _E,
         _units_ago,
     ),
     _rule(
-        _B + r"(?P<n>" + _NUMBER[1:] + r"\s+(?P<unit>дн\w*|ден\w*|недел\w*|месяц\w*)\s+назад" + _E,
+        _B + r"(?P<n>" + NUMBER[1:] + r"\s+(?P<unit>дн\w*|ден\w*|недел\w*|месяц\w*)\s+назад" + _E,
         _units_ago,
     ),
     _rule(_B + r"(?P<unit>недел\w*|месяц)\s+назад" + _E, lambda m, t: _units_ago_one(m, t)),
@@ -350,54 +215,54 @@ _RULES: tuple[Rule, ...] = (
         lambda m, t: _hebrew_ago(m.group("unit"), t),
     ),
     # Weeks, months, years.
-    _rule(_B + r"(?:the\s+)?(?:last|past|previous)\s+week" + _E, lambda _m, t: _week(t, 1)),
-    _rule(_B + r"this\s+week" + _E, lambda _m, t: _week(t, 0)),
+    _rule(_B + r"(?:the\s+)?(?:last|past|previous)\s+week" + _E, lambda _m, t: week(t, 1)),
+    _rule(_B + r"this\s+week" + _E, lambda _m, t: week(t, 0)),
     _rule(
         _B + r"(?:in\s+)?(?:the\s+)?(?:last|past)\s+(?P<n>\d{1,3}|few)\s+days" + _E,
         lambda m, t: (t - timedelta(days=_few(m.group("n"))), t),
     ),
     _rule(
         _B + r"(?:на\s+)?(?:прошлой|прошлую|предыдущей)\s+недел[еюи]" + _E,
-        lambda _m, t: _week(t, 1),
+        lambda _m, t: week(t, 1),
     ),
-    _rule(_B + r"(?:на\s+)?позапрошлой\s+недел[еюи]" + _E, lambda _m, t: _week(t, 2)),
-    _rule(_B + r"(?:на\s+)?(?:этой|эту|текущей)\s+недел[еюи]" + _E, lambda _m, t: _week(t, 0)),
-    _rule(_B + _HE + r"שבוע\s+(?:שעבר|הקודם|שחלף)" + _E, lambda _m, t: _week(t, 1)),
-    _rule(_B + r"(?:ב|מ)?השבוע" + _E, lambda _m, t: _week(t, 0)),
-    _rule(_B + r"(?:last|previous)\s+month" + _E, lambda _m, t: _months_back(t, 1)),
-    _rule(_B + r"this\s+month" + _E, lambda _m, t: _months_back(t, 0)),
-    _rule(_B + r"(?:в\s+)?(?:прошлом|предыдущем)\s+месяце" + _E, lambda _m, t: _months_back(t, 1)),
-    _rule(_B + r"(?:в\s+)?этом\s+месяце" + _E, lambda _m, t: _months_back(t, 0)),
-    _rule(_B + _HE + r"חודש\s+(?:שעבר|הקודם)" + _E, lambda _m, t: _months_back(t, 1)),
-    _rule(_B + r"(?:ב|מ)?החודש" + _E, lambda _m, t: _months_back(t, 0)),
+    _rule(_B + r"(?:на\s+)?позапрошлой\s+недел[еюи]" + _E, lambda _m, t: week(t, 2)),
+    _rule(_B + r"(?:на\s+)?(?:этой|эту|текущей)\s+недел[еюи]" + _E, lambda _m, t: week(t, 0)),
+    _rule(_B + _HE + r"שבוע\s+(?:שעבר|הקודם|שחלף)" + _E, lambda _m, t: week(t, 1)),
+    _rule(_B + r"(?:ב|מ)?השבוע" + _E, lambda _m, t: week(t, 0)),
+    _rule(_B + r"(?:last|previous)\s+month" + _E, lambda _m, t: months_back(t, 1)),
+    _rule(_B + r"this\s+month" + _E, lambda _m, t: months_back(t, 0)),
+    _rule(_B + r"(?:в\s+)?(?:прошлом|предыдущем)\s+месяце" + _E, lambda _m, t: months_back(t, 1)),
+    _rule(_B + r"(?:в\s+)?этом\s+месяце" + _E, lambda _m, t: months_back(t, 0)),
+    _rule(_B + _HE + r"חודש\s+(?:שעבר|הקודם)" + _E, lambda _m, t: months_back(t, 1)),
+    _rule(_B + r"(?:ב|מ)?החודש" + _E, lambda _m, t: months_back(t, 0)),
     # Weekdays, after a word that makes them a day ("deploy friday" may be any Friday).
     _rule(
-        _B + r"(?:last|on|this\s+past|past|previous)\s+(?P<day>" + _alt(_EN_DAYS)[1:] + _E,
-        _weekday(_EN_DAYS),
+        _B + r"(?:last|on|this\s+past|past|previous)\s+(?P<day>" + alt(EN_DAYS)[1:] + _E,
+        _weekday(EN_DAYS),
     ),
     _rule(
         _B
         + r"(?:во?\s+(?:(?:прошл|последн)\w*\s+)?|(?:прошл|последн)\w*\s+)(?P<day>"
-        + _alt(_RU_DAYS[:2] + _RU_DAYS[3:])[1:]
+        + alt(RU_DAYS[:2] + RU_DAYS[3:])[1:]
         + _E,
-        _weekday(_RU_DAYS),
+        _weekday(RU_DAYS),
     ),
     _rule(
         _B + r"в\s+(?:(?:прошл|последн)\w*\s+)?(?P<day>среду)" + _E,
-        _weekday(_RU_DAYS),
+        _weekday(RU_DAYS),
     ),
     _rule(
         _B
         + _HE
         + r"יום\s+(?:ה)?(?P<day>"
-        + _alt(_HE_DAYS)[1:]
+        + alt(HE_DAYS)[1:]
         + r"(?:\s+(?:שעבר|האחרון|הקודם))?"
         + _E,
-        _weekday(_HE_DAYS),
+        _weekday(HE_DAYS),
     ),
     _rule(
-        _B + _HE + r"יום\s+(?P<day>" + _alt(_HE_DAY_LETTERS)[1:] + r"\s?['׳]",
-        _weekday(_HE_DAY_LETTERS),
+        _B + _HE + r"יום\s+(?P<day>" + alt(HE_DAY_LETTERS)[1:] + r"\s?['׳]",
+        _weekday(HE_DAY_LETTERS),
     ),
     _rule(
         _B
@@ -407,26 +272,26 @@ _RULES: tuple[Rule, ...] = (
         + _B
         + r"שבת\s+(?:שעברה|האחרונה|הקודמת)"
         + _E,
-        lambda _m, t: _weekday_before(5, t),
+        lambda _m, t: weekday_before(5, t),
     ),
     # Months alone: "in March", "в июле", "ביולי", "March 2026".
     _rule(
-        _B + r"(?P<month>" + _alt(_EN_MONTHS_ALONE)[1:] + r"\s+(?P<year>\d{4})" + _E,
-        _month(_EN_MONTHS_ALONE),
+        _B + r"(?P<month>" + alt(EN_MONTHS_ALONE)[1:] + r"\s+(?P<year>\d{4})" + _E,
+        _month(EN_MONTHS_ALONE),
     ),
     _rule(
         _B
         + r"(?:in|during|since|from|of|last|this|early|late|mid)[\s-]+(?P<month>"
-        + _alt(_EN_MONTHS_ALONE)[1:]
+        + alt(EN_MONTHS_ALONE)[1:]
         + r"(?:\s+(?P<year>\d{4}))?"
         + _E,
-        _month(_EN_MONTHS_ALONE),
+        _month(EN_MONTHS_ALONE),
     ),
     _rule(
         _B + r"(?:(?:во?|с|до|к)\s+)?" + _RU_MONTH + r"(?:\s+(?P<year>\d{4}))?" + _E,
-        _month(_RU_MONTHS),
+        _month(RU_MONTHS),
     ),
-    _rule(_B + _HE_MONTH + r"(?:\s+(?P<year>\d{4}))?" + _E, _month(_HE_MONTHS)),
+    _rule(_B + _HE_MONTH + r"(?:\s+(?P<year>\d{4}))?" + _E, _month(HE_MONTHS)),
 )
 
 
@@ -436,8 +301,8 @@ def _few(value: str) -> int:
 
 def _units_ago_one(m: re.Match[str], today: date) -> tuple[date, date]:
     if m.group("unit").lower().startswith("недел"):
-        return _around(today - timedelta(weeks=1), today, 3)
-    return _months_back(today, 1)
+        return around(today - timedelta(weeks=1), today, 3)
+    return months_back(today, 1)
 
 
 def _hebrew_ago(unit: str, today: date) -> tuple[date, date]:
@@ -445,8 +310,8 @@ def _hebrew_ago(unit: str, today: date) -> tuple[date, date]:
         return today - timedelta(days=2), today - timedelta(days=2)
     if unit in ("שבוע", "שבועיים"):
         weeks = 2 if unit == "שבועיים" else 1
-        return _around(today - timedelta(weeks=weeks), today, 3)
-    return _months_back(today, 2 if unit == "חודשיים" else 1)
+        return around(today - timedelta(weeks=weeks), today, 3)
+    return months_back(today, 2 if unit == "חודשיים" else 1)
 
 
 def read_dates(text: str, today: date) -> DatesSaid | None:
