@@ -19,6 +19,13 @@ if TYPE_CHECKING:
     from memctl.sqlite import Connection
 
 
+# The highest chunk id ever given. The chunks table's INTEGER PRIMARY KEY would give the ids
+# of a rewritten last note's deleted chunks again, and what reads "chunks newer than id N"
+# (the typo vocabulary, its crossing keys) would then miss their words: today's daily
+# note, the one `memctl add` rewrites all day, is usually the last indexed.
+CHUNK_ID_HIGH = "chunk_id_high"
+
+
 class StoreWrites:
     """Files and chunks (the one writer holds `index.lock`); vectors (`embed.lock`), which
     a chunk takes from the cache when its text was embedded before under the same model."""
@@ -37,6 +44,11 @@ class StoreWrites:
         def _set_meta(self, key: str, value: str) -> None: ...
 
     # -- files and chunks (the writer's side) ----------------------------------------
+
+    def _next_chunk_id(self) -> int:
+        """One past every chunk id given so far, deleted ones included."""
+        top = self.conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0] or 0
+        return max(int(self.meta(CHUNK_ID_HIGH) or 0), int(top)) + 1
 
     def file_states(self) -> dict[str, tuple[int, int, str]]:
         rows = self.conn.execute("SELECT path, size, mtime_ns, hash FROM files")
@@ -62,13 +74,16 @@ class StoreWrites:
         of them got their vector straight from the embedding cache."""
         window_words.forget_file(self.conn, path)
         self.conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+        first = self._next_chunk_id()
         insert_rows(
             self.conn,
-            "INSERT INTO chunks(path, line_start, line_end, heading, text, hash, tier, "
+            "INSERT INTO chunks(id, path, line_start, line_end, heading, text, hash, tier, "
             "source, date, tags, importance, embedded)",
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
-            [(path, *chunk.columns()) for chunk in chunks],
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+            [(first + i, path, *chunk.columns()) for i, chunk in enumerate(chunks)],
         )
+        if chunks:
+            self._set_meta(CHUNK_ID_HIGH, str(first + len(chunks) - 1))
         stamp = clock.iso(now)
         self.conn.executemany(
             "INSERT OR IGNORE INTO state.usage(hash, created_at, last_referenced_at, "

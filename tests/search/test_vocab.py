@@ -39,6 +39,26 @@ def test_vocabulary_is_cached_and_grows_with_new_chunks(fixture_copy: Vault) -> 
         )
 
 
+
+def test_words_of_the_last_indexed_note_rewritten_are_learned(fixture_copy: Vault) -> None:
+    """Today's note, which `memctl add` rewrites all day, is usually the last indexed: its
+    new chunks must not take its old chunks' ids, or "chunks newer than the vocabulary"
+    would find nothing new (English, Hebrew and Russian words)."""
+    with Store.open(fixture_copy) as store:
+        ensure_vocab(store.conn)
+        before = vocab.load(store.conn, fixture_copy.state_dir, VOCAB_TABLE)
+        (path,) = store.conn.execute(
+            "SELECT path FROM chunks WHERE id = (SELECT max(id) FROM chunks)"
+        ).fetchone()
+    note = fixture_copy.root / path
+    text = note.read_text(encoding="utf-8")
+    note.write_text(text.replace("\n- ", "\n- zanzibar קלמנטינה лесопилка ", 1), encoding="utf-8")
+    sync(fixture_copy, embed=False, now=NOW)
+    with Store.open(fixture_copy) as store:
+        after = vocab.load(store.conn, fixture_copy.state_dir, VOCAB_TABLE)
+    assert {"zanzibar", "קלמנטינה", "лесопилка"} <= after.terms - before.terms
+    assert after.closest("zanzibra", 80) == "zanzibar"
+
 def test_a_long_lived_searcher_learns_words_written_after_it_started(fixture_copy: Vault) -> None:
     from memctl.search.hybrid import Searcher
 
