@@ -39,7 +39,6 @@ def test_vocabulary_is_cached_and_grows_with_new_chunks(fixture_copy: Vault) -> 
         )
 
 
-
 def test_words_of_the_last_indexed_note_rewritten_are_learned(fixture_copy: Vault) -> None:
     """Today's note, which `memctl add` rewrites all day, is usually the last indexed: its
     new chunks must not take its old chunks' ids, or "chunks newer than the vocabulary"
@@ -58,6 +57,7 @@ def test_words_of_the_last_indexed_note_rewritten_are_learned(fixture_copy: Vaul
         after = vocab.load(store.conn, fixture_copy.state_dir, VOCAB_TABLE)
     assert {"zanzibar", "קלמנטינה", "лесопилка"} <= after.terms - before.terms
     assert after.closest("zanzibra", 80) == "zanzibar"
+
 
 def test_a_long_lived_searcher_learns_words_written_after_it_started(fixture_copy: Vault) -> None:
     from memctl.search.hybrid import Searcher
