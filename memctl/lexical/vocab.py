@@ -44,6 +44,16 @@ def fold(word: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
+def index_fold(word: str) -> str:
+    """A word as SQLite's unicode61 tokenizer (remove_diacritics 2) stores it: lowercase,
+    diacritics taken off Latin letters only, so Cyrillic й and ё stay whole ("уведомлений",
+    "ещё"); `fold` (PostgreSQL's own words) takes them off everywhere."""
+    lowered = word.lower()
+    if lowered.isascii():
+        return lowered
+    return "".join(ch if "\u0400" <= ch <= "\u04ff" else fold(ch) for ch in lowered)
+
+
 class Vocabulary:
     def __init__(self, terms: set[str], seen_id: int, state_dir: Path | None = None) -> None:
         self.seen_id = seen_id
@@ -158,7 +168,7 @@ def load(conn: Connection, state_dir: Path, vocab_table: str) -> Vocabulary:
 def _add_newer(conn: Connection, vocab: Vocabulary, top: int) -> None:
     rows = conn.execute("SELECT text, heading FROM chunks WHERE id > ?", (vocab.seen_id,))
     for text, heading in rows:
-        vocab.terms.update(fold(w) for w in _WORD.findall(f"{heading or ''} {text}"))
+        vocab.terms.update(index_fold(w) for w in _WORD.findall(f"{heading or ''} {text}"))
     vocab.seen_id = top
 
 

@@ -261,16 +261,16 @@ class SqliteCandidates:
         return {i: wide[i] for i in kept}
 
     def _correct(self, word: str) -> str | None:
-        return self._vocabulary().closest(vocab.fold(word), TYPO_MIN_RATIO)
+        return self._vocabulary().closest(vocab.index_fold(word), TYPO_MIN_RATIO)
 
     def _across(self, word: str) -> list[str]:
-        return self._vocabulary().across(vocab.fold(word), self._named)
+        return self._vocabulary().across(vocab.index_fold(word), self._named)
 
     def _named(self, term: str) -> bool:
         return is_name(term, lexicon.is_common, lambda word: cand.capitalised(self.conn, word))
 
     def _prefix_terms(self, stem: str) -> list[str]:
-        return self._vocabulary().with_prefix(vocab.fold(stem))
+        return self._vocabulary().with_prefix(vocab.index_fold(stem))
 
     def _vocabulary(self) -> vocab.Vocabulary:
         if self._vocab is None:
