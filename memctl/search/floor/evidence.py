@@ -326,9 +326,11 @@ def _query_signals(
     script, the names it says (capitalised, or a speaker label in one of `texts`, its
     candidates' chunks)."""
     terms = floor_terms(query)
-    called = names(query.raw, [t.text for t in terms], capitals=False) | named_by_labels(
-        terms, texts
-    )
+    # People: the vault labels their bullets with these words (a capitalised product or
+    # place is left out: a question restating a fact in other words names it where the
+    # answer's line need not).
+    people = named_by_labels(terms, texts)
+    called = names(query.raw, [t.text for t in terms], capitals=False) | people
     return fl.QuerySignals(
         missing,
         max(cosines.values(), default=None),
@@ -336,7 +338,7 @@ def _query_signals(
         fl.unknown_name(query.raw, [t.text for t in terms], present),
         fl.query_script(query.raw),
         called,
-        frozenset(i for i in called if present[i]),
+        frozenset(i for i in people if present[i]),
     )
 
 

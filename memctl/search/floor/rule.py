@@ -178,7 +178,7 @@ class QuerySignals:
     unknown_name: bool = False  # a capitalised word of it the vault never mentions
     script: str | None = None
     names: frozenset[int] = frozenset()  # the names among its floor terms (words.names)
-    known: frozenset[int] = frozenset()  # those the vault holds (a person it knows)
+    known: frozenset[int] = frozenset()  # the people it names whom the vault labels
 
 
 @dataclass(frozen=True)
