@@ -148,14 +148,7 @@ class Judge:
             near,
             gate=not dated,
         )
-        called = self.signals.names
-        named = bool(held) and held <= called and len(called) < len(self.terms)
-        if named and speaker_words(text):
-            # A transcript names its speakers on every line and in their greetings: a turn
-            # found for its meaning holds the asked-about name beside what it says, so a
-            # name alone is no sign of a note that only knows the name (LoCoMo 3-4 lost
-            # 0.033 recall@5 to the rule, 0.027 when only the labels were set aside).
-            named = False
+        named = self._named(held, text)
         unnamed = not cross and self._unnamed(words)
         if fact and not unnamed:
             value = max(value, self.thresholds.floor)
@@ -171,6 +164,16 @@ class Judge:
             fact=fact and not unnamed,
             unnamed=unnamed,
         )
+
+    def _named(self, held: frozenset[int], text: str) -> bool:
+        """Its best sentence holds (`held`) only names the query says (names_alone)."""
+        called = self.signals.names
+        named = bool(held) and held <= called and len(called) < len(self.terms)
+        # A transcript names its speakers on every line and in their greetings: a turn
+        # found for its meaning holds the asked-about name beside what it says, so a name
+        # alone is no sign of a note that only knows the name (LoCoMo 3-4 lost 0.033
+        # recall@5 to the rule, 0.027 when only the labels were set aside).
+        return named and not speaker_words(text)
 
     def _unnamed(self, words: Iterable[str]) -> bool:
         """The query names someone the vault knows (QuerySignals.known) and none of the
