@@ -95,7 +95,7 @@ def nearest_in_meaning(
     if near is None:
         return judged
     seen = judged[near]
-    if seen.named:
+    if seen.named or seen.unnamed:
         # Nearest for the name it shares with the query (names_alone), not for a meaning
         # restated in other words.
         return judged

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from memctl.lexical.parse import Query, Term
+from memctl.lexical.parse import Query
 from memctl.lexical.plan import LexicalPlan
 from memctl.search.floor import rule as fl
 from memctl.search.floor.against import (
@@ -24,6 +24,9 @@ from memctl.search.floor.against import outside_the_date
 from memctl.search.floor.facts import FactScripts
 from memctl.search.floor.judged import Judged as Judged
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
+from memctl.search.floor.terms import floor_terms as floor_terms
+from memctl.search.floor.terms import named_by_labels
+from memctl.search.floor.terms import weighted_terms as weighted_terms
 from memctl.search.floor.words import (
     Sentences,
     TermHits,
@@ -33,7 +36,6 @@ from memctl.search.floor.words import (
     speaker_words,
 )
 from memctl.search.present.snippets import Snippet
-from memctl.search.query.matcher import Matcher
 from memctl.tokens import estimate_tokens, words
 
 if TYPE_CHECKING:
@@ -59,54 +61,6 @@ def table() -> dict[str, FloorThresholds]:
     if _table is None:
         _table = load_table()
     return _table
-
-
-def weighted_terms(
-    words: WordCounts, query: Query, plan: LexicalPlan, rows: int | None = None
-) -> tuple[list[WeightedTerm], list[bool]]:
-    """Each content word of the query with its IDF and a matcher for its forms, and
-    whether the vault holds the word at all (a form, its stem, or its typo correction).
-    `rows`: another backend's chunk count, where its IDF must match SQLite's (the
-    reranker's features). Counts that are not `exact` (a server's, estimated from its
-    plan) judge no word missing: the gate is not calibrated there."""
-    rows = words.rows(plan, rows)
-    terms = floor_terms(query)
-    forms = {t.text: plan.term_forms(t) for t in terms}
-    missing = [f for fs in forms.values() for f in fs if f not in plan.doc_freqs]
-    known = dict(plan.doc_freqs)
-    if missing:
-        known.update(words.doc_freqs(missing, cap=plan.cap or None))
-    out, present = [], []
-    for term in terms:
-        df = max((known.get(f, 0) for f in forms[term.text]), default=0)
-        here = not words.exact or df > 0 or bool(term.stem and term.stem in plan.prefixes)
-        if not here:
-            # Not a word of the index as it is: perhaps behind Hebrew prefix letters.
-            df = max(words.prefixed_rows(f) for f in forms[term.text])
-            here = df > 0
-        matcher = Matcher(
-            exact=frozenset(forms[term.text]), prefixes=(term.stem,) if term.stem else ()
-        )
-        out.append(WeightedTerm(fl.idf(df, rows), _test_of(matcher)))
-        present.append(here)
-    return out, present
-
-
-def floor_terms(query: Query) -> tuple[Term, ...]:
-    """The query's words the floor weighs: content words of two or more characters (one
-    character matches almost anything by accident), question words left out (no answer
-    holds "when" or "כמה")."""
-    terms = query.content_terms
-    return (
-        tuple(t for t in terms if len(t.text) > 1 and not fl.asks(t.text))
-        or tuple(t for t in terms if len(t.text) > 1)
-        or terms
-    )
-
-
-def _test_of(matcher: Matcher) -> Callable[[str], bool]:
-    """Whether a snippet word is the query word `matcher` stands for."""
-    return lambda word: matcher.matches(word) is not None
 
 
 def _distinct_words(text: str) -> Iterable[str]:
@@ -194,17 +148,41 @@ class Judge:
             near,
             gate=not dated,
         )
+        named = self._named(held, text)
+        unnamed = not cross and self._unnamed(words)
+        if fact and not unnamed:
+            value = max(value, self.thresholds.floor)
+        return Judged(
+            cover,
+            cosine,
+            value,
+            cross,
+            rank,
+            place,
+            near,
+            named=named,
+            fact=fact and not unnamed,
+            unnamed=unnamed,
+        )
+
+    def _named(self, held: frozenset[int], text: str) -> bool:
+        """Its best sentence holds (`held`) only names the query says (names_alone)."""
         called = self.signals.names
         named = bool(held) and held <= called and len(called) < len(self.terms)
-        if named and speaker_words(text):
-            # A transcript names its speakers on every line and in their greetings: a turn
-            # found for its meaning holds the asked-about name beside what it says, so a
-            # name alone is no sign of a note that only knows the name (LoCoMo 3-4 lost
-            # 0.033 recall@5 to the rule, 0.027 when only the labels were set aside).
-            named = False
-        if fact:
-            value = max(value, self.thresholds.floor)
-        return Judged(cover, cosine, value, cross, rank, place, near, named=named, fact=fact)
+        # A transcript names its speakers on every line and in their greetings: a turn
+        # found for its meaning holds the asked-about name beside what it says, so a name
+        # alone is no sign of a note that only knows the name (LoCoMo 3-4 lost 0.033
+        # recall@5 to the rule, 0.027 when only the labels were set aside).
+        return named and not speaker_words(text)
+
+    def _unnamed(self, words: Iterable[str]) -> bool:
+        """The query names someone the vault knows (QuerySignals.known) and none of the
+        snippet's `words` is one of those names."""
+        known = self.signals.known
+        if not known:
+            return False
+        of = self._hits.of  # coverage() has tested every word of the snippet
+        return not any(known.intersection(of.get(word, ())) for word in words)
 
     def _cosine(self, cid: int, path: str, lo: int, hi: int) -> float | None:
         """The best cosine of a vector candidate whose chunk the snippet shows."""
@@ -273,7 +251,9 @@ def judge_results(
     if cosines is None:
         cosines = lists.get("vector", {})
     cosines = cosines if trusted else {}
-    signals = _query_signals(query, missing, cosines, present)
+    # The chosen and the vector candidates' chunks: where the vault shows its names.
+    seen = [r.text for cid in (*chosen, *cosines) if (r := records.get(cid)) is not None]
+    signals = _query_signals(query, missing, cosines, present, seen)
     judge = Judge(
         terms,
         cosines,
@@ -342,18 +322,30 @@ def _later_bars(
 
 
 def _query_signals(
-    query: Query, missing: float, cosines: Mapping[int, float], present: Sequence[bool]
+    query: Query,
+    missing: float,
+    cosines: Mapping[int, float],
+    present: Sequence[bool],
+    texts: Sequence[str] = (),
 ) -> fl.QuerySignals:
     """What the floor reads of the query as a whole: its words the vault lacks, its
     candidates' best and worst cosines, a name it says that the vault does not know, its
-    script, the names it says."""
+    script, the names it says (capitalised, or a speaker label in one of `texts`, its
+    candidates' chunks)."""
+    terms = floor_terms(query)
+    # People: the vault labels their bullets with these words (a capitalised product or
+    # place is left out: a question restating a fact in other words names it where the
+    # answer's line need not).
+    people = named_by_labels(terms, texts)
+    called = names(query.raw, [t.text for t in terms], capitals=False) | people
     return fl.QuerySignals(
         missing,
         max(cosines.values(), default=None),
         min(cosines.values(), default=None),
-        fl.unknown_name(query.raw, [t.text for t in floor_terms(query)], present),
+        fl.unknown_name(query.raw, [t.text for t in terms], present),
         fl.query_script(query.raw),
-        names(query.raw, [t.text for t in floor_terms(query)], capitals=False),
+        called,
+        frozenset(i for i in people if present[i]),
     )
 
 

@@ -29,3 +29,6 @@ class Judged:
     # out among the query's (facts.FactScripts.stands_out): it passes on that meaning,
     # held to the floor alone, as the result nearest in meaning is.
     fact: bool = False
+    # The query names someone the vault knows and this result shows none of those names:
+    # it is about someone or something else, and does not pass on its meaning alone.
+    unnamed: bool = False

@@ -96,6 +96,12 @@ class Classifier:
     # query's best result (see keep()): a question is answered by one result, so the
     # others must show more than a near-answer does.
     later: float = 0.0
+    # The logits a result in another script than its query needs when it is not the
+    # query's best (see keep()), in the CROSS offset's model: e5 scores every text across
+    # languages alike, so the lenient offset that keeps a cross-lingual answer passes its
+    # near-answers too (a Russian question the English paragraphs cannot answer kept two
+    # or more of them three times in four). None: such a result needs the floor alone.
+    cross_later: float | None = None
 
     def __post_init__(self) -> None:
         # A model fitted before a feature existed does not read it.
@@ -114,12 +120,15 @@ class Classifier:
         return 1.0 / (1.0 + math.exp(-max(min(z, 60.0), -60.0)))
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "weights": dict(zip(FEATURES, (round(w, 6) for w in self.weights), strict=True)),
             "bias": round(self.bias, 6),
             "offsets": {name: round(value, 6) for name, value in self.offsets},
             "later": round(self.later, 6),
         }
+        if self.cross_later is not None:
+            out["cross_later"] = round(self.cross_later, 6)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Classifier:
@@ -129,6 +138,7 @@ class Classifier:
             float(data["bias"]),
             tuple((str(k), float(v)) for k, v in data.get("offsets", {}).items()),
             float(data.get("later", 0.0)),
+            None if data.get("cross_later") is None else float(data["cross_later"]),
         )
 
 
@@ -168,6 +178,7 @@ class QuerySignals:
     unknown_name: bool = False  # a capitalised word of it the vault never mentions
     script: str | None = None
     names: frozenset[int] = frozenset()  # the names among its floor terms (words.names)
+    known: frozenset[int] = frozenset()  # the people it names whom the vault labels
 
 
 @dataclass(frozen=True)
@@ -198,10 +209,14 @@ class FloorThresholds:
     def later_floor(self, script: str | None, cross: bool) -> float:
         """The evidence a result needs when another result of its query has more (see
         keep()): the classifier's `later` logits above the floor for a result in the
-        query's script; the floor itself otherwise (a cross-script answer, no classifier)."""
-        if self.classifier is None or cross:
+        query's script, its `cross_later` ones for a result in another script; the floor
+        itself otherwise (no classifier, or no cross_later calibrated)."""
+        if self.classifier is None:
             return self.floor
-        later = self.classifier.for_result(script, cross).later
+        model = self.classifier.for_result(script, cross)
+        later = model.cross_later if cross else model.later
+        if later is None:
+            return self.floor
         return 1.0 / (1.0 + math.exp(-max(min(later, 60.0), -60.0)))
 
     def cosine_bar(self, cross: bool) -> float | None:

@@ -3,6 +3,7 @@ IDF weights, the weighted share of the words a text holds or the vault lacks."""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -52,6 +53,22 @@ def speaker_words(text: str) -> frozenset[str]:
     return frozenset(
         w.lower() for label in _SPEAKER.findall(text) for w in re.findall(r"[^\W\d_]+", label)
     )
+
+
+# A bullet's speaker label: one word before a colon at its start, after its time if it has
+# one (`- 11:30 ליאת: ...`, `- Boris: ...`, `- **Boris**: ...`, a transcript's
+# `- **Caroline:** ...`). Hebrew has no capitals: this is how a vault shows a name in it.
+_LABEL = re.compile(
+    r"^\s*[-*+]\s+(?:\d{1,2}:\d{2}\s+)?(?:\*\*)?([^\W\d_]+)(?:\*\*:|:\*\*|:)(?!\S)",
+    re.MULTILINE,
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def label_words(text: str) -> frozenset[str]:
+    """The words a text's bullets use as speaker labels (lowercased): people's names.
+    Kept by text: the floor asks it of each chosen chunk, mostly the same ones again."""
+    return frozenset(w.lower() for w in _LABEL.findall(text))
 
 
 def unknown_name(raw: str, words: Sequence[str], present: Sequence[bool]) -> bool:

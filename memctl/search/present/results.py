@@ -310,6 +310,8 @@ def explain(
             "named": judged.named,
             # A note whose fact in the query's script stands out (floor/facts.py).
             "fact": judged.fact,
+            # It shows none of the known names the query says (floor Judge._unnamed).
+            "unnamed": judged.unnamed,
             # The result nearest in meaning, or a note whose fact stands out, is held to
             # the floor alone (floor.evidence.nearest_in_meaning, floor/facts.py).
             "later_floor": round(
