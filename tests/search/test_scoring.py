@@ -6,6 +6,7 @@ from math import prod
 
 import pytest
 
+from memctl.search.rank.diversity import mmr, text_similarity
 from memctl.search.rank.scoring import (
     Policy,
     Signals,
@@ -14,11 +15,9 @@ from memctl.search.rank.scoring import (
     composite_product,
     fuse_rrf,
     fuse_weighted,
-    mmr,
     normalise,
     recency,
     record_factors,
-    text_similarity,
 )
 
 NOW = datetime(2026, 11, 22, 9, 30)

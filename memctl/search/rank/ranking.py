@@ -17,6 +17,7 @@ from typing import Any
 from memctl.index.usage import ChunkRecord
 from memctl.search.present.snippets import Snippet
 from memctl.search.rank import supersession
+from memctl.search.rank.diversity import jaccard, mmr, word_set
 from memctl.search.rank.meaning import Fact
 from memctl.search.rank.scoring import (
     Policy,
@@ -25,10 +26,7 @@ from memctl.search.rank.scoring import (
     composite,
     composite_product,
     context_boost,
-    jaccard,
-    mmr,
     record_factors,
-    word_set,
 )
 from memctl.statement_values import query_stems
 
@@ -135,12 +133,8 @@ def score(
     query = query_stems(" ".join(words))
     superseded: dict[int, str] = {}
     newer: dict[int, int] = {}
-    settled = settle(
-        scored, boosted, records, now, detail, items, query, superseded, facts, newer
-    )
-    return Scored(
-        settled, boosted, detail, scored, product, items, query, superseded, newer, facts
-    )
+    settled = settle(scored, boosted, records, now, detail, items, query, superseded, facts, newer)
+    return Scored(settled, boosted, detail, scored, product, items, query, superseded, newer, facts)
 
 
 def _record_factors(record: ChunkRecord, now: datetime, policy: Policy) -> KeptEntry:
