@@ -223,10 +223,7 @@ NOTES = {
 def test_a_search_finds_the_name_written_in_another_script(
     vault: Vault, query: str, found: str
 ) -> None:
-    for rel, text in NOTES.items():
-        path = vault.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    _write_notes(vault, NOTES)
     trace = SearchTrace()
     with Searcher(vault) as searcher:
         out = searcher.search(query, k=3, log=False, now=NOW, mode="lexical", trace=trace)
@@ -246,10 +243,7 @@ def test_a_search_finds_the_name_written_in_another_script(
     ],
 )
 def test_ordinary_words_do_not_cross_in_a_search(vault: Vault, query: str) -> None:
-    for rel, text in NOTES.items():
-        path = vault.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    _write_notes(vault, NOTES)
     trace = SearchTrace()
     with Searcher(vault) as searcher:
         searcher.search(query, k=3, log=False, now=NOW, mode="lexical", trace=trace)
