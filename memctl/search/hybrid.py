@@ -275,5 +275,5 @@ class Searcher:
             # Candidates are compared at snippet_tokens (the reranker was trained on those
             # windows); only the results' snippets grow to result_tokens.
             result_tokens=(self.settings.result_tokens or None) if budget is None else None,
-            superseded=scored.superseded,
+            newer=scored.newer,
         )

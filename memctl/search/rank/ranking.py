@@ -60,7 +60,6 @@ class Scored:
     factors: dict[int, float] = field(default_factory=dict)  # composite / relevance
     items: dict[int, supersession.Item] = field(default_factory=dict)  # what settle reads
     query: frozenset[str] = frozenset()  # the query's stems (statement_values.query_stems)
-    superseded: dict[int, str] = field(default_factory=dict)  # id -> "path:line" of the newer
     newer: dict[int, int] = field(default_factory=dict)  # superseded id -> the newer's id
     facts: Mapping[int, tuple[Fact, ...]] = field(
         default_factory=dict
@@ -131,10 +130,9 @@ def score(
             "final": round(value, 6),
         }
     query = query_stems(" ".join(words))
-    superseded: dict[int, str] = {}
     newer: dict[int, int] = {}
-    settled = settle(scored, boosted, records, now, detail, items, query, superseded, facts, newer)
-    return Scored(settled, boosted, detail, scored, product, items, query, superseded, newer, facts)
+    settled = settle(scored, boosted, records, now, detail, items, query, newer, facts)
+    return Scored(settled, boosted, detail, scored, product, items, query, newer, facts)
 
 
 def _record_factors(record: ChunkRecord, now: datetime, policy: Policy) -> KeptEntry:
@@ -173,7 +171,6 @@ def rescore(
     for cid in rest:
         values[cid] = scored.composite[cid] * shrink
         relevance[cid] = scored.relevance[cid] * shrink
-    scored.superseded.clear()
     scored.newer.clear()
     return settle(
         values,
@@ -183,10 +180,14 @@ def rescore(
         scored.detail,
         scored.items or None,
         scored.query,
-        scored.superseded,
-        scored.facts,
         scored.newer,
+        scored.facts,
     )
+
+
+def place(record: ChunkRecord) -> str:
+    """A chunk's "path:line", as `superseded_by` names the newer memory."""
+    return f"{record.path}:{record.line_start}"
 
 
 def settle(
@@ -197,14 +198,12 @@ def settle(
     detail: dict[int, dict[str, Any]],
     items: Mapping[int, supersession.Item] | None = None,
     query: frozenset[str] = frozenset(),
-    superseded_out: dict[int, str] | None = None,
-    facts: Mapping[int, tuple[Fact, ...]] | None = None,
     newer_out: dict[int, int] | None = None,
+    facts: Mapping[int, tuple[Fact, ...]] | None = None,
 ) -> dict[int, float]:
     """COLD under an as-relevant WARM, and the newer of two conflicting facts first
     (`items`: the candidates' supersession items, when the caller made them; `query`:
-    the query's stems; `superseded_out` gets each superseded id's newer "path:line" and
-    `newer_out` its id; `facts`: the candidates' facts nearest the query, compared by
+    the query's stems; `newer_out` gets each superseded id's newer one's id; `facts`: the candidates' facts nearest the query, compared by
     meaning)."""
     if items is None:
         items = {
@@ -216,14 +215,11 @@ def settle(
     settled, superseded = supersession.newer_first(
         settled, items, now.date(), query=query, facts=facts or {}
     )
+    if newer_out is not None:
+        newer_out.update(superseded)
     for cid, by in superseded.items():
-        where = f"{records[by].path}:{records[by].line_start}"
-        if superseded_out is not None:
-            superseded_out[cid] = where
-        if newer_out is not None:
-            newer_out[cid] = by
         if cid in detail:
-            detail[cid]["superseded_by"] = where
+            detail[cid]["superseded_by"] = place(records[by])
     for cid in detail:
         detail[cid]["final"] = round(settled[cid], 6)
     return settled

@@ -12,6 +12,7 @@ from memctl.index.protocol import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.floor.evidence import Verdict, weighted_terms
 from memctl.search.present import results as present
+from memctl.search.rank import ranking
 from memctl.search.rerank import windows
 from memctl.search.results import SearchResponse
 
@@ -73,13 +74,13 @@ def fill(
     explain: Callable[[int, float | None], dict[str, Any]] | None,
     by_rank: bool = False,
     result_tokens: int | None = None,
-    superseded: Mapping[int, str] | None = None,
+    newer: Mapping[int, int] | None = None,
 ) -> None:
     """The results of the candidates the floor kept, best first (`explain`: each one's
     --explain detail from its id and rerank probability; `by_rank`: snippets sized by
     rank, present.Snippets.by_rank; `result_tokens`: the results' snippets remade around
-    this budget instead of the one the candidates were compared at; `superseded`: the
-    newer memory's "path:line" of each candidate a newer one supersedes)."""
+    this budget instead of the one the candidates were compared at; `newer`: the id of
+    the memory that supersedes a candidate, named in its `superseded_by`)."""
     sized = (
         snippet.by_rank(verdict.kept, result_tokens, present.RANK_SHARES if by_rank else (1.0,))
         if by_rank or result_tokens
@@ -90,7 +91,8 @@ def fill(
         snip = sized.get(cid) or snippet(cid)
         hit = present.result(record, snip, scores[cid], judged, vault_name)
         hit.rerank = probability.get(cid)
-        hit.superseded_by = superseded.get(cid) if superseded else None
+        by = newer.get(cid) if newer else None
+        hit.superseded_by = ranking.place(records[by]) if by is not None else None
         if explain is not None:
             hit.explain = explain(cid, hit.rerank)
         response.results.append(hit)
