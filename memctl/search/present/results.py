@@ -183,9 +183,10 @@ class Snippets:
         nearly as near, where known (fact_lines): its snippet holds the first unless query
         words choose better lines (snippets.best_snippet). `context` and `line_costs`:
         windows and line prices kept from earlier searches (memctl.search.kept), filled in
-        as this one reads more; `read` reads a window (default: store.context_rows); `fits`: the snippets of chunks that fit the budget
-        whole, by (chunk id, budget), kept the same way (None: those fitting, not yet);
-        `laid`: a window's lines cut from its file's, kept (see snippet_lines)."""
+        as this one reads more; `read` reads a window (default: store.context_rows); `fits`:
+        the snippets of chunks that fit the budget whole, by (chunk id, budget), kept the
+        same way (None: those fitting, not yet); `laid`: a window's lines cut from its
+        file's, kept (see snippet_lines)."""
         self._read = read
         self._laid = laid
         self._store, self._records, self._matcher, self.tokens = store, records, matcher, tokens
