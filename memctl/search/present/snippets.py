@@ -190,10 +190,10 @@ class _FactWindow:
     """The best window holding the matched fact's lines: the most distinct matched words,
     then the most of the other facts nearly as near the query (a tie e5 cannot break),
     then those facts and the matches centred to within a line, then the fullest, then
-    the earliest. It is shown unless the
-    best window by words alone holds more distinct words: a query word names what was
-    asked more surely than a vector does, but on a tie (none at all, most often: a
-    paraphrase of one bullet of a day) the fact the chunk was found by is what answers.
+    the earliest. It is shown unless the best window by words alone holds more distinct
+    words: a query word names what was asked more surely than a vector does, but on a
+    tie (none at all, most often: a paraphrase of one bullet of a day) the fact the
+    chunk was found by is what answers.
     """
 
     __slots__ = ("best", "facts", "range")
