@@ -10,8 +10,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from memctl.index.usage import ChunkRecord
-from memctl.lexical.parse import Query
-from memctl.lexical.plan import LexicalPlan
 from memctl.search.floor.evidence import weighted_terms
 from memctl.search.present import results as present
 from memctl.search.rank import dated as dated_stage
@@ -38,7 +36,7 @@ def ranked(searcher: Searching, listed: Listed, k: int, explain: bool, rerank: b
     fused = fuse(found.lists, policy, weights)
     records = source.records(list(fused))
     scored = _scored(searcher, asked, found.lists, fused, records, explain, listed.facts)
-    snippets = _snippets(searcher, asked.parsed, found.plan, records, scored, k, rerank)
+    snippets = _snippets(searcher, listed, records, scored, k, rerank)
     # The query's words by IDF, read once for the reranker and the floor (their tests
     # remember the words they saw). Another backend's reranker weighs by its own
     # chunk count, its floor by its plan: each reads its own.
@@ -105,21 +103,25 @@ def _scored(
 
 def _snippets(
     searcher: Searching,
-    parsed: Query,
-    plan: LexicalPlan,
+    listed: Listed,
     records: dict[int, ChunkRecord],
     scored: ranking.Scored,
     k: int,
     rerank: bool,
 ) -> present.Snippets:
     """The candidates' snippets (present/), read through what the Searcher keeps where
-    the store's reads may be kept."""
+    the store's reads may be kept; each holds the fact it was found by where known."""
     source, store, memory = searcher.candidates, searcher.store, searcher.kept
     kept = memory if source.keeps_reads else None
+    facts = {
+        cid: lines
+        for cid, found in listed.facts.items()
+        if cid in records and (lines := present.fact_lines(records[cid], found))
+    }
     return present.Snippets(
         store,
         records,
-        present.matcher_for(parsed, plan, memory.line_words),
+        present.matcher_for(listed.asked.parsed, listed.found.plan, memory.line_words),
         searcher.settings.snippet_tokens,
         # A server's round trips are worth saving: the pool's context (and the reranked
         # candidates') in one statement. In-process SQLite makes only those it needs.
@@ -131,6 +133,7 @@ def _snippets(
         read=kept.context_reader(store) if kept else None,
         fits=kept.fits if kept else None,
         laid=kept.context_lines(store) if kept else None,
+        facts=facts,
     )
 
 

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from memctl.search.present.snippets import Matcher, TextWords, best_snippet, text_words
 from memctl.search.query.matcher import has_words
 from memctl.tokens import estimate_tokens
@@ -181,3 +183,97 @@ def test_a_line_too_long_for_the_room_is_not_priced() -> None:
     assert not costs.fits(1, 50) and long not in known  # at least 1 + 200 / 4 > 50
     assert not costs.fits(1, 60) and known[long] == 81  # the bound does not decide: priced
     assert costs.fits(1, 81)
+
+
+# A day of unrelated bullets per language, too long for the budget below whole.
+DAYS = {
+    "en": [
+        "# 2026-11-20",
+        "",
+        "- 08:10 Omer finished the label proofs for the rosé, printing on Monday",
+        "- 09:00 the forklift battery died again, a new one is ordered from the dealer",
+        "- 10:20 Dana moved the team lunch to Thursday at the vineyard",
+        "- 11:40 the Haifa courier was two hours late with the Jerusalem boxes",
+        "- 14:00 Gil: the bank approved the loan for the press, 180,000 over five years",
+        "- 15:30 Boris put the festival ticket page with a seat counter on staging",
+    ],
+    "he": [
+        "# 2026-11-20",
+        "",
+        "- 08:10 עומר סיים את הגהת התוויות לרוזה, הדפסה ביום שני",
+        "- 09:00 הסוללה של המלגזה מתה שוב, הוזמנה חדשה מהסוכן",
+        "- 10:20 דנה העבירה את ארוחת הצוות ליום חמישי בכרם",
+        "- 11:40 השליח מחיפה איחר בשעתיים עם הארגזים לירושלים",
+        "- 14:00 גיל: הבנק אישר את ההלוואה למכבש, 180,000 על פני חמש שנים",
+        "- 15:30 בוריס העלה לסביבת הבדיקות את דף הכרטיסים לפסטיבל",
+    ],
+    "ru": [
+        "# 2026-11-20",
+        "",
+        "- 08:10 Омер закончил корректуру этикеток для розе, печать в понедельник",
+        "- 09:00 аккумулятор погрузчика опять сел, новый заказан у дилера",
+        "- 10:20 Дана перенесла обед команды на четверг в винограднике",
+        "- 11:40 курьер из Хайфы опоздал на два часа с ящиками для Иерусалима",
+        "- 14:00 Гиль: банк одобрил кредит на пресс, 180 000 на пять лет",
+        "- 15:30 Борис выложил страницу билетов на фестиваль на тестовый сервер",
+    ],
+}
+LOAN = 6  # the bullet a question was matched to by its vector (0-based)
+# A word of the day's first bullet, and one of the loan's bullet, per language.
+FIRST_WORD = {"en": "forklift", "he": "המלגזה", "ru": "погрузчика"}
+LOAN_WORD = {"en": "bank", "he": "הבנק", "ru": "банк"}
+
+
+def day_budget(lines: list[str]) -> int:
+    """Room for about three of the day's bullets: the day does not fit whole."""
+    return sum(estimate_tokens(line) + 1 for line in lines[:5])
+
+
+@pytest.mark.parametrize("language", sorted(DAYS))
+def test_without_a_query_word_the_window_holds_the_matched_fact(language: str) -> None:
+    lines = DAYS[language]
+    budget = day_budget(lines)
+    before = best_snippet(lines, 1, m("nothing"), budget=budget, core=(0, len(lines) - 1))
+    assert before.line_start == 1 and before.line_end < LOAN + 1  # the day's start, as ever
+    snip = best_snippet(
+        lines, 1, m("nothing"), budget=budget, core=(0, len(lines) - 1), facts=[(LOAN, LOAN)]
+    )
+    assert snip.line_start <= LOAN + 1 <= snip.line_end
+    assert lines[snip.line_start - 1 : snip.line_end] == snip.text.split("\n")
+    assert estimate_tokens(snip.text) <= budget
+    # Its neighbours fill the budget: more than the fact alone is shown.
+    assert snip.line_end - snip.line_start >= 1
+
+
+@pytest.mark.parametrize("language", sorted(DAYS))
+def test_a_window_with_more_query_words_beats_the_matched_fact(language: str) -> None:
+    lines = DAYS[language]
+    snip = best_snippet(
+        lines, 1, m(FIRST_WORD[language]), budget=day_budget(lines), facts=[(LOAN, LOAN)]
+    )
+    assert FIRST_WORD[language] in snip.text
+    assert snip.line_end < LOAN + 1
+
+
+@pytest.mark.parametrize("language", sorted(DAYS))
+def test_on_a_tie_of_query_words_the_matched_fact_wins(language: str) -> None:
+    lines = list(DAYS[language])
+    # The same word in the first bullet and in the fact: one distinct word either way.
+    lines[3] = f"{lines[3]} {LOAN_WORD[language]}"
+    matcher = m(LOAN_WORD[language])
+    words_alone = best_snippet(lines, 1, matcher, budget=day_budget(lines))
+    assert words_alone.line_start <= 4 <= words_alone.line_end
+    assert not words_alone.line_start <= LOAN + 1 <= words_alone.line_end
+    snip = best_snippet(lines, 1, matcher, budget=day_budget(lines), facts=[(LOAN, LOAN)])
+    assert snip.line_start <= LOAN + 1 <= snip.line_end
+
+
+@pytest.mark.parametrize("language", sorted(DAYS))
+def test_facts_nearly_as_near_are_shown_beside_the_nearest_where_they_fit(language: str) -> None:
+    lines = DAYS[language]
+    budget = day_budget(lines)
+    snip = best_snippet(lines, 1, m("nothing"), budget=budget, facts=[(LOAN, LOAN), (4, 4)])
+    assert snip.line_start <= 5 and snip.line_end >= LOAN + 1
+    # One too far to fit beside it: the nearest is what the window holds.
+    far = best_snippet(lines, 1, m("nothing"), budget=budget, facts=[(LOAN, LOAN), (2, 2)])
+    assert far.line_start <= LOAN + 1 <= far.line_end

@@ -13,6 +13,7 @@ from memctl.lexical.plan import LexicalPlan
 from memctl.search.floor.evidence import Judged, Verdict
 from memctl.search.present.snippets import Snippet, best_snippet, fitted_snippet
 from memctl.search.query.matcher import Matcher, TextWords
+from memctl.search.rank.meaning import Fact
 from memctl.search.rank.ranking import CONTEXT_SOURCES
 from memctl.search.rank.scoring import Weights
 from memctl.search.results import SearchResult
@@ -129,6 +130,37 @@ def _slotted(rows: Sequence[tuple[int, int, str]], first: int, size: int) -> lis
     return ["" if line is None else line for line in slots]
 
 
+# Facts whose cosines with the query lie this close to the nearest one's are a tie e5
+# cannot break (the vault-shaped set's tune split: where the nearest fact of a gold chunk
+# was not the gold line, the gold stood within 0.01 of it in 5 of 13): a snippet holds
+# as many of them as fit beside the nearest.
+NEAR_FACT = 0.01
+
+
+def fact_lines(record: ChunkRecord, facts: Sequence[Fact]) -> tuple[tuple[int, int], ...]:
+    """The file lines (first, last) of the chunk's fact nearest the query in meaning
+    (rank/meaning.py), then of those within NEAR_FACT of it; () when no unit of the
+    chunk was compared (it holds one fact, or none is embedded)."""
+    units = sorted((f for f in facts if f.unit), key=lambda f: -f.cosine)
+    lines = record.text.split("\n")
+    spans: list[tuple[int, int]] = []
+    for fact in units:
+        if fact.cosine < units[0].cosine - NEAR_FACT:
+            break
+        body = fact.body.split("\n")
+        # A fact's body is its unit's lines as units_of cut them: found where they stand.
+        at = next(
+            (i for i in range(len(lines) - len(body) + 1) if lines[i : i + len(body)] == body),
+            None,
+        )
+        if at is None:
+            if not spans:
+                return ()
+            continue
+        spans.append((record.line_start + at, record.line_start + at + len(body) - 1))
+    return tuple(spans)
+
+
 class Snippets:
     """Each candidate's snippet, made once per search (diversity, the floor and the
     results all look at it)."""
@@ -145,12 +177,16 @@ class Snippets:
         read: Callable[[ContextWindow], Sequence[tuple[int, int, str]]] | None = None,
         fits: dict[tuple[int, int], Snippet | None] | None = None,
         laid: Callable[[ContextWindow], tuple[list[str], int] | None] | None = None,
+        facts: Mapping[int, tuple[tuple[int, int], ...]] | None = None,
     ) -> None:
-        """`context` and `line_costs`: windows and line prices kept from earlier searches
-        (memctl.search.kept), filled in as this one reads more; `read` reads a window
-        (default: store.context_rows); `fits`: the snippets of chunks that fit the budget
-        whole, by (chunk id, budget), kept the same way (None: those fitting, not yet);
-        `laid`: a window's lines cut from its file's, kept (see snippet_lines)."""
+        """`facts`: the file lines of each candidate's fact nearest the query and of those
+        nearly as near, where known (fact_lines): its snippet holds the first unless query
+        words choose better lines (snippets.best_snippet). `context` and `line_costs`:
+        windows and line prices kept from earlier searches (memctl.search.kept), filled in
+        as this one reads more; `read` reads a window (default: store.context_rows); `fits`:
+        the snippets of chunks that fit the budget whole, by (chunk id, budget), kept the
+        same way (None: those fitting, not yet); `laid`: a window's lines cut from its
+        file's, kept (see snippet_lines)."""
         self._read = read
         self._laid = laid
         self._store, self._records, self._matcher, self.tokens = store, records, matcher, tokens
@@ -159,6 +195,7 @@ class Snippets:
         self._lines: dict[int, SnippetLines] = {}
         self._costs: dict[str, int] = {} if line_costs is None else line_costs
         self._fits: dict[tuple[int, int], Snippet | None] = {} if fits is None else fits
+        self._facts = facts or {}
         # The neighbouring chunks of every running-log candidate likely to be shown, fetched
         # at once: one round trip on PostgreSQL instead of one per snippet.
         windows = list(
@@ -183,7 +220,16 @@ class Snippets:
         if fit is not None:
             return fit.for_matcher(self._matcher)
         lines, first, core = self._lines_of(cid)
-        return best_snippet(lines, first, self._matcher, tokens, core=core, line_costs=self._costs)
+        facts = self._facts.get(cid, ())
+        return best_snippet(
+            lines,
+            first,
+            self._matcher,
+            tokens,
+            core=core,
+            line_costs=self._costs,
+            facts=[(a - first, b - first) for a, b in facts],
+        )
 
     def by_rank(
         self,

@@ -95,6 +95,7 @@ def best_snippet(
     budget: int,
     core: tuple[int, int] | None = None,
     line_costs: dict[str, int] | None = None,
+    facts: Sequence[tuple[int, int]] = (),
 ) -> Snippet:
     """The window of whole lines (≤ budget tokens) holding the most distinct matched words.
 
@@ -107,6 +108,10 @@ def best_snippet(
     window clipped by the chunk's end is grown back inside the chunk to the budget.
     A single line longer than the budget is cut to the words around its first match.
     `line_costs`: lines priced before, by text (filled in as lines are priced).
+    `facts`: the lines (0-based, inclusive) of the chunk's fact nearest the query in
+    meaning, when known, then of those nearly as near: a window that holds the first wins
+    unless another holds more distinct matched words (_FactWindow), so a chunk found by
+    one fact's vector shows that fact even where no query word is in it.
     """
     lo, hi = core if core is not None else (0, len(lines) - 1)
     text_of = [line or "" for line in lines]
@@ -115,7 +120,8 @@ def best_snippet(
     if shown is not None:
         start, stop = shown
     else:
-        window = _best_window(text_of, costs, lo, hi, matcher, budget, first_line)
+        facts = [(a, b) for a, b in facts if lo <= a <= b <= hi]
+        window = _best_window(text_of, costs, lo, hi, matcher, budget, first_line, facts)
         if isinstance(window, Snippet):
             return window
         start, stop = window
@@ -180,6 +186,42 @@ def _trimmed(text_of: list[str], start: int, stop: int) -> tuple[int, int]:
     return start, stop
 
 
+class _FactWindow:
+    """The best window holding the matched fact's lines: the most distinct matched words,
+    then the most of the other facts nearly as near the query (a tie e5 cannot break),
+    then those facts and the matches centred to within a line, then the fullest, then
+    the earliest. It is shown unless the best window by words alone holds more distinct
+    words: a query word names what was asked more surely than a vector does, but on a
+    tie (none at all, most often: a paraphrase of one bullet of a day) the fact the
+    chunk was found by is what answers.
+    """
+
+    __slots__ = ("best", "facts", "range")
+
+    def __init__(self, facts: Sequence[tuple[int, int]]) -> None:
+        self.facts = facts
+        self.best: tuple[int, int, int, int, int] | None = None
+        self.range = facts[0]
+
+    def see(self, start: int, end: int, used: int, words: int, hits: list[int]) -> None:
+        """Window lines start..end-1 (`used` tokens), holding `words` distinct matched
+        words on lines `hits`."""
+        held = [(a, b) for a, b in self.facts if start <= a and b < end]
+        if not held or held[0] != self.facts[0]:
+            return
+        marks = [*hits, *(line for span in held for line in span)]
+        offset = abs(sum(marks) / len(marks) - (start + end - 1) / 2)
+        # Centred to within a line: a window one line off centre that shows one more
+        # neighbour beats the fact alone between two lines too long to fit beside it.
+        key = (words, len(held), -int(offset), used, -start)
+        if self.best is None or key > self.best:
+            self.best, self.range = key, (start, end - 1)
+
+    def wins(self, words: int) -> bool:
+        """Whether it is shown over the best window by words, which holds `words`."""
+        return self.best is not None and self.best[0] >= words
+
+
 def _best_window(
     text_of: list[str],
     costs: _Costs,
@@ -188,12 +230,15 @@ def _best_window(
     matcher: Matcher,
     budget: int,
     first_line: int,
+    facts: Sequence[tuple[int, int]] = (),
 ) -> tuple[int, int] | Snippet:
     """The window inside lo..hi (which does not fit whole) holding the most distinct
-    matched words; or the snippet of an over-long line cut around its first match."""
+    matched words, or the matched fact's (_FactWindow); or the snippet of an over-long
+    line cut around its first match."""
     found = [matcher.distinct(line) if lo <= i <= hi else set() for i, line in enumerate(text_of)]
     best: tuple[float, float, int] | None = None
     best_range = (lo, lo - 1)
+    held = _FactWindow(facts) if facts else None
     end = lo
     used = 0
     for start in range(lo, hi + 1):
@@ -211,12 +256,16 @@ def _best_window(
         key = (len(words), -offset, -start)
         if best is None or key > best:
             best, best_range = key, (start, end - 1)
+        if held is not None:
+            held.see(start, end, used, len(words), hits)
         used -= costs[start]
-        if end > hi and not words:
+        if end > hi and not words and (not facts or start >= facts[0][0]):
             break
     whole_best = max(range(lo, hi + 1), key=lambda i: (len(found[i]), -i))
     if best is None or (len(found[whole_best]) > best[0] and costs[whole_best] > budget):
         return _cut_line(text_of[whole_best], first_line + whole_best, matcher, budget)
+    if held is not None and held.wins(int(best[0])):
+        best_range = held.range
     return _filled(costs, lo, hi, best_range, budget)
 
 
