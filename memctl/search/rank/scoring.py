@@ -139,19 +139,23 @@ def covered(
     fused: Mapping[int, Mapping[str, float]], cover: Mapping[int, float], full: float
 ) -> dict[int, dict[str, float]]:
     """Each candidate's word-list marks × its `cover` (the IDF share of the query's words
-    it holds) / `full`, at most 1; a candidate without a cover is left as it is.
+    it holds) / `full`, when no candidate holds `full` or more of the question.
 
     Min-max gives a list's best candidate full marks however little of the question it
     holds: one common word ("new", "grape") of a ten-word paraphrase lifted a day of
     unrelated bullets over the day the vectors found by its answering bullet (issue 31).
     `reach` (weights_for) scales the lists by the share of the query the whole vault
-    holds; this scales each candidate by the share it holds itself, so a note holding
-    half the question's weight or more keeps its marks and identifier or keyword
-    questions rank as before."""
+    holds; this scales each candidate by the share it holds itself, and only for a
+    question no note echoes (a note holding half its weight: the words found it, as in
+    identifier, keyword and most LoCoMo questions, and nothing changes). A candidate
+    with no cover, or none of the query's weighed words found in it (a one-letter word,
+    a trigram fragment of an uncorrected typo), is left as it is: nothing to judge by."""
+    if full <= 0 or max(cover.values(), default=0.0) >= full:
+        return {key: dict(parts) for key, parts in fused.items()}
     out: dict[int, dict[str, float]] = {}
     for key, parts in fused.items():
         share = cover.get(key)
-        if share is None or share >= full or full <= 0:
+        if not share or share >= full:
             out[key] = dict(parts)
             continue
         scale = share / full
