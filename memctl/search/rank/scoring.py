@@ -61,7 +61,7 @@ class Policy:
     # 2 against 1 and 0 on the vault-shaped set's tune split (scoring.weights_for).
     reach_power: float = 2.0
     # A word list's mark × (the IDF share of the query's words its candidate holds /
-    # this), at most 1 (scoring.covered). 0.3-1 tie on the vault-shaped set's tune split.
+    # this) when no candidate holds this much (covered). 0.5-1 tie on the tune splits.
     cover_full: float = 0.5
     mmr_lambda: float = 0.75
     duplicate_similarity: float = 0.9
