@@ -7,14 +7,19 @@ read only the SearchRun it returns.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
 from memctl.index.usage import ChunkRecord
 from memctl.search.floor.evidence import weighted_terms
+from memctl.search.floor.rule import WeightedTerm
+from memctl.search.floor.words import TermHits
+from memctl.search.kept import IndexMemory
 from memctl.search.present import results as present
+from memctl.search.query.matcher import Matcher
 from memctl.search.rank import dated as dated_stage
 from memctl.search.rank import meaning, ranking
-from memctl.search.rank.scoring import fuse, weights_for
+from memctl.search.rank.scoring import COVERED_LISTS, covered, fuse, weights_for
 from memctl.search.rerank import windows
 from memctl.search.run import Asked, Listed, Searching, SearchRun
 
@@ -35,13 +40,24 @@ def ranked(searcher: Searching, listed: Listed, k: int, explain: bool, rerank: b
     )
     fused = fuse(found.lists, policy, weights)
     records = source.records(list(fused))
-    scored = _scored(searcher, asked, found.lists, fused, records, explain, listed.facts)
-    snippets = _snippets(searcher, listed, records, scored, k, rerank)
     # The query's words by IDF, read once for the reranker and the floor (their tests
     # remember the words they saw). Another backend's reranker weighs by its own
     # chunk count, its floor by its plan: each reads its own.
     words = source.word_counts()
     weighted = weighted_terms(words, asked.parsed, found.plan) if words.exact else None
+    matcher = present.matcher_for(asked.parsed, found.plan, searcher.kept.line_words)
+    if found.lists.get("vector"):
+        # The word lists weigh what a candidate holds of the question only beside a
+        # vector list (bm25 mode stays the plain baseline, lexical mode the words').
+        terms = (
+            weighted[0]
+            if weighted is not None
+            else weighted_terms(words, asked.parsed, found.plan, source.rows())[0]
+        )
+        covers = _covers(searcher.kept, matcher, terms, fused, records)
+        fused = covered(fused, covers, policy.cover_full)
+    scored = _scored(searcher, asked, found.lists, fused, records, explain, listed.facts)
+    snippets = _snippets(searcher, listed, matcher, records, scored, k, rerank)
     return SearchRun(
         text=asked.text,
         parsed=asked.parsed,
@@ -104,6 +120,7 @@ def _scored(
 def _snippets(
     searcher: Searching,
     listed: Listed,
+    matcher: Matcher,
     records: dict[int, ChunkRecord],
     scored: ranking.Scored,
     k: int,
@@ -121,7 +138,7 @@ def _snippets(
     return present.Snippets(
         store,
         records,
-        present.matcher_for(listed.asked.parsed, listed.found.plan, memory.line_words),
+        matcher,
         searcher.settings.snippet_tokens,
         # A server's round trips are worth saving: the pool's context (and the reranked
         # candidates') in one statement. In-process SQLite makes only those it needs.
@@ -135,6 +152,23 @@ def _snippets(
         laid=kept.context_lines(store) if kept else None,
         facts=facts,
     )
+
+
+def _covers(
+    kept: IndexMemory,
+    matcher: Matcher,
+    terms: Sequence[WeightedTerm],
+    fused: Mapping[int, Mapping[str, float]],
+    records: Mapping[int, ChunkRecord],
+) -> dict[int, float]:
+    """The IDF share of the query's words each candidate of a word list holds
+    (scoring.covered), its words read as the snippets' matcher reads them."""
+    hits = TermHits(terms)
+    return {
+        cid: hits.coverage(matcher.maybe(kept.text_words(records[cid].text)))
+        for cid, parts in fused.items()
+        if cid in records and any(name in parts for name in COVERED_LISTS)
+    }
 
 
 def _recent_hashes(searcher: Searching, now: datetime) -> set[str]:

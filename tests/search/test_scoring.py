@@ -267,3 +267,23 @@ def test_word_lists_count_as_far_as_the_vault_holds_the_query_words() -> None:
     assert half.fts == pytest.approx(0.1) and half.trigram == pytest.approx(0.05)
     assert half.vector == Weights().vector  # never raised: the floor reads it
     assert weights_for(Weights(), "x", model, reach=0.5, reach_power=1.0).fts == pytest.approx(0.2)
+
+
+def test_a_word_mark_counts_as_far_as_its_candidate_holds_the_question() -> None:
+    from memctl.search.rank.scoring import covered
+
+    fused = {
+        1: {"fts": 0.4, "trigram": 0.2, "window": 0.4, "vector": 0.1},  # one word of ten
+        2: {"fts": 0.1, "vector": 0.4},  # the best holds under half the question
+        3: {"vector": 0.3},  # in no word list: no cover read
+        4: {"fts": 0.3},  # none of the weighed words found: nothing to judge by
+    }
+    out = covered(fused, {1: 0.1, 2: 0.4, 4: 0.0}, full=0.5)
+    assert out[1]["fts"] == pytest.approx(0.08) and out[1]["trigram"] == pytest.approx(0.04)
+    # The window list is earned by the lines after the chunk, the vector by its meaning.
+    assert out[1]["window"] == 0.4 and out[1]["vector"] == 0.1
+    assert out[2]["fts"] == pytest.approx(0.08) and out[2]["vector"] == 0.4
+    assert out[3] == fused[3] and out[4] == fused[4]
+    # A note holding half the question's weight: the words found it, nothing changes.
+    assert covered(fused, {1: 0.1, 2: 0.5}, full=0.5) == fused
+    assert covered(fused, {1: 0.1}, full=0.0) == fused

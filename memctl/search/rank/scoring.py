@@ -60,6 +60,9 @@ class Policy:
     # The word lists' weights × (share of the query's words the index holds) ** this:
     # 2 against 1 and 0 on the vault-shaped set's tune split (scoring.weights_for).
     reach_power: float = 2.0
+    # A word list's mark × (the IDF share of the query's words its candidate holds /
+    # this) when no candidate holds this much (covered). 0.5-1 tie on the tune splits.
+    cover_full: float = 0.5
     mmr_lambda: float = 0.75
     duplicate_similarity: float = 0.9
 
@@ -124,6 +127,41 @@ def fuse_weighted(
         w = weights.of(name)
         for key, value in normalise(scores, floor).items():
             out.setdefault(key, {})[name] = w * value
+    return out
+
+
+# The word lists a candidate earns by holding the query's words itself. The window list's
+# mark is earned by the lines after its chunk, which the chunk need not hold.
+COVERED_LISTS = ("fts", "trigram")
+
+
+def covered(
+    fused: Mapping[int, Mapping[str, float]], cover: Mapping[int, float], full: float
+) -> dict[int, dict[str, float]]:
+    """Each candidate's word-list marks × its `cover` (the IDF share of the query's words
+    it holds) / `full`, when no candidate holds `full` or more of the question.
+
+    Min-max gives a list's best candidate full marks however little of the question it
+    holds: one common word ("new", "grape") of a ten-word paraphrase lifted a day of
+    unrelated bullets over the day the vectors found by its answering bullet (issue 31).
+    `reach` (weights_for) scales the lists by the share of the query the whole vault
+    holds; this scales each candidate by the share it holds itself, and only for a
+    question no note echoes (a note holding half its weight: the words found it, as in
+    identifier, keyword and most LoCoMo questions, and nothing changes). A candidate
+    with no cover, or none of the query's weighed words found in it (a one-letter word,
+    a trigram fragment of an uncorrected typo), is left as it is: nothing to judge by."""
+    if full <= 0 or max(cover.values(), default=0.0) >= full:
+        return {key: dict(parts) for key, parts in fused.items()}
+    out: dict[int, dict[str, float]] = {}
+    for key, parts in fused.items():
+        share = cover.get(key)
+        if not share or share >= full:
+            out[key] = dict(parts)
+            continue
+        scale = share / full
+        out[key] = {
+            name: value * scale if name in COVERED_LISTS else value for name, value in parts.items()
+        }
     return out
 
 
