@@ -1,0 +1,210 @@
+"""The kind of value a question asks for, and whether a fact holds one (pure), for the
+relevance floor.
+
+"What is Boris's hourly rate?" asked of a vault that never states it kept Boris's "database
+dumps every 6 hours" and "lowered the sample rate" bullets at evidence 0.98: the name and
+a word that looks like the asked-for thing in another sense. Word overlap, names and
+scripts cannot tell those from an answer (docs/lab/search.md, the floor's rounds); what
+tells them is the value: a question asking how much something costs is answered by a
+fact holding an amount, one asking for a phone number by a fact holding one. The kinds
+are a closed class of question forms in each language (how many / сколько / כמה, which
+version / какая версия / איזו גרסה, phone number / телефон / טלפון, password / пароль /
+סיסמה, what time / во сколько / באיזו שעה, price / цена / מחיר), never a list of a vault's
+topics; a question of no such form asks for nothing this module judges.
+
+A fact's value is read without a daily bullet's `HH:MM` prefix and without dates, so the
+time a note was written and the day it is about never pass for an amount. Quantities said
+in words count as numbers (a conversation says "twice", "three of them": LoCoMo's
+transcripts do).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from enum import Enum
+
+from memctl.search.floor.judged import Judged
+from memctl.search.floor.rule import FloorThresholds
+from memctl.search.floor.words import TermHits
+from memctl.tokens import words as word_runs
+
+
+class Asked(Enum):
+    """What kind of value a question asks for."""
+
+    COUNT = "count"  # how many, how much: a number (digits or words) or an amount
+    AMOUNT = "amount"  # a price, a cost, a rate, a salary: an amount of money
+    VERSION = "version"  # which version: 7, 8.1.2, v3
+    PHONE = "phone"  # a phone number
+    SECRET = "secret"  # a password, a PIN: a token, or the fact names the secret itself
+    TIME = "time"  # what time: a clock time said inside the fact
+
+
+# Each kind's question forms, tested on the lowercased question in this order (the first
+# that matches wins: "сколько стоит" asks for an amount before "сколько" asks for a
+# count, "во сколько" for a time). Hebrew forms allow the prefix letters (ב, ה, ו, ל, מ, ש).
+_HE = r"(?:[והבכלמש]{0,2})"
+_FORMS: tuple[tuple[Asked, re.Pattern[str]], ...] = (
+    (
+        Asked.TIME,
+        re.compile(
+            r"\bwhat time\b|\bat what hour\b|\bво сколько\b|\bв котором часу\b"
+            rf"|(?<!\w){_HE}איזו שעה(?!\w)|(?<!\w){_HE}באיזה שעה(?!\w)"
+        ),
+    ),
+    (
+        Asked.PHONE,
+        re.compile(r"\bphone\b|\btelephone\b|\bтелефон\w*|(?<!\w)" + _HE + r"טלפון\w*"),
+    ),
+    (
+        Asked.SECRET,
+        re.compile(
+            r"\bpasswords?\b|\bpasscodes?\b|\bpin code\b|\bпарол\w*|(?<!\w)" + _HE + r"סיסמ[הא]\w*"
+        ),
+    ),
+    (
+        Asked.VERSION,
+        re.compile(r"\bversions?\b|\bверси\w*|(?<!\w)" + _HE + r"גרס[הת]\w*|(?<!\w)" + _HE + r"גירס\w*"),
+    ),
+    (
+        Asked.AMOUNT,
+        re.compile(
+            r"\bprices?\b|\bcosts?\b|\bhourly rate\b|\bsalary\b|\bwages?\b|\bfees?\b"
+            r"|\bhow much (?:\w+ )*?(?:cost|pay|paid|charge|charged|earn|earns)\b"
+            r"|\bсколько (?:\w+ )?сто(?:ит|ят|ил|или|ила)\b|\bцен\w*|\bстоимост\w*"
+            r"|\bзарплат\w*|\bставк\w*|\bоплат\w*"
+            rf"|(?<!\w){_HE}מחיר\w*|(?<!\w)כמה (?:\w+ )?(?:עולה|עולים|עלה|עלתה|עלו)(?!\w)"
+            rf"|(?<!\w){_HE}משכורת\w*|(?<!\w){_HE}תעריף\w*|(?<!\w){_HE}שכר(?!\w)"
+        ),
+    ),
+    (
+        Asked.COUNT,
+        re.compile(r"\bhow many\b|\bhow much\b|\bсколько\b|(?<!\w)" + _HE + r"כמה(?!\w)"),
+    ),
+)
+
+
+def asked_for(question: str) -> Asked | None:
+    """The kind of value `question` asks for (None: none this module judges)."""
+    text = question.lower()
+    for kind, form in _FORMS:
+        if form.search(text):
+            return kind
+    return None
+
+
+# A daily bullet's prefix (`- 08:40 `): when the note was written, not a value it states.
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+(?:\d{1,2}:\d{2}\s+)?")
+# Dates (2026-10-25, 25.10.2026, 25/10/26) and ids with digits (GC-213, LOT-23-CS,
+# `EXP-311`): a number inside them is no amount.
+_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b")
+_ID = re.compile(r"\b[^\W\d_]+-\d[\w-]*|`[^`]*`")
+_CLOCK = re.compile(r"(?<![\d:.])\d{1,2}:\d{2}(?![\d:])|\b\d{1,2}\s?(?:am|pm)\b|\bo'clock\b")
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])|(?<![\w.,])\d+(?=\s?%)")
+_CURRENCY_SIGN = "₪$€£₽"
+_AMOUNT = re.compile(
+    rf"[{_CURRENCY_SIGN}]\s?\d|\d\s?[{_CURRENCY_SIGN}]"
+    r"|\d\s?(?:k\s)?(?:ils|nis|usd|eur|euros?|dollars?|shekels?|cents?|руб\w*|р\.|₽|долл\w*"
+    r"|евро|шекел\w*|тыс\w*|ש\"ח|שקל\w*|דולר\w*|יורו|אגורות)(?!\w)"
+    r"|(?<!\w)(?:ils|nis|usd|eur)\s?\d"
+)
+_PHONE = re.compile(r"(?<![\w+])\+?\d[\d\s().-]{7,}\d(?!\w)")
+_VERSION = re.compile(
+    r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\d)|\bv\d+\b"
+    r"|\b[A-Z][\w.+#-]*\s\d{1,3}(?:\.\d+)*(?![\w.]|\s?(?:%|°|[KMGT]B\b|k?g\b|m?s\b|h\b|[mk]?m\b|l\b))"
+    r"|(?:version|версия|версии|גרסה|גרסת)\s\d"
+)
+_TOKEN = re.compile(r"`[^`\s]{4,}`|(?<!\S)(?=\S*\d)(?=\S*[^\W\d_])[\w!@#$%^&*-]{6,}(?!\S)")
+_SECRET_WORDS = re.compile(r"\bpasswords?\b|\bpasscodes?\b|\bpin\b|\bпарол\w*|סיסמ[הא]\w*")
+# Quantities said in words, in the three languages: a conversation says "twice".
+_NUMBER_WORDS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve twenty thirty forty
+    fifty hundred hundreds thousand thousands dozen dozens once twice thrice couple few
+    several both none half
+    один одна одно два две три четыре пять шесть семь восемь девять десять двадцать сто
+    тысяча тысячи дважды трижды пара несколько оба обе половина
+    אחד אחת שניים שתיים שני שתי שלושה שלוש ארבעה ארבע חמישה חמש שישה שש שבעה שבע שמונה
+    תשעה תשע עשרה עשר עשרים מאה מאות אלף אלפים פעמיים כמה""".split()
+)
+
+
+def _plain(fact: str) -> str:
+    """The fact without its bullet's time prefix, its dates and its ids."""
+    text = _BULLET.sub("", fact, count=1)
+    return _ID.sub(" ", _DATE.sub(" ", text))
+
+
+def holds(kind: Asked, fact: str) -> bool:
+    """Whether `fact` (a line, a bullet, a sentence) states a value of `kind`."""
+    text = _plain(fact)
+    if kind is Asked.AMOUNT:
+        return bool(_AMOUNT.search(text.lower()))
+    if kind is Asked.PHONE:
+        return any(sum(c.isdigit() for c in m.group()) >= 9 for m in _PHONE.finditer(text))
+    if kind is Asked.VERSION:
+        return bool(_VERSION.search(text))
+    if kind is Asked.TIME:
+        return bool(_CLOCK.search(text.lower()))
+    if kind is Asked.SECRET:
+        return bool(_SECRET_WORDS.search(fact.lower()) or _TOKEN.search(_BULLET.sub("", fact)))
+    return bool(_NUMBER.search(text)) or _said_in_words(text)
+
+
+def _said_in_words(text: str) -> bool:
+    return any(w in _NUMBER_WORDS for w in re.findall(r"[^\W\d_]+", text.lower()))
+
+
+def any_holds(kind: Asked, facts: Iterable[str]) -> bool:
+    """Whether one of `facts` states a value of `kind`."""
+    return any(holds(kind, fact) for fact in facts)
+
+
+def matched_lines(hits: TermHits, text: str) -> list[str]:
+    """The lines of `text` (a bullet, a sentence-sized line, a paragraph) that hold the
+    most of the query's term weight: the facts the query's words matched (none when
+    none holds a word: a paraphrase or a cross-lingual answer, matched by meaning)."""
+    terms = hits.terms
+    best, chosen = 0.0, []
+    for line in text.splitlines():
+        words = word_runs(line)
+        if not words:
+            continue
+        hits.test(words)
+        found: set[int] = set()
+        for word in hits.hit.intersection(words):
+            found.update(hits.of[word])
+        value = sum(terms[i].weight for i in found)
+        if value > best + 1e-12:
+            best, chosen = value, [line]
+        elif value > 0 and abs(value - best) <= 1e-12:
+            chosen.append(line)
+    return chosen
+
+
+def unasked(kind: Asked | None, hits: TermHits, text: str, nearest: str | None) -> bool:
+    """Whether the query asks for a value of `kind` and the result cannot give one: none
+    of the lines of its snippet `text` that the query's words matched (matched_lines), nor
+    its fact `nearest` the query in meaning, holds a value of that kind. With neither to
+    look at, the whole snippet is the fact."""
+    if kind is None:
+        return False
+    facts = matched_lines(hits, text)
+    if nearest:
+        facts.append(nearest)
+    return not any_holds(kind, facts or [text])
+
+
+def held_to_the_floor(judged: dict[int, Judged], thresholds: FloorThresholds) -> dict[int, Judged]:
+    """A result that cannot give the value its query asks for (Judged.unasked) is held to
+    the floor at most, as a name alone is (against.names_alone): it may be the query's best
+    result, never a later one (rule.keep), nor one carried by its meaning alone. A
+    question the vault cannot answer then keeps at most one result however many notes
+    know its subject, and a note holding the value is not outranked by one that does not."""
+    out = dict(judged)
+    for cid, seen in judged.items():
+        if seen.unasked:
+            evidence = min(seen.evidence, thresholds.floor)
+            out[cid] = replace(seen, evidence=evidence, fact=False, nearest=False)
+    return out
