@@ -21,7 +21,7 @@ transcripts do).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from enum import Enum
 
@@ -35,7 +35,8 @@ class Asked(Enum):
     """What kind of value a question asks for."""
 
     COUNT = "count"  # how many, how much: a number (digits or words) or an amount
-    AMOUNT = "amount"  # a price, a cost, a rate, a salary: an amount of money
+    PAY = "pay"  # a salary, a wage, an hourly rate: an amount of money
+    AMOUNT = "amount"  # a price, a cost: an amount of money or a share (10% of the fare)
     VERSION = "version"  # which version: 7, 8.1.2, v3
     PHONE = "phone"  # a phone number
     SECRET = "secret"  # a password, a PIN: a token, or the fact names the secret itself
@@ -50,13 +51,17 @@ _FORMS: tuple[tuple[Asked, re.Pattern[str]], ...] = (
     (
         Asked.TIME,
         re.compile(
-            r"\bwhat time\b|\bat what hour\b|\bво сколько\b|\bв котором часу\b"
+            r"\bwhat time\b(?! of)|\bat what hour\b|\bво сколько\b|\bв котором часу\b"
             rf"|(?<!\w){_HE}איזו שעה(?!\w)|(?<!\w){_HE}באיזה שעה(?!\w)"
         ),
     ),
     (
         Asked.PHONE,
-        re.compile(r"\bphone\b|\btelephone\b|\bтелефон\w*|(?<!\w)" + _HE + r"טלפון\w*"),
+        re.compile(
+            r"\b(?:tele)?phone (?:number|no)\b|\bnumber to call\b|\bномер\w* телефон\w*"
+            r"|\bтелефон\w* (?:у|для)\b|\bкакой телефон\b"
+            rf"|(?<!\w){_HE}מספר {_HE}טלפון\w*|(?<!\w){_HE}טלפון של(?!\w)"
+        ),
     ),
     (
         Asked.SECRET,
@@ -66,17 +71,24 @@ _FORMS: tuple[tuple[Asked, re.Pattern[str]], ...] = (
     ),
     (
         Asked.VERSION,
-        re.compile(r"\bversions?\b|\bверси\w*|(?<!\w)" + _HE + r"גרס[הת]\w*|(?<!\w)" + _HE + r"גירס\w*"),
+        re.compile(
+            r"\bversions?\b|\bверси\w*|(?<!\w)" + _HE + r"גרס[הת]\w*|(?<!\w)" + _HE + r"גירס\w*"
+        ),
+    ),
+    (
+        Asked.PAY,
+        re.compile(
+            r"\bhourly rate\b|\bsalary\b|\bwages?\b|\bзарплат\w*"
+            rf"|(?<!\w){_HE}משכורת\w*|(?<!\w){_HE}תעריף\w*"
+        ),
     ),
     (
         Asked.AMOUNT,
         re.compile(
-            r"\bprices?\b|\bcosts?\b|\bhourly rate\b|\bsalary\b|\bwages?\b|\bfees?\b"
-            r"|\bhow much (?:\w+ )*?(?:cost|pay|paid|charge|charged|earn|earns)\b"
-            r"|\bсколько (?:\w+ )?сто(?:ит|ят|ил|или|ила)\b|\bцен\w*|\bстоимост\w*"
-            r"|\bзарплат\w*|\bставк\w*|\bоплат\w*"
+            r"\bprices?\b|\bhow much (?:\w+ )*?(?:cost|costs|pay|paid|charge|charged)\b"
+            r"|\b(?:does|did|do|will|would)\b(?: \S+)*? cost\b"
+            r"|\bсколько (?:\w+ )?сто(?:ит|ил|или|ила|ило)\b|\bцен[аыуе]\b|\bстоимост\w*"
             rf"|(?<!\w){_HE}מחיר\w*|(?<!\w)כמה (?:\w+ )?(?:עולה|עולים|עלה|עלתה|עלו)(?!\w)"
-            rf"|(?<!\w){_HE}משכורת\w*|(?<!\w){_HE}תעריף\w*|(?<!\w){_HE}שכר(?!\w)"
         ),
     ),
     (
@@ -104,12 +116,18 @@ _ID = re.compile(r"\b[^\W\d_]+-\d[\w-]*|`[^`]*`")
 _CLOCK = re.compile(r"(?<![\d:.])\d{1,2}:\d{2}(?![\d:])|\b\d{1,2}\s?(?:am|pm)\b|\bo'clock\b")
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])|(?<![\w.,])\d+(?=\s?%)")
 _CURRENCY_SIGN = "₪$€£₽"
+_CURRENCY_WORD = (
+    r"(?:ils|nis|usd|eur|euros?|dollars?|shekels?|cents?|pounds?|руб\w*|р\.|долл\w*|евро"
+    r"|шекел\w*|ש\"ח|שקל\w*|דולר\w*|יורו|אגורות)(?!\w)"
+)
+# A multiplier between a number and its currency ("3 million dollars", "2 тыс. руб").
+_MULTIPLIER = r"(?:(?:k|thousand|million|billion|тыс\.?|млн\.?|млрд\.?|אלף|מיליון)\s)?"
 _AMOUNT = re.compile(
     rf"[{_CURRENCY_SIGN}]\s?\d|\d\s?[{_CURRENCY_SIGN}]"
-    r"|\d\s?(?:k\s)?(?:ils|nis|usd|eur|euros?|dollars?|shekels?|cents?|руб\w*|р\.|₽|долл\w*"
-    r"|евро|шекел\w*|тыс\w*|ש\"ח|שקל\w*|דולר\w*|יורו|אגורות)(?!\w)"
+    rf"|(?:\d|\b[^\W\d_]+)\s?{_MULTIPLIER}{_CURRENCY_WORD}"
     r"|(?<!\w)(?:ils|nis|usd|eur)\s?\d"
 )
+_PERCENT = re.compile(r"\d\s?(?:%|percent\b|per cent\b|процент\w*|אחוז\w*)")
 _PHONE = re.compile(r"(?<![\w+])\+?\d[\d\s().-]{7,}\d(?!\w)")
 _VERSION = re.compile(
     r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\d)|\bv\d+\b"
@@ -136,11 +154,17 @@ def _plain(fact: str) -> str:
     return _ID.sub(" ", _DATE.sub(" ", text))
 
 
-def holds(kind: Asked, fact: str) -> bool:
-    """Whether `fact` (a line, a bullet, a sentence) states a value of `kind`."""
+def holds(kind: Asked, fact: str, said: Callable[[str], bool] | None = None) -> bool:
+    """Whether `fact` (a line, a bullet, a sentence) states a value of `kind`; `said`:
+    whether a word is one the query says, when known (a version must then be of something
+    the query names: "Rails 7", not "Elasticsearch 7" for a question about Rails)."""
     text = _plain(fact)
+    if kind is Asked.VERSION and said is not None:
+        return _a_version_of(text, said)
+    if kind is Asked.PAY:
+        return _an_amount(text.lower())
     if kind is Asked.AMOUNT:
-        return bool(_AMOUNT.search(text.lower()))
+        return _an_amount(text.lower()) or bool(_PERCENT.search(text.lower()))
     if kind is Asked.PHONE:
         return any(sum(c.isdigit() for c in m.group()) >= 9 for m in _PHONE.finditer(text))
     if kind is Asked.VERSION:
@@ -152,13 +176,35 @@ def holds(kind: Asked, fact: str) -> bool:
     return bool(_NUMBER.search(text)) or _said_in_words(text)
 
 
+# A version after the word it is of ("Rails 7", "Rails version 7.1", "PostgreSQL 16.2").
+_VERSION_OF = re.compile(r"([^\W\d_][\w.+#]*)\s(?:version\s|версии\s|גרסה\s)?v?\d+(?:\.\d+)*\b")
+_SPELT_OUT = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+\b|\bv\d+\b")
+
+
+def _a_version_of(text: str, said: Callable[[str], bool]) -> bool:
+    """A version spelt out as one (8.1.2, v3), or a number after a word the query says."""
+    if _SPELT_OUT.search(text):
+        return True
+    return any(said(match.group(1)) for match in _VERSION_OF.finditer(text))
+
+
+def _an_amount(text: str) -> bool:
+    """A currency sign by a number, or a currency word after a number (in digits or in
+    words: "three million dollars")."""
+    for match in _AMOUNT.finditer(text):
+        said = match.group()
+        if said[:1].isdigit() or not said[:1].isalpha() or _said_in_words(said.split()[0]):
+            return True
+    return False
+
+
 def _said_in_words(text: str) -> bool:
     return any(w in _NUMBER_WORDS for w in re.findall(r"[^\W\d_]+", text.lower()))
 
 
-def any_holds(kind: Asked, facts: Iterable[str]) -> bool:
-    """Whether one of `facts` states a value of `kind`."""
-    return any(holds(kind, fact) for fact in facts)
+def any_holds(kind: Asked, facts: Iterable[str], said: Callable[[str], bool] | None = None) -> bool:
+    """Whether one of `facts` states a value of `kind` (`said`: see holds)."""
+    return any(holds(kind, fact, said) for fact in facts)
 
 
 def matched_lines(hits: TermHits, text: str) -> list[str]:
@@ -193,7 +239,12 @@ def unasked(kind: Asked | None, hits: TermHits, text: str, nearest: str | None) 
     facts = matched_lines(hits, text)
     if nearest:
         facts.append(nearest)
-    return not any_holds(kind, facts or [text])
+
+    def said(word: str) -> bool:
+        hits.test((word,))
+        return bool(hits.of[word])
+
+    return not any_holds(kind, facts or [text], said)
 
 
 def held_to_the_floor(judged: dict[int, Judged], thresholds: FloorThresholds) -> dict[int, Judged]:

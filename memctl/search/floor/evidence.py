@@ -44,6 +44,7 @@ from memctl.tokens import estimate_tokens, words
 if TYPE_CHECKING:
     from memctl.index.protocol import WordCounts
 
+
 def _distinct_words(text: str) -> Iterable[str]:
     # Coverage asks only whether each word occurs: each distinct word once.
     return dict.fromkeys(words(text))
