@@ -117,9 +117,12 @@ _CLOCK = re.compile(r"(?<![\d:.])\d{1,2}:\d{2}(?![\d:])|\b\d{1,2}\s?(?:am|pm)\b|
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])|(?<![\w.,])\d+(?=\s?%)")
 _CURRENCY_SIGN = "₪$€£₽"
 _CURRENCY_WORD = (
-    r"(?:ils|nis|usd|eur|euros?|dollars?|shekels?|cents?|pounds?|руб\w*|р\.|долл\w*|евро"
-    r"|шекел\w*|ש\"ח|שקל\w*|דולר\w*|יורו|אגורות)(?!\w)"
+    r"(?:ils|nis|usd|eur|euros?|dollars?|shekels?|cents?|pounds?|francs?|forints?|lari|rupees?"
+    r"|руб\w*|р\.|долл\w*|евро|шекел\w*|лари|сум\w*|гривн\w*|франк\w*|форинт\w*|фунт\w*"
+    r"|ש[\"״]ח|שקל\w*|דולר\w*|יורו|אירו|אגורות)(?!\w)"
 )
+# A currency's code after or before a number, as written (EUR, GEL, UZS): any three capitals.
+_CODE = re.compile(r"\d\s?[A-Z]{3}\b|\b[A-Z]{3}\s?\d")
 # A multiplier between a number and its currency ("3 million dollars", "2 тыс. руб").
 _MULTIPLIER = r"(?:(?:k|thousand|million|billion|тыс\.?|млн\.?|млрд\.?|אלף|מיליון)\s)?"
 _AMOUNT = re.compile(
@@ -142,9 +145,10 @@ _NUMBER_WORDS = frozenset(
     fifty hundred hundreds thousand thousands dozen dozens once twice thrice couple few
     several both none half
     один одна одно два две три четыре пять шесть семь восемь девять десять двадцать сто
-    тысяча тысячи дважды трижды пара несколько оба обе половина
+    тысяча тысячи дважды трижды пара несколько оба обе половина полтора полторы двое трое
+    четверо пятеро шестеро семеро десяток дюжина
     אחד אחת שניים שתיים שני שתי שלושה שלוש ארבעה ארבע חמישה חמש שישה שש שבעה שבע שמונה
-    תשעה תשע עשרה עשר עשרים מאה מאות אלף אלפים פעמיים כמה""".split()
+    תשעה תשע עשרה עשר עשרים מאה מאות אלף אלפים פעמיים כמה זוג תריסר""".split()
 )
 
 
@@ -162,9 +166,9 @@ def holds(kind: Asked, fact: str, said: Callable[[str], bool] | None = None) -> 
     if kind is Asked.VERSION and said is not None:
         return _a_version_of(text, said)
     if kind is Asked.PAY:
-        return _an_amount(text.lower())
+        return _an_amount(text)
     if kind is Asked.AMOUNT:
-        return _an_amount(text.lower()) or bool(_PERCENT.search(text.lower()))
+        return _an_amount(text) or bool(_PERCENT.search(text.lower()))
     if kind is Asked.PHONE:
         return any(sum(c.isdigit() for c in m.group()) >= 9 for m in _PHONE.finditer(text))
     if kind is Asked.VERSION:
@@ -190,8 +194,10 @@ def _a_version_of(text: str, said: Callable[[str], bool]) -> bool:
 
 def _an_amount(text: str) -> bool:
     """A currency sign by a number, or a currency word after a number (in digits or in
-    words: "three million dollars")."""
-    for match in _AMOUNT.finditer(text):
+    words: "three million dollars") or a currency's code by a number."""
+    if _CODE.search(text):
+        return True
+    for match in _AMOUNT.finditer(text.lower()):
         said = match.group()
         if said[:1].isdigit() or not said[:1].isalpha() or _said_in_words(said.split()[0]):
             return True
