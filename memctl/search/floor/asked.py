@@ -130,12 +130,7 @@ _AMOUNT = re.compile(
     rf"|(?:\d|\b[^\W\d_]+)\s?{_MULTIPLIER}{_CURRENCY_WORD}"
     r"|(?<!\w)(?:ils|nis|usd|eur)\s?\d"
 )
-# A share of something as a price ("10% of the flight", "5% от цены", "a discount of 5%"): a
-# percentage alone is no price (a wine's 13.1% alcohol, a blend's 12% Cabernet Franc).
-_PERCENT = re.compile(
-    r"\d\s?(?:%|percent\b|per cent\b|процент\w*|אחוז\w*)\s(?:of|от|из|מ)"
-    r"|(?:discount|скидк\w*|הנחה)\D{0,30}\d\s?(?:%|percent\b|процент\w*|אחוז\w*)"
-)
+_PERCENT = re.compile(r"\d\s?(?:%|percent\b|per cent\b|процент\w*|אחוז\w*)")
 _PHONE = re.compile(r"(?<![\w+])\+?\d[\d\s().-]{7,}\d(?!\w)")
 _VERSION = re.compile(
     r"(?<![\w.])v?\d+\.\d+(?:\.\d+)*(?![\w.]*\d)|\bv\d+\b"
