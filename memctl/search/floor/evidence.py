@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from memctl.lexical.parse import Query
@@ -21,9 +20,13 @@ from memctl.search.floor.against import (
 from memctl.search.floor.against import names_alone as names_alone
 from memctl.search.floor.against import nearest_in_meaning as nearest_in_meaning
 from memctl.search.floor.against import outside_the_date
+from memctl.search.floor.asked import Asked, asked_for, held_to_the_floor, unasked
 from memctl.search.floor.facts import FactScripts
 from memctl.search.floor.judged import Judged as Judged
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
+from memctl.search.floor.table import TABLE_FILE as TABLE_FILE
+from memctl.search.floor.table import load_table as load_table
+from memctl.search.floor.table import table as table
 from memctl.search.floor.terms import floor_terms as floor_terms
 from memctl.search.floor.terms import named_by_labels
 from memctl.search.floor.terms import weighted_terms as weighted_terms
@@ -40,27 +43,6 @@ from memctl.tokens import estimate_tokens, words
 
 if TYPE_CHECKING:
     from memctl.index.protocol import WordCounts
-
-TABLE_FILE = "floor_calibration.json"
-
-
-def load_table() -> dict[str, FloorThresholds]:
-    """The calibrated thresholds per embedding model (written by scripts/eval_shared)."""
-    import json
-
-    text = (resources.files("memctl.search.floor") / TABLE_FILE).read_text(encoding="utf-8")
-    data = json.loads(text)["models"]
-    return {model: FloorThresholds.from_dict(v) for model, v in data.items()}
-
-
-_table: dict[str, FloorThresholds] | None = None
-
-
-def table() -> dict[str, FloorThresholds]:
-    global _table
-    if _table is None:
-        _table = load_table()
-    return _table
 
 
 def _distinct_words(text: str) -> Iterable[str]:
@@ -82,11 +64,15 @@ class Judge:
         words_of: Callable[[str], Iterable[str]] | None = None,
         sentences_of: Callable[[str], Sentences] | None = None,
         facts: FactScripts | None = None,
+        asked: tuple[Asked | None, Mapping[int, str]] = (None, {}),
     ) -> None:
         """`words_of`: a snippet's words coverage need read (at least every word a term
         matches; default: all its distinct words); `sentences_of`: a snippet's
         floor_words.sentences (kept by text, when the caller keeps them); `facts`: the
-        query's facts by script (a note of facts is cross-lingual by the one matched)."""
+        query's facts by script (a note of facts is cross-lingual by the one matched);
+        `asked`: the kind of value the query asks for (floor/asked.py) and each vector
+        candidate's fact nearest the query."""
+        self.asked, self.nearest_fact = asked
         self.facts = facts
         self.words_of = words_of or _distinct_words
         self.sentences_of = sentences_of or sentences
@@ -163,6 +149,7 @@ class Judge:
             named=named,
             fact=fact and not unnamed,
             unnamed=unnamed,
+            unasked=unasked(self.asked, self._hits, text, self.nearest_fact.get(cid)),
         )
 
     def _named(self, held: frozenset[int], text: str) -> bool:
@@ -265,9 +252,11 @@ def judge_results(
         words_of,
         sentences_of,
         FactScripts(facts, signals.script, whole) if facts and trusted else None,
+        (asked_for(query.raw), _nearest_facts(facts or {})),
     )
     judged = _each_judged(judge, chosen, snippet, records, credit)
     judged = _against_the_others(judged, cosines, records, thresholds, missing, terms, whole)
+    judged = held_to_the_floor(judged, thresholds)
     judged = outside_the_date(judged, credit or {}, thresholds, missing)
     value = _floor_value(floor, thresholds, trusted, model_id)
     later = _later_bars(chosen, judged, thresholds, signals.script, floor, value, credit)
@@ -296,6 +285,11 @@ def _against_the_others(
     judged = against_the_vault(judged, cosines, records, thresholds, missing, len(terms), whole)
     judged = names_alone(judged, thresholds)
     return nearest_in_meaning(judged, records, thresholds, missing, whole)
+
+
+def _nearest_facts(facts: Mapping[int, Sequence[tuple[float, str]]]) -> dict[int, str]:
+    """Each vector candidate's fact nearest the query in meaning (its lines)."""
+    return {cid: max(units)[1] for cid, units in facts.items() if units}
 
 
 def _later_bars(

@@ -32,3 +32,7 @@ class Judged:
     # The query names someone the vault knows and this result shows none of those names:
     # it is about someone or something else, and does not pass on its meaning alone.
     unnamed: bool = False
+    # The query asks for a kind of value (a count, an amount, a version, a phone number:
+    # floor/asked.py) that neither the lines its words matched nor its fact nearest in
+    # meaning holds: it is about the subject, not the answer (asked.held_to_the_floor).
+    unasked: bool = False

@@ -358,6 +358,8 @@ def explain(
             "fact": judged.fact,
             # It shows none of the known names the query says (floor Judge._unnamed).
             "unnamed": judged.unnamed,
+            # It holds no value of the kind the query asks for (floor/asked.py).
+            "unasked": judged.unasked,
             # The result nearest in meaning, or a note whose fact stands out, is held to
             # the floor alone (floor.evidence.nearest_in_meaning, floor/facts.py).
             "later_floor": round(
