@@ -142,9 +142,9 @@ def test_coverage_lowers_the_cosine_bar() -> None:
 
 
 def test_table_entries_read_back_with_defaults() -> None:
-    from memctl.search.floor import evidence as ev
+    from memctl.search.floor import table as floor_table
 
-    table = ev.load_table()
+    table = floor_table.load_table()
     for thresholds in table.values():
         assert FloorThresholds.from_dict(thresholds.to_dict()) == thresholds
     assert table[fl.LEXICAL_ONLY].min_cosine is None

@@ -13,8 +13,8 @@ from memctl.config import DEFAULT_EMBED_MODEL
 from memctl.index.sync import sync
 from memctl.memory import add_note, init_vault
 from memctl.search import search
-from memctl.search.floor import evidence as ev
 from memctl.search.floor import rule as fl
+from memctl.search.floor import table as floor_table
 from memctl.search.floor.asked import Asked, asked_for, held_to_the_floor, holds, unasked
 from memctl.search.floor.evidence import Judged
 from memctl.search.floor.words import TermHits, WeightedTerm
@@ -159,7 +159,7 @@ def test_only_the_fact_the_words_matched_gives_the_value(
 
 
 def test_a_result_without_the_value_is_held_to_the_floor() -> None:
-    thresholds = ev.table()[E5]
+    thresholds = floor_table.table()[E5]
     floor = thresholds.floor
     judged = {
         1: Judged(0.6, 0.85, 0.98, unasked=True, nearest=True),

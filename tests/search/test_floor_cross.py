@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from memctl.search.floor import evidence as ev
 from memctl.search.floor import rule as fl
+from memctl.search.floor import table as floor_table
 from memctl.search.floor.script import query_script
 
 E5 = "intfloat/multilingual-e5-small-q4"
@@ -22,7 +22,7 @@ QUESTIONS = {
 
 @pytest.mark.parametrize("lang", sorted(QUESTIONS))
 def test_a_later_cross_script_result_needs_its_bar(lang: str) -> None:
-    thresholds = ev.table()[E5]
+    thresholds = floor_table.table()[E5]
     script = query_script(QUESTIONS[lang])
     bar = thresholds.later_floor(script, True)
     assert thresholds.floor < bar < 1.0
@@ -33,7 +33,7 @@ def test_a_later_cross_script_result_needs_its_bar(lang: str) -> None:
 
 
 def test_cross_later_is_kept_in_the_table() -> None:
-    classifier = ev.table()[E5].classifier
+    classifier = floor_table.table()[E5].classifier
     assert classifier is not None
     model = classifier.for_result("cyrillic", True)
     assert model.cross_later is not None

@@ -16,6 +16,7 @@ from memctl.search import search
 from memctl.search.floor import evidence as ev
 from memctl.search.floor import facts as fa
 from memctl.search.floor import rule as fl
+from memctl.search.floor import table as floor_table
 from memctl.search.floor.evidence import Judged
 from memctl.search.floor.script import query_script
 from memctl.search.floor.words import (
@@ -144,7 +145,7 @@ def test_the_best_sentence_says_which_words_it_holds(
 
 @pytest.mark.parametrize("lang", sorted(BULLETS))
 def test_a_name_alone_is_held_to_the_floor(lang: str) -> None:
-    thresholds = ev.table()[E5]
+    thresholds = floor_table.table()[E5]
     floor = thresholds.floor
     judged = {
         1: Judged(0.4, 0.80, 0.99, named=True),  # only the name, and the most evidence

@@ -10,6 +10,7 @@ import pytest
 from memctl.lexical.parse import parse_query
 from memctl.search.floor import evidence as ev
 from memctl.search.floor import rule as fl
+from memctl.search.floor import table as floor_table
 from memctl.search.floor.evidence import Judge, Judged
 from memctl.search.floor.script import query_script
 from memctl.search.floor.terms import named_by_labels
@@ -83,11 +84,11 @@ def test_a_result_without_the_name_is_unnamed(lang: str) -> None:
     signals = fl.QuerySignals(
         script=query_script(asked), names=frozenset({at}), known=frozenset({at})
     )
-    judge = Judge([_term(w) for w in words], {}, {}, ev.table()[E5], signals)
+    judge = Judge([_term(w) for w in words], {}, {}, floor_table.table()[E5], signals)
     assert judge.judge(1, "a.md", 1, 1, other).unnamed is True
     assert judge.judge(2, "b.md", 1, 1, bullet).unnamed is False
     # A name the vault does not hold (not known) leaves every result as it was.
-    plain = Judge([_term(w) for w in words], {}, {}, ev.table()[E5], fl.QuerySignals())
+    plain = Judge([_term(w) for w in words], {}, {}, floor_table.table()[E5], fl.QuerySignals())
     assert plain.judge(3, "c.md", 1, 1, other).unnamed is False
 
 
@@ -97,7 +98,7 @@ class _Record:
 
 
 def test_an_unnamed_result_is_not_nearest_in_meaning() -> None:
-    thresholds = ev.table()[E5]
+    thresholds = floor_table.table()[E5]
     records = {1: _Record("- 10:00 a"), 2: _Record("- 11:00 b")}
     # The nearest in meaning (1) stands out, but shows none of the names asked about.
     judged = {

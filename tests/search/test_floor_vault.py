@@ -14,6 +14,7 @@ from memctl.memory import add_note, init_vault, template_dir
 from memctl.search import search
 from memctl.search.floor import evidence as ev
 from memctl.search.floor import standout as so
+from memctl.search.floor import table as floor_table
 from memctl.search.floor.evidence import Judged
 from memctl.vault import Vault
 
@@ -101,7 +102,7 @@ def _judged(cosine: float, evidence: float, standout: float, cross: bool = False
 
 @pytest.mark.parametrize("lang", sorted(RESULTS))
 def test_the_result_nearest_in_meaning_passes_when_it_stands_out(lang: str) -> None:
-    thresholds = ev.table()[E5]
+    thresholds = floor_table.table()[E5]
     records = {i: SimpleNamespace(text=t) for i, t in enumerate(RESULTS[lang], 1)}
     judged = {
         1: _judged(0.80, 0.95, 0.005),

@@ -23,10 +23,10 @@ TODAY = dt.date(2026, 11, 29)
 
 # (split, figure) -> the least it may be. Counts are questions; hit@5 is over the
 # split's answerable questions (tune 92, report 61), so one question is ~0.011 / ~0.016.
-HIT5_FLOOR = {"tune": 0.78, "report": 0.655}
+HIT5_FLOOR = {"tune": 0.79, "report": 0.672}
 KIND_FLOORS: dict[str, dict[str, int]] = {
-    "tune": {"paraphrase": 18, "crosslingual": 7, "temporal": 9, "newer_first": 6, "abstain": 5},
-    "report": {"paraphrase": 9, "crosslingual": 1, "temporal": 6, "newer_first": 1, "abstain": 2},
+    "tune": {"paraphrase": 19, "crosslingual": 7, "temporal": 9, "newer_first": 6, "abstain": 9},
+    "report": {"paraphrase": 9, "crosslingual": 1, "temporal": 6, "newer_first": 1, "abstain": 3},
 }
 
 
@@ -62,8 +62,10 @@ def test_hybrid_holds_its_floors(figures: dict[str, dict[str, Any]], split: str)
         if _count(hybrid, figure) < least
     }
     assert not low, f"below the floor (measured, floor): {low}"
+    # Issue 31's bar: the floor keeps at least 0.97 of the gold the ranking found (a
+    # result whose wider --all snippet shows the gold while the floor drops it counts).
     kept, reachable = hybrid["floor_kept"]
-    assert kept == reachable, "the relevance floor hid a gold result"
+    assert kept >= 0.97 * reachable, f"the relevance floor hid gold: {kept} of {reachable}"
 
 
 @pytest.mark.parametrize("split", ["tune", "report"])

@@ -24,9 +24,7 @@ from memctl.search.floor.asked import Asked, asked_for, held_to_the_floor, unask
 from memctl.search.floor.facts import FactScripts
 from memctl.search.floor.judged import Judged as Judged
 from memctl.search.floor.rule import FloorThresholds, WeightedTerm
-from memctl.search.floor.table import TABLE_FILE as TABLE_FILE
-from memctl.search.floor.table import load_table as load_table
-from memctl.search.floor.table import table as table
+from memctl.search.floor.table import table
 from memctl.search.floor.terms import floor_terms as floor_terms
 from memctl.search.floor.terms import named_by_labels
 from memctl.search.floor.terms import weighted_terms as weighted_terms
