@@ -73,7 +73,8 @@ def _db_text(path: Path) -> bytes:
         for table in tables:
             try:
                 rows = conn.execute(f'SELECT * FROM "{table}"').fetchall()
-            except sqlite3.DatabaseError:  # a virtual table (FTS5, vec0): its shadow tables are read
+            except sqlite3.DatabaseError:
+                # A virtual table (FTS5, vec0): its shadow tables are read.
                 continue
             out += [v.encode() for row in rows for v in row if isinstance(v, str)]
         return b"\n".join(out)

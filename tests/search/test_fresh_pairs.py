@@ -301,7 +301,6 @@ def test_lint_reports_the_same_pairs_in_three_languages() -> None:
     assert worded_apart_pairs(counts + moved)
 
 
-
 def test_with_the_newer_keeps_what_replaced_a_kept_value() -> None:
     chosen = [7, 3, 9, 4]
     assert with_the_newer(chosen, [3], {3: 7}) == [7, 3]
@@ -328,4 +327,3 @@ def test_a_stale_value_the_floor_keeps_brings_its_newer(
         results = searcher.search(question, k=5, log=False, now=NOW).results
     texts = [" ".join(r.snippet.split()) for r in results]
     assert len(texts) == 2 and new in texts[0] and old in texts[1], texts
-
