@@ -4,14 +4,13 @@ matched fact holds one (memctl/search/floor/asked.py), in English, Hebrew and Ru
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from memctl.config import DEFAULT_EMBED_MODEL
 from memctl.index.sync import sync
-from memctl.memory import add_note, init_vault
 from memctl.search import search
 from memctl.search.floor import rule as fl
 from memctl.search.floor import table as floor_table
@@ -19,6 +18,7 @@ from memctl.search.floor.asked import Asked, asked_for, held_to_the_floor, holds
 from memctl.search.floor.evidence import Judged
 from memctl.search.floor.words import TermHits, WeightedTerm
 from memctl.vault import Vault
+from tests.search.bullet_days import bullet_vault
 
 E5 = "intfloat/multilingual-e5-small-q4"
 
@@ -215,11 +215,8 @@ ASKED = {
 @pytest.fixture(scope="module")
 def days(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     root: Path = tmp_path_factory.mktemp("asked-days")
-    init_vault(root)
-    vault = Vault(root)
-    for i, day in enumerate(DAYS):
-        for j, note in enumerate(day):
-            add_note(vault, note, day=date(2026, 11, 20 + i), at=datetime(2026, 11, 20 + i, 9 + j))
+    days = [(date(2026, 11, 20 + i), notes) for i, notes in enumerate(DAYS)]
+    vault = bullet_vault(root, days, step=timedelta(hours=1))
     sync(vault, embed=True, now=datetime(2026, 11, 23, 9))
     return vault
 

@@ -4,14 +4,13 @@ answer to what is asked about it (evidence.names_alone), in English, Hebrew and 
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from memctl.config import DEFAULT_EMBED_MODEL
 from memctl.index.sync import sync
-from memctl.memory import add_note, init_vault
 from memctl.search import search
 from memctl.search.floor import evidence as ev
 from memctl.search.floor import facts as fa
@@ -30,6 +29,7 @@ from memctl.search.floor.words import (
     unknown_name,
 )
 from memctl.vault import Vault
+from tests.search.bullet_days import bullet_vault
 
 E5 = "intfloat/multilingual-e5-small-q4"
 
@@ -208,11 +208,8 @@ MIXED = {
 @pytest.fixture(scope="module")
 def mixed_days(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     root: Path = tmp_path_factory.mktemp("mixed-days")
-    init_vault(root)
-    vault = Vault(root)
-    for i, day in enumerate(DAYS):
-        for j, note in enumerate(day):
-            add_note(vault, note, day=date(2026, 11, 10 + i), at=datetime(2026, 11, 10 + i, 9 + j))
+    days = [(date(2026, 11, 10 + i), notes) for i, notes in enumerate(DAYS)]
+    vault = bullet_vault(root, days, step=timedelta(hours=1))
     sync(vault, embed=True, now=datetime(2026, 11, 15, 9))
     return vault
 

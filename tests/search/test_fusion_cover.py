@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from memctl.index.sync import sync
-from memctl.memory import add_note, init_vault
 from memctl.search.hybrid import Searcher
 from memctl.vault import Vault
+from tests.search.bullet_days import bullet_vault
 
 NOW = datetime(2026, 11, 29, 12, 0)
 # Per language: days of `- HH:MM` bullets; the answer is the NAS backup's size. Each other
@@ -92,12 +92,8 @@ def language_vault(
 ) -> tuple[str, Vault]:
     language: str = request.param
     root: Path = tmp_path_factory.mktemp(f"cover-{language}")
-    init_vault(root)
-    vault = Vault(root)
-    for day, bullets in DAYS[language].items():
-        y, m, d = (int(part) for part in day.split("-"))
-        for minute, bullet in enumerate(bullets):
-            add_note(vault, bullet, day=date(y, m, d), at=datetime(y, m, d, 9, minute))
+    days = [(date.fromisoformat(day), bullets) for day, bullets in DAYS[language].items()]
+    vault = bullet_vault(root, days)
     sync(vault, embed=True)
     return language, vault
 

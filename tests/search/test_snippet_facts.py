@@ -5,15 +5,15 @@ day, sharing no word with it, in English, Hebrew and Russian."""
 from __future__ import annotations
 
 import dataclasses
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 
 import pytest
 
 from memctl.index.sync import sync
-from memctl.memory import add_note, init_vault
 from memctl.search.hybrid import Searcher
 from memctl.vault import Vault
+from tests.search.bullet_days import bullet_vault
 
 DAY = date(2026, 11, 20)
 BULLETS = (
@@ -39,10 +39,7 @@ TOKENS = 40
 @pytest.fixture(scope="module")
 def busy_day(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     root: Path = tmp_path_factory.mktemp("busy-day-snippets")
-    init_vault(root)
-    vault = Vault(root)
-    for minute, bullet in enumerate(BULLETS):
-        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
+    vault = bullet_vault(root, [(DAY, BULLETS)])
     sync(vault, embed=True)
     return vault
 

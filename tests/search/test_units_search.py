@@ -17,6 +17,7 @@ from memctl.memory import add_note, init_vault
 from memctl.search.hybrid import Searcher, SearchResponse
 from memctl.search.trace import SearchTrace
 from memctl.vault import Vault
+from tests.search.bullet_days import add_bullets, bullet_vault
 
 DAY = date(2026, 11, 20)
 # One day of unrelated bullets, as `memctl add` writes them, in the three languages.
@@ -41,10 +42,7 @@ QUESTIONS = {
 @pytest.fixture(scope="module")
 def busy_day(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     root: Path = tmp_path_factory.mktemp("busy-day")
-    init_vault(root)
-    vault = Vault(root)
-    for minute, bullet in enumerate(BULLETS):
-        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
+    vault = bullet_vault(root, [(DAY, BULLETS)])
     # Other notes naming the same people, so a name alone is no answer.
     decisions = vault.root / "memory" / "decisions.md"
     decisions.write_text(
@@ -133,11 +131,6 @@ def test_a_kept_searcher_counts_the_chunks_once_until_it_refreshes(
         assert len(calls) == 2
 
 
-def _add_bullets(vault: Vault, bullets: tuple[str, ...]) -> None:
-    for minute, bullet in enumerate(bullets):
-        add_note(vault, bullet, day=DAY, at=datetime(2026, 11, 20, 9, minute))
-
-
 def _fact_hashes(root: Path) -> list[str]:
     """The hashes of the day's facts (units), as the embedding cache keys them."""
     text = (root / "memory" / "daily" / f"{DAY}.md").read_text(encoding="utf-8")
@@ -148,7 +141,7 @@ def test_units_off_embeds_no_fact_and_turned_on_backfills_them(tmp_path: Path) -
     init_vault(tmp_path)
     (tmp_path / ".memctl.toml").write_text("[search]\nunits = false\n", encoding="utf-8")
     vault = Vault(tmp_path)
-    _add_bullets(vault, BULLETS[:4])  # English, Hebrew and Russian bullets
+    add_bullets(vault, DAY, BULLETS[:4])  # English, Hebrew and Russian bullets
     sync(vault, embed=True)
     hashes = _fact_hashes(tmp_path)
     with open_store(vault) as store:
@@ -197,7 +190,7 @@ def test_an_index_past_the_limit_embeds_no_fact_and_back_under_it_backfills(
 
     init_vault(tmp_path)
     vault = Vault(tmp_path)
-    _add_bullets(vault, BULLETS[:4])  # English, Hebrew and Russian bullets
+    add_bullets(vault, DAY, BULLETS[:4])  # English, Hebrew and Russian bullets
     monkeypatch.setattr(unit_embed, "UNITS_MAX_CHUNKS", 0)  # stands in for 20,000
     sync(vault, embed=True)
     hashes = _fact_hashes(tmp_path)
