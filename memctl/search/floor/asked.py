@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from enum import Enum
 
+from memctl.lexical.parse import HEBREW_PREFIXES
 from memctl.search.floor.judged import Judged
 from memctl.search.floor.rule import FloorThresholds
 from memctl.search.floor.words import TermHits
@@ -46,7 +47,7 @@ class Asked(Enum):
 # Each kind's question forms, tested on the lowercased question in this order (the first
 # that matches wins: "сколько стоит" asks for an amount before "сколько" asks for a
 # count, "во сколько" for a time). Hebrew forms allow the prefix letters (ב, ה, ו, ל, מ, ש).
-_HE = r"(?:[והבכלמש]{0,2})"
+_HE = rf"(?:[{HEBREW_PREFIXES}]{{0,2}})"
 _FORMS: tuple[tuple[Asked, re.Pattern[str]], ...] = (
     (
         Asked.TIME,

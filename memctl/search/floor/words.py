@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from memctl.lexical.parse import HEBREW_PREFIXES
 from memctl.tokens import words as word_runs
 
 # Words that ask rather than say what about ("when", "how many", "which"): no answer
@@ -19,7 +20,6 @@ QUESTION_WORDS = frozenset(
     במה למי ממי где кто когда сколько почему зачем чем чего кого кому кем чему куда откуда
     какой какая какое какие каком какую каких каким какими какого какова каково каковы""".split()
 )
-_HEBREW_PREFIX_LETTERS = "והבכלמש"
 
 
 def asks(word: str) -> bool:
@@ -27,7 +27,7 @@ def asks(word: str) -> bool:
     if word in QUESTION_WORDS:
         return True
     return any(
-        all(c in _HEBREW_PREFIX_LETTERS for c in word[:cut]) and word[cut:] in QUESTION_WORDS
+        all(c in HEBREW_PREFIXES for c in word[:cut]) and word[cut:] in QUESTION_WORDS
         for cut in (1, 2)
     )
 
