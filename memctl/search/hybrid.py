@@ -179,7 +179,7 @@ class Searcher:
             probability = stage.rerank_probabilities(
                 self.store,
                 run,
-                rows=source.rows(),
+                rows=source.rows() if run.terms is None else None,
                 matrix=source.matrix or None,
                 apply=rerank,
                 sink=trace.keep_rerank if trace is not None else None,

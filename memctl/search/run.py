@@ -93,3 +93,7 @@ class SearchRun:
     # the floor where the counts are exact (None: each reads its own).
     weighted: tuple[list[WeightedTerm], list[bool]] | None
     dated: DatedQuery | None = None  # the dates the query says, as the search reads them
+    # The query's words by IDF as the reranker weighs them, when already read (the word
+    # cover reads them beside a vector list; a shared server's cost a round trip for its
+    # chunk count). None: the reranker reads them itself.
+    terms: list[WeightedTerm] | None = None

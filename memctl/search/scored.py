@@ -46,14 +46,12 @@ def ranked(searcher: Searching, listed: Listed, k: int, explain: bool, rerank: b
     words = source.word_counts()
     weighted = weighted_terms(words, asked.parsed, found.plan) if words.exact else None
     matcher = present.matcher_for(asked.parsed, found.plan, searcher.kept.line_words)
+    terms = weighted[0] if weighted is not None else None
     if found.lists.get("vector"):
         # The word lists weigh what a candidate holds of the question only beside a
         # vector list (bm25 mode stays the plain baseline, lexical mode the words').
-        terms = (
-            weighted[0]
-            if weighted is not None
-            else weighted_terms(words, asked.parsed, found.plan, source.rows())[0]
-        )
+        if terms is None:
+            terms = weighted_terms(words, asked.parsed, found.plan, source.rows())[0]
         covers = _covers(searcher.kept, matcher, terms, fused, records)
         fused = covered(fused, covers, policy.cover_full)
     scored = _scored(searcher, asked, found.lists, fused, records, explain, listed.facts)
@@ -78,6 +76,7 @@ def ranked(searcher: Searching, listed: Listed, k: int, explain: bool, rerank: b
         keeps_reads=source.keeps_reads,
         weighted=weighted,
         dated=asked.dated,
+        terms=terms,
     )
 
 

@@ -40,11 +40,11 @@ def rerank_probabilities(
 ) -> dict[int, float]:
     """The reranker's probability for each of the best fused candidates (empty when not
     `apply`; `sink`, a SearchTrace's, receives every search's features and windows;
-    `rows`: a shared server's chunk count for the words' IDF; `matrix`: the vectors held
-    in memory, if any)."""
+    `rows`: a shared server's chunk count for the words' IDF, where the run has no
+    `terms` read already; `matrix`: the vectors held in memory, if any)."""
     terms = (
-        run.weighted[0]
-        if run.weighted
+        run.terms
+        if run.terms is not None
         else weighted_terms(run.words, run.parsed, run.plan, rows)[0]
     )
     return windows.rerank_scores(
