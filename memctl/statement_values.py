@@ -369,10 +369,22 @@ def qualified_apart(a: str, b: str) -> bool:
     return _clash(claims(a), claims(b))
 
 
-def _share_subject(newer: Sequence[Claim], older: Sequence[Claim]) -> bool:
+def _share_subject(
+    newer: Sequence[Claim], older: Sequence[Claim], query: frozenset[str] = frozenset()
+) -> bool:
     """At least two subject words shared: one ("product") is a topic, not yet a subject
-    ("product photos" / "product search")."""
-    return len(_subject_words(newer) & _subject_words(older)) >= 2
+    ("product photos" / "product search"), unless the query asks about that one and it
+    heads a clause on both sides ("which day do the cleaners come": "the cleaning crew
+    switched to..." / "cleaners come every...", not a unit both end with: "שקלים")."""
+    shared = _subject_words(newer) & _subject_words(older)
+    if len(shared) >= 2:
+        return True
+    asked = shared & query
+    return bool(asked) and bool(asked & _heads(newer) & _heads(older))
+
+
+def _heads(found: Sequence[Claim]) -> set[str]:
+    return {next(w for w in c.order if w) for c in found if c.subject}
 
 
 def _subject_words(found: Sequence[Claim]) -> set[str]:
@@ -383,7 +395,7 @@ def _subject_words(found: Sequence[Claim]) -> set[str]:
     return words | {stem(v) for c in found for k, v in c.values if k == "name"}
 
 
-def changed_value(newer: str, older: str) -> str | None:
+def changed_value(newer: str, older: str, query: frozenset[str] = frozenset()) -> str | None:
     """Why the statement `newer`, which says its value changed ("moved to", "now",
     "теперь", "עכשיו"), gives a value `older` does not, when the two are about one subject
     by meaning (the caller decides that: their vectors, whatever the wording or the
@@ -393,11 +405,12 @@ def changed_value(newer: str, older: str) -> str | None:
     a kind `older` sets that `older` lacks ("moved from 3000 to 3100"); the word it
     changed to ("moved the printing to Print-Tec") missing from `older`; a name `older`
     lacks where `older` names one ("from Sunday deliveries leave with Mahir"). Not when a
-    shared word is qualified differently ("billing service" / "auth service")."""
+    shared word is qualified differently ("billing service" / "auth service"). `query`:
+    the query's stems (query_stems); one shared subject word it names is enough."""
     if not _UPDATE.search(newer):
         return None
     new_claims, old_claims = claims(newer), claims(older)
-    if _clash(new_claims, old_claims) or not _share_subject(new_claims, old_claims):
+    if _clash(new_claims, old_claims) or not _share_subject(new_claims, old_claims, query):
         return None
     new_values, old_values = _by_kind(new_claims), _by_kind(old_claims)
     for kind in ("number", "time", "date", "day", "month"):

@@ -122,17 +122,17 @@ def _lines(text: str) -> tuple[Line, ...]:
 
 
 @functools.lru_cache(maxsize=16384)
-def _worded_change(newer: str, older: str) -> str | None:
-    # Whatever the query: a search settles twice and compares each pair of facts near in
-    # meaning, and its query only decides whether a found change is the one asked about.
-    return changed_value(newer, older) or first_apart(_claims(newer), _claims(older))
+def _worded_change(newer: str, older: str, query: frozenset[str]) -> str | None:
+    # A search settles twice and compares each pair of facts near in meaning; the query
+    # lets one shared subject word it names be enough (changed_value).
+    return changed_value(newer, older, query) or first_apart(_claims(newer), _claims(older))
 
 
 def _changed(newer: str, older: str, query: frozenset[str]) -> str | None:
     """Why the newer fact gives the older's subject another value (the two already near in
     meaning): a stated change, or the words' own check; None when the query names a name
     only the older gives ("Sabot barrels": it asks about that one)."""
-    why = _worded_change(newer, older)
+    why = _worded_change(newer, older, query)
     if why and not names_older(query, list(_claims(newer)), list(_claims(older))):
         return why
     return None
