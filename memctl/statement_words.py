@@ -65,6 +65,10 @@ def stem(word: str) -> str:
     """The comparison form of a word: memctl.statements' stem (5 letters, a Hebrew one-letter
     prefix and Russian vowel endings dropped), Russian case endings dropped first."""
     folded = word.casefold()
+    if folded.endswith(("'s", "’s")):
+        folded = folded[:-2]  # a possessive: "the front desk's shift"
+    elif folded.endswith(("'", "’")):
+        folded = folded[:-1]
     if len(folded) > 5 and "\u0400" <= folded[-1] <= "\u04ff":
         for ending in _RU_ENDINGS:
             if folded.endswith(ending):

@@ -65,6 +65,15 @@ DECISIONS = """# Decisions
 ## 2026-04-02 Meeting rooms
 - Dana handles all meeting room bookings and the shared calendar.
 
+## 2026-04-15 Phone booths
+- Phone booths are first come, first served; Ayala owns the booth cleaning rota.
+
+## 2026-05-12 Квота гостей
+- каждый резидент может провести трёх гостей в день бесплатно.
+
+## 2026-06-08 אירועי ערב
+- אירועי ערב במתחם מסתיימים עד 23:00 לכל המאוחר.
+
 ## 2026-11-02 שעות פתיחה לחורף
 - מעכשיו פותחים את הלובי ב-07:00 בבוקר, גם בימי שישי.
 
@@ -76,6 +85,15 @@ DECISIONS = """# Decisions
 
 ## 2026-11-14 Event space after the renovation
 - With the wall gone the event space now takes up to 110 guests standing.
+
+## 2026-11-18 Booths and quiet rooms
+- Noam is responsible for the phone booths' cleaning rota; Ayala focuses on the front desk.
+
+## 2026-11-19 Гости резидентов
+- резидент проводит не больше двух гостей в день без оплаты.
+
+## 2026-11-21 שקט בערבים
+- כל אירוע ערב במתחם נגמר ב-22:00 בגלל השכנים.
 """
 
 ARCHIVE = {
@@ -125,6 +143,25 @@ ARCHIVE = {
 - the event space holds 60 guests standing, 40 seated
 - the projector remote lives in the café drawer
 """,
+    "front-desk-handbook": """# Front desk handbook
+
+## 2026-03-08
+- greet every visitor and ask whom they came to see
+- visitors sign the tablet at the desk and get a paper badge
+- a courier with a parcel for a member leaves it on the shelf behind the desk
+- members' guests wait in the lobby until their host comes down
+- lost items go to the box under the desk and are kept for a month
+- the desk phone forwards to Shira's mobile after hours
+- the first-aid kit is in the cabinet left of the coffee machine
+- fire exits are at the end of both corridors, never block them
+- the spare key cards are in the locked drawer, the code is with Shira
+- the desk closes its till every evening and Shira checks it on Sundays
+- tours for prospective members are booked through the website form
+- the storage room on floor 1 holds the folding chairs and the banner
+- the lobby music plays from the small speaker, volume no higher than 3
+- the photocopier on floor 1 takes member cards, guests pay cash at the desk
+- the front desk's shift starts at 07:45 and ends at 16:15
+""",
     "mail": """# Почта
 
 ## 2026-04-12
@@ -143,6 +180,34 @@ ARCHIVE = {
 - на крыше нельзя курить
 """,
 }
+
+# Unrelated bullets a busy day is filled with (build() spreads them over the days).
+FILLER = [
+    "Dana answered the tour requests from the website",
+    "a member asked where to leave a bicycle",
+    "the café's dishwasher needed a new filter",
+    "Lev reset two members' app passwords",
+    "Shira paid the electricity bill for October",
+    "the plants on floor 2 were watered",
+    "a delivery of printer paper arrived, 20 boxes",
+    "Yossi baked croissants for the morning crowd",
+    "two members complained about the noise in the open space",
+    "the window cleaner finished the south side",
+    "Lev looked at the slow Wi-Fi near the kitchen",
+    "a startup asked about renting a private office",
+    "Dana posted the photos from the meetup",
+    "the lift got stuck for ten minutes, the technician came",
+    "Shira renewed the domain of the website",
+    "the recycling bins were emptied",
+    "Yossi changed the sandwich menu for the week",
+    "a journalist asked to interview Shira",
+    "the shared fridge was cleaned out",
+    "Dana ordered stickers with the new logo",
+    "Лев обновил календарь событий на сайте",
+    "בדקנו את מזגן חדר הישיבות הגדול",
+    "Марина прислала счёт за уборку",
+    "הגיע משלוח של כוסות חד פעמיות",
+]
 
 # Daily notes: day -> bullets ("HH:MM text"), the newer values among unrelated ones.
 DAILY: dict[str, list[str]] = {
@@ -229,6 +294,9 @@ DAILY: dict[str, list[str]] = {
         "10:10 מפגש הקהילה עובר לימי שלישי",
         "14:40 a member's dog bit the café chair",
     ],
+    "2026-11-28": [
+        "10:40 the front desk shift now runs 07:30 to 17:00",
+    ],
     "2026-11-27": [
         "09:00 йогу на крыше перенесли на вторник и пятницу",
         "12:30 the new members' welcome packs arrived",
@@ -280,6 +348,12 @@ CASES: list[Case] = [
     Case("ru", "Через какой сервис идёт рассылка участникам?", (_D, "отправляем через Unisender"), ("archive/newsletter.md", "уходят через Sendpulse")),
     Case("ru", "В какие дни йога на крыше?", (_daily("2026-11-27"), "перенесли на вторник и пятницу"), ("archive/roof.md", "по понедельникам и четвергам")),
     Case("ru", "На сколько градусов настроены кондиционеры?", (_daily("2026-11-14"), "держим на 22 градусах"), ("archive/house-rules.md", "выставлены на 24 градуса")),
+    # Decisions revised under another title, no word of change; an archive fact past its
+    # note's first chunk (dated only in the heading above it).
+    Case("en", "Who is responsible for cleaning the phone booths?", (_D, "Noam is responsible for the phone booths"), (_D, "Ayala owns the booth cleaning rota")),
+    Case("ru", "Сколько гостей резидент может привести бесплатно?", (_D, "не больше двух гостей"), (_D, "трёх гостей в день бесплатно")),
+    Case("he", "עד איזו שעה מותר לקיים אירוע ערב?", (_D, "נגמר ב-22:00"), (_D, "מסתיימים עד 23:00")),
+    Case("en", "What are the front desk's shift hours?", (_daily("2026-11-28"), "shift now runs 07:30 to 17:00"), ("archive/front-desk-handbook.md", "starts at 07:45 and ends at 16:15")),
 ]
 # fmt: on
 
@@ -293,9 +367,16 @@ def build(root: Path) -> Vault:
     (memory / "decisions.md").write_text(DECISIONS, encoding="utf-8")
     for name, text in ARCHIVE.items():
         (vault.archive_dir / f"{name}.md").write_text(text, encoding="utf-8")
-    for day, bullets in DAILY.items():
-        lines = "".join(f"- {bullet}\n" for bullet in bullets)
-        (vault.daily_dir / f"{day}.md").write_text(f"# {day}\n\n{lines}", encoding="utf-8")
+    for n, (day, bullets) in enumerate(sorted(DAILY.items())):
+        # Eight unrelated bullets a day around the case's (after it on odd days): a day's
+        # note is one chunk of many facts.
+        filler = [FILLER[(n * 8 + i) % len(FILLER)] for i in range(8)]
+        stamped = [f"{8 + i:02d}:{15 + n % 40:02d} {text}" for i, text in enumerate(filler)]
+        lines = sorted(bullets + stamped, key=lambda b: b.split()[0].zfill(5))
+        if n % 2:
+            lines = stamped[:5] + bullets + stamped[5:]
+        text = "".join(f"- {line}\n" for line in lines)
+        (vault.daily_dir / f"{day}.md").write_text(f"# {day}\n\n{text}", encoding="utf-8")
     return vault
 
 

@@ -50,6 +50,7 @@ class Item:
     source: str | None
     day: date | None
     text: str
+    heading: str = ""  # the chunk's " > "-joined heading path (a later chunk of a section)
 
 
 # A dated section heading inside the chunk ("## 2026-08-01"), as archive notes of several
@@ -57,14 +58,19 @@ class Item:
 _SECTION_DAY = re.compile(r"^#{1,6}\s+(\d{4}-\d{2}-\d{2})\b", re.MULTILINE)
 
 
+# A dated heading in a chunk's heading path ("Front desk handbook > 2026-03-08"): a long
+# section's later chunks do not hold the heading line itself.
+_PATH_DAY = re.compile(r"(?:^|> )(\d{4}-\d{2}-\d{2})\b")
+
+
 def effective_day(item: Item, today: date) -> date | None:
     """The day a candidate's statements were true: its own date, else (core.md) today,
-    else a dated section heading it holds; None when nothing says."""
+    else a dated section heading it holds or sits under; None when nothing says."""
     if item.day is not None:
         return item.day
     if item.source == "core":
         return today
-    match = _SECTION_DAY.search(item.text)
+    match = _SECTION_DAY.search(item.text) or _PATH_DAY.search(item.heading)
     if match is None:
         return None
     try:
