@@ -257,15 +257,23 @@ def _apart(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> str 
 
 def _moved(newer: Claim, older: Claim) -> str | None:
     """A kind of value `older` sets of which `newer`, saying the value changed, gives one
-    more ("moved puma from 3000 to 3100"); a name only when `newer` names every name of
-    `older` too ("Eli took over the bookings from Dana" / "Dana handles the bookings"):
-    anyone a line mentions is a name, the old one named beside a new one is a hand-over."""
-    for kind in ("number", "time", "date", "day", "month", "name"):
-        old = {v for k, v in older.values if k == kind}
-        new = {v for k, v in newer.values if k == kind}
-        if old and new - old and (kind != "name" or old <= new):
+    more ("moved puma from 3000 to 3100"); a name only when handed over (_handed_over)."""
+    for kind in ("number", "time", "date", "day", "month"):
+        if any(k == kind for k, _ in older.values) and any(
+            k == kind and (k, v) not in older.values for k, v in newer.values
+        ):
             return kind
-    return None
+    return "name" if _handed_over(newer, older) else None
+
+
+def _handed_over(newer: Claim, older: Claim) -> bool:
+    """`newer` names every name `older` gives and one more ("Eli took over the bookings
+    from Dana" / "Dana handles the bookings"): anyone a line mentions is a name, the old
+    one named beside a new one is a hand-over. By stem: a Russian name declines
+    ("вместо Марины" / "Марина")."""
+    old = {stem(v) for k, v in older.values if k == "name"}
+    new = {stem(v) for k, v in newer.values if k == "name"}
+    return bool(old) and bool(new - old) and old <= new
 
 
 def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str | None:
@@ -290,9 +298,8 @@ def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str
     right_too = a.hebrew or b.hebrew or a.cyrillic or b.cyrillic
     if modifiers_clash(a.order, b.order, a.subject & b.subject, right_too):
         return None
-    kind = _apart(a.values - both, b.values - both)
-    handed_over = kind is None and a.update and _moved(a, b) == "name"
-    kind = kind or (_moved(a, b) if a.update else None)
+    kind = _apart(a.values - both, b.values - both) or (_moved(a, b) if a.update else None)
+    handed_over = kind == "name" and a.update and _handed_over(a, b)
     # Names are the noisier value (anyone a note mentions is one): they need most of the
     # subject shared even when the query names it.
     if kind is None or (share < SAME_SUBJECT and (kind == "name" or not query & shared)):

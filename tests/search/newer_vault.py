@@ -65,6 +65,15 @@ DECISIONS = """# Decisions
 ## 2026-04-02 Meeting rooms
 - Dana handles all meeting room bookings and the shared calendar.
 
+## 2026-03-28 ניקיון המשרדים
+- את המשרדים הפרטיים מנקה חברת Brightclean פעמיים בשבוע.
+
+## 2026-04-09 Охрана здания
+- охрану здания по ночам обеспечивает агентство Барьер.
+
+## 2026-04-11 Podcast room
+- Tamar keeps the podcast room calendar and hands out its key.
+
 ## 2026-04-15 Phone booths
 - Phone booths are first come, first served; Ayala owns the booth cleaning rota.
 
@@ -85,6 +94,15 @@ DECISIONS = """# Decisions
 
 ## 2026-11-14 Event space after the renovation
 - With the wall gone the event space now takes up to 110 guests standing.
+
+## 2026-11-09 Studio
+- Gil keeps the podcast room calendar; the key hangs at the front desk.
+
+## 2026-11-12 שירותי ניקיון
+- המשרדים הפרטיים מנוקים מעתה על ידי Shinui Clean.
+
+## 2026-11-16 Ночная охрана
+- ночную охрану здания взяло агентство Цербер.
 
 ## 2026-11-18 Booths and quiet rooms
 - Noam is responsible for the phone booths' cleaning rota; Ayala focuses on the front desk.
@@ -161,6 +179,11 @@ ARCHIVE = {
 - the lobby music plays from the small speaker, volume no higher than 3
 - the photocopier on floor 1 takes member cards, guests pay cash at the desk
 - the front desk's shift starts at 07:45 and ends at 16:15
+""",
+    "server-notes": """# Server notes (2026-02-10)
+
+- nightly backups of the booking database run at 02:00 to S3
+- the staging server is switched off on weekends
 """,
     "mail": """# Почта
 
@@ -292,6 +315,7 @@ DAILY: dict[str, list[str]] = {
     ],
     "2026-11-26": [
         "10:10 מפגש הקהילה עובר לימי שלישי",
+        "16:20 Lev moved the nightly database backups to 04:00",
         "14:40 a member's dog bit the café chair",
     ],
     "2026-11-28": [
@@ -353,6 +377,10 @@ CASES: list[Case] = [
     Case("en", "Who is responsible for cleaning the phone booths?", (_D, "Noam is responsible for the phone booths"), (_D, "Ayala owns the booth cleaning rota")),
     Case("ru", "Сколько гостей резидент может привести бесплатно?", (_D, "не больше двух гостей"), (_D, "трёх гостей в день бесплатно")),
     Case("he", "עד איזו שעה מותר לקיים אירוע ערב?", (_D, "נגמר ב-22:00"), (_D, "מסתיימים עד 23:00")),
+    Case("en", "Who keeps the podcast room calendar?", (_D, "Gil keeps the podcast room calendar"), (_D, "Tamar keeps the podcast room calendar")),
+    Case("he", "איזו חברה מנקה את המשרדים הפרטיים?", (_D, "מנוקים מעתה על ידי Shinui Clean"), (_D, "מנקה חברת Brightclean")),
+    Case("ru", "Какое агентство охраняет здание ночью?", (_D, "взяло агентство Цербер"), (_D, "обеспечивает агентство Барьер")),
+    Case("en", "When do the nightly backups run?", (_daily("2026-11-26"), "nightly database backups to 04:00"), ("archive/server-notes.md", "run at 02:00 to S3")),
     Case("en", "What are the front desk's shift hours?", (_daily("2026-11-28"), "shift now runs 07:30 to 17:00"), ("archive/front-desk-handbook.md", "starts at 07:45 and ends at 16:15")),
 ]
 # fmt: on

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import numpy as np
@@ -238,6 +238,16 @@ class _Rivals:
             self.claimed[cid] = list(_focused(text, self.query)) if self.query else []
         return self.claimed[cid]
 
+    def revised(self, newer: int, older: int) -> list[Claim]:
+        """The newer's claims, each saying its value changed when both are decisions: a
+        later entry of decisions.md about the same subject revises the earlier by the
+        file's own rule (one entry per decision, a revision gets a new one), whatever its
+        title and though it says no "now" or "moved to"."""
+        claimed = self.stated(newer)
+        if self.items[newer].source == self.items[older].source == "decision":
+            return [replace(c, update=True) for c in claimed]
+        return claimed
+
     def meant(self, newer: int, older: int) -> str | None:
         for new_fact, old_fact in self.near.get((newer, older), ()):
             why = _changed(new_fact.body, old_fact.body, self.query)
@@ -254,6 +264,6 @@ class _Rivals:
             first_conflict(
                 _lines(self.items[newer].text), _lines(self.items[older].text), qualified_apart
             )
-            or first_apart(self.stated(newer), self.stated(older), self.query)
+            or first_apart(self.revised(newer, older), self.stated(older), self.query)
             or self.meant(newer, older)
         )
