@@ -101,7 +101,8 @@ _UPDATE = re.compile(
     r"dropped|raised|rose|increased|decreased|went up|went down|goes up|go up|upgraded|"
     r"took over|takes over|taken over|"
     r"from (?:mon|tues|wednes|thurs|fri|satur|sun)day|from today|from tomorrow|"
-    r"from (?:jan|febr|mar|apr|may|jun|jul|aug|sept|oct|nov|dec)\w*)\b|"
+    r"from (?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december))\b|"
     r"(?<!\w)(?:теперь|отныне|вместо|больше не|перешли|перешёл|перевёл|перевели|переехал\w*|"
     r"перенесли|перенесён\w*|подорожал\w*|подешевел\w*|подняли|снизили|повысили|понизили|"
     r"увеличили|уменьшили|сократили|урезали|изменили|поменяли|обновили|перенёс|перенесла|"
@@ -383,7 +384,7 @@ def _share_subject(
     ("product photos" / "product search"), unless the query asks about that one and it
     heads a clause on both sides ("which day do the cleaners come": "the cleaning crew
     switched to..." / "cleaners come every...", not a unit both end with: "שקלים")."""
-    shared = _subject_words(newer) & _subject_words(older)
+    shared = {w for c in newer for w in c.subject} & {w for c in older for w in c.subject}
     if len(shared) >= 2:
         return True
     asked = shared & query
@@ -392,14 +393,6 @@ def _share_subject(
 
 def _heads(found: Sequence[Claim]) -> set[str]:
     return {next(w for w in c.order if w) for c in found if c.subject}
-
-
-def _subject_words(found: Sequence[Claim]) -> set[str]:
-    """Its subject stems with the stems of the names it gives: a name both sides give is
-    part of one subject ("Марина" on both), and a sentence's capitalised first word
-    ("Hot desks go up...") is the other side's plain "hot desk"."""
-    words = {w for c in found for w in c.subject}
-    return words | {stem(v) for c in found for k, v in c.values if k == "name"}
 
 
 def changed_value(newer: str, older: str, query: frozenset[str] = frozenset()) -> str | None:
