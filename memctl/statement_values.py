@@ -58,6 +58,8 @@ _CALENDAR = {
     **dict.fromkeys("decem декаб".split(), "month:12"),
 }
 _HE_DAYS = {d: f"day:{i}" for i, d in enumerate("ראשון שני שלישי רביעי חמישי שישי שבת".split(), 1)}
+# "Day" before a Hebrew weekday, which alone is also an ordinal ("שני": second, two).
+_HE_DAY_WORDS = frozenset("יום ימי ביום בימי ליום לימי מיום ומיום כל".split())
 _HE_MONTHS = {
     m: f"month:{i}"
     for i, m in enumerate(
@@ -96,16 +98,21 @@ _CHANGE = re.compile(
 _UPDATE = re.compile(
     r"\b(?:now|from now|anymore|no longer|instead|switched|swapped|moved|migrated|replaced|"
     r"changed|rebuilt|from next|from this|since|starting|moves|slipped|postponed|delayed|"
-    r"dropped|raised|rose|increased|decreased|went up|went down|"
-    r"from (?:mon|tues|wednes|thurs|fri|satur|sun)day|from today|from tomorrow)\b|"
+    r"dropped|raised|rose|increased|decreased|went up|went down|goes up|go up|upgraded|"
+    r"took over|takes over|taken over|"
+    r"from (?:mon|tues|wednes|thurs|fri|satur|sun)day|from today|from tomorrow|"
+    r"from (?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december))\b|"
     r"(?<!\w)(?:теперь|отныне|вместо|больше не|перешли|перешёл|перевёл|перевели|переехал\w*|"
     r"перенесли|перенесён\w*|подорожал\w*|подешевел\w*|подняли|снизили|повысили|понизили|"
-    r"увеличили|уменьшили|сократили|изменили|поменяли|обновили|"
+    r"увеличили|уменьшили|сократили|урезали|изменили|поменяли|обновили|перенёс|перенесла|"
+    r"с (?:января|февраля|марта|апреля|мая|июня|июля|августа|сентября|октября|ноября|декабря)|"
     r"сменили|заменили|с этого|со следующего|с понедельника|со вторника|со среды|с четверга|"
     r"с пятницы|с субботы|с воскресенья|с сегодняшнего)(?!\w)|"
     r"(?<!\w)(?:עכשיו|מעכשיו|מהיום|מהשבוע|מהחודש|במקום|כבר לא|עבר|עברה|עברו|עברנו|העברנו|הועבר|הועברה|הוחלף|החלפנו|נדחה|נדחתה|"
     r"העלינו|העלו|הועלה|הועלתה|הורדנו|הורידו|הורד|הורדה|שינינו|שונה|שונתה|עדכנו|עודכן|עודכנה|"
-    r"הוקדם|הוקדמה)(?!\w)",
+    r"הוקדם|הוקדמה|שדרגו|שדרגנו|שודרג|שודרגה|החל מ\w*|"
+    r"מ(?:ינואר|פברואר|מרץ|אפריל|מאי|יוני|יולי|אוגוסט|ספטמבר|אוקטובר|נובמבר|דצמבר))(?!\w)",
     re.IGNORECASE,
 )
 # How much of the smaller subject the other must hold, without and with the query's help.
@@ -179,8 +186,11 @@ def _parse(clause: str) -> Claim:
     order: list[str] = []
     values: set[tuple[str, str]] = set()
     previous: tuple[str, str] | None = None
-    for i, token in enumerate(_TOKEN.findall(clause)):
+    tokens = _TOKEN.findall(clause)
+    for i, token in enumerate(tokens):
         value = _value_of(token, i == 0, hebrew or cyrillic)
+        if value is None and i and token in _HE_DAYS and tokens[i - 1] in _HE_DAY_WORDS:
+            value = ("day", _HE_DAYS[token])  # "ביום רביעי", "לימי שלישי"
         if value is None and token.casefold() in changed:
             value = ("name", stem(token))
         if value and previous and previous[0] == "name" and _YEAR.match(token):
@@ -248,13 +258,23 @@ def _apart(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> str 
 
 def _moved(newer: Claim, older: Claim) -> str | None:
     """A kind of value `older` sets of which `newer`, saying the value changed, gives one
-    more ("moved puma from 3000 to 3100"; names left out: anyone a line mentions is one)."""
+    more ("moved puma from 3000 to 3100"); a name only when handed over (_handed_over)."""
     for kind in ("number", "time", "date", "day", "month"):
         if any(k == kind for k, _ in older.values) and any(
             k == kind and (k, v) not in older.values for k, v in newer.values
         ):
             return kind
-    return None
+    return "name" if _handed_over(newer, older) else None
+
+
+def _handed_over(newer: Claim, older: Claim) -> bool:
+    """`newer` names every name `older` gives and one more ("Eli took over the bookings
+    from Dana" / "Dana handles the bookings"): anyone a line mentions is a name, the old
+    one named beside a new one is a hand-over. By stem: a Russian name declines
+    ("вместо Марины" / "Марина")."""
+    old = {stem(v) for k, v in older.values if k == "name"}
+    new = {stem(v) for k, v in newer.values if k == "name"}
+    return bool(old) and bool(new - old) and old <= new
 
 
 def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str | None:
@@ -280,13 +300,18 @@ def worded_apart(a: Claim, b: Claim, query: frozenset[str] = frozenset()) -> str
     if modifiers_clash(a.order, b.order, a.subject & b.subject, right_too):
         return None
     kind = _apart(a.values - both, b.values - both) or (_moved(a, b) if a.update else None)
+    handed_over = kind == "name" and a.update and _handed_over(a, b)
     # Names are the noisier value (anyone a note mentions is one): they need most of the
     # subject shared even when the query names it.
     if kind is None or (share < SAME_SUBJECT and (kind == "name" or not query & shared)):
         return None
     if kind == "name" and not (a.update or b.update):
         return None  # anyone a note mentions is a name: a new one needs "now", "moved to"...
-    if kind == "name" and (both or len(a.subject & b.subject) < min(2, len(sa), len(sb))):
+    if (
+        kind == "name"
+        and not handed_over
+        and (both or len(a.subject & b.subject) < min(2, len(sa), len(sb)))
+    ):
         # Other names beside one both mention are other things said of it ("Amir tasted
         # the Kadar barrels" / "new barrels come from Kadar in Tokaj").
         return None
@@ -352,14 +377,25 @@ def qualified_apart(a: str, b: str) -> bool:
     return _clash(claims(a), claims(b))
 
 
-def _share_subject(newer: Sequence[Claim], older: Sequence[Claim]) -> bool:
+def _share_subject(
+    newer: Sequence[Claim], older: Sequence[Claim], query: frozenset[str] = frozenset()
+) -> bool:
     """At least two subject words shared: one ("product") is a topic, not yet a subject
-    ("product photos" / "product search")."""
-    words = {w for c in newer for w in c.subject}
-    return len(words & {w for c in older for w in c.subject}) >= 2
+    ("product photos" / "product search"), unless the query asks about that one and it
+    heads a clause on both sides ("which day do the cleaners come": "the cleaning crew
+    switched to..." / "cleaners come every...", not a unit both end with: "שקלים")."""
+    shared = {w for c in newer for w in c.subject} & {w for c in older for w in c.subject}
+    if len(shared) >= 2:
+        return True
+    asked = shared & query
+    return bool(asked) and bool(asked & _heads(newer) & _heads(older))
 
 
-def changed_value(newer: str, older: str) -> str | None:
+def _heads(found: Sequence[Claim]) -> set[str]:
+    return {next(w for w in c.order if w) for c in found if c.subject}
+
+
+def changed_value(newer: str, older: str, query: frozenset[str] = frozenset()) -> str | None:
     """Why the statement `newer`, which says its value changed ("moved to", "now",
     "теперь", "עכשיו"), gives a value `older` does not, when the two are about one subject
     by meaning (the caller decides that: their vectors, whatever the wording or the
@@ -369,11 +405,12 @@ def changed_value(newer: str, older: str) -> str | None:
     a kind `older` sets that `older` lacks ("moved from 3000 to 3100"); the word it
     changed to ("moved the printing to Print-Tec") missing from `older`; a name `older`
     lacks where `older` names one ("from Sunday deliveries leave with Mahir"). Not when a
-    shared word is qualified differently ("billing service" / "auth service")."""
+    shared word is qualified differently ("billing service" / "auth service"). `query`:
+    the query's stems (query_stems); one shared subject word it names is enough."""
     if not _UPDATE.search(newer):
         return None
     new_claims, old_claims = claims(newer), claims(older)
-    if _clash(new_claims, old_claims) or not _share_subject(new_claims, old_claims):
+    if _clash(new_claims, old_claims) or not _share_subject(new_claims, old_claims, query):
         return None
     new_values, old_values = _by_kind(new_claims), _by_kind(old_claims)
     for kind in ("number", "time", "date", "day", "month"):

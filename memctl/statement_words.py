@@ -65,6 +65,10 @@ def stem(word: str) -> str:
     """The comparison form of a word: memctl.statements' stem (5 letters, a Hebrew one-letter
     prefix and Russian vowel endings dropped), Russian case endings dropped first."""
     folded = word.casefold()
+    if folded.endswith(("'s", "’s")):
+        folded = folded[:-2]  # a possessive: "the front desk's shift"
+    elif folded.endswith(("'", "’")):
+        folded = folded[:-1]
     if len(folded) > 5 and "\u0400" <= folded[-1] <= "\u04ff":
         for ending in _RU_ENDINGS:
             if folded.endswith(ending):
@@ -73,10 +77,26 @@ def stem(word: str) -> str:
     return _stem(folded)
 
 
+# Russian verb endings that nouns rarely have (3rd person -ает/-ует, reflexive -ется/-ится,
+# 1st plural -аем, and on longer words past -али/-или and participles -ены; not -ала,
+# -ела: "сигнала", "отдела" are nouns): a verb says what was done to the subject, never
+# which subject ("кондиционеры держим" / "кондиционеры выставлены" are one subject).
+_RU_VERB = tuple(
+    "ает яет ует еет ают яют уют еют ется ится ются ятся утся ался алась ались аем яем уем дят".split()
+)
+_RU_VERB_LONG = ("ены", "али", "яли", "или")
+
+
+def _russian_verb(folded: str) -> bool:
+    if len(folded) < 6 or not "\u0400" <= folded[0] <= "\u04ff":
+        return False
+    return folded.endswith(_RU_VERB) or (len(folded) > 6 and folded.endswith(_RU_VERB_LONG))
+
+
 @functools.lru_cache(maxsize=65536)
 def is_stop(word: str) -> bool:
     folded = word.casefold()
-    if folded in STOP:
+    if folded in STOP or _russian_verb(folded):
         return True
     # Hebrew: a stop word behind a one-letter prefix ("וגם", "שכבר").
     return len(folded) > 2 and "\u0590" <= folded[0] <= "\u05ff" and folded[1:] in STOP

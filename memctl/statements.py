@@ -9,9 +9,10 @@ newer of two conflicting memories ranks first), so both agree on what a conflict
   or other token holding a digit ("billing runs on port 8080" / "billing moved to port
   9090", "Postgres 15" / "Postgres 16").
 
-Words are compared by a short stem (the first 5 letters, after a Hebrew one-letter prefix
-ו ה ב כ ל מ ש or a Russian vowel ending is dropped), which is enough to match
-"порт"/"порту", "לפורט"/"פורט" and "backup"/"backups" without a stemmer per language. English, Hebrew and Russian are covered.
+Words are compared by a short stem (the first 5 letters, after Hebrew prefix letters
+ו ה ב כ ל מ ש, a Russian vowel ending or an English plural "s" is dropped), which is
+enough to match "порт"/"порту", "לפורט"/"פורט", "כרטיס"/"הכרטיס" and "desk"/"desks"
+without a stemmer per language. English, Hebrew and Russian are covered.
 """
 
 from __future__ import annotations
@@ -78,11 +79,17 @@ class Statement:
 def _stem(word: str) -> str:
     # Cached: a vault's lines repeat their words, and each line of a candidate is stemmed.
     word = word.casefold()
-    if len(word) > 3 and word[0] in _HEBREW_PREFIX and "\u0590" <= word[1] <= "\u05ff":
-        word = word[1:]
+    if "\u0590" <= word[0] <= "\u05ff":
+        # Every leading prefix letter down to three letters, also those of the word itself
+        # ("כרטיס"): a prefixed form ("הכרטיס", "מהכרטיס") passes through the bare one,
+        # so both get one stem.
+        while len(word) > 3 and word[0] in _HEBREW_PREFIX:
+            word = word[1:]
     elif len(word) > 3 and "\u0400" <= word[-1] <= "\u04ff":
         # Russian case endings: база/базу/базы, порт/порту, тестовая/тестовую.
         word = word.rstrip(_RUSSIAN_ENDINGS) or word
+    elif len(word) > 3 and word[-1] == "s" and word[-2] not in "su'" and word.isascii():
+        word = word[:-1]  # an English plural: "desks" / "desk", "rooms" / "room"
     return word[:STEM]
 
 

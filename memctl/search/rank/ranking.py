@@ -147,7 +147,7 @@ def _record_factors(record: ChunkRecord, now: datetime, policy: Policy) -> KeptE
         tags=tuple(record.tags),
         returned_recently=False,
     )
-    item = supersession.Item(record.tier, record.source, plain.day, record.text)
+    item = supersession.Item(record.tier, record.source, plain.day, record.text, record.heading)
     return (record, now.date(), policy, plain, record_factors(plain, now, policy), item)
 
 
@@ -207,7 +207,7 @@ def settle(
     meaning)."""
     if items is None:
         items = {
-            cid: supersession.Item(r.tier, r.source, day_of(r.date), r.text)
+            cid: supersession.Item(r.tier, r.source, day_of(r.date), r.text, r.heading)
             for cid, r in records.items()
             if cid in scored
         }

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 import numpy as np
@@ -50,6 +50,7 @@ class Item:
     source: str | None
     day: date | None
     text: str
+    heading: str = ""  # the chunk's " > "-joined heading path (a later chunk of a section)
 
 
 # A dated section heading inside the chunk ("## 2026-08-01"), as archive notes of several
@@ -57,14 +58,19 @@ class Item:
 _SECTION_DAY = re.compile(r"^#{1,6}\s+(\d{4}-\d{2}-\d{2})\b", re.MULTILINE)
 
 
+# A dated heading in a chunk's heading path ("Front desk handbook > 2026-03-08"): a long
+# section's later chunks do not hold the heading line itself.
+_PATH_DAY = re.compile(r"(?:^|> )(\d{4}-\d{2}-\d{2})\b")
+
+
 def effective_day(item: Item, today: date) -> date | None:
     """The day a candidate's statements were true: its own date, else (core.md) today,
-    else a dated section heading it holds; None when nothing says."""
+    else a dated section heading it holds or sits under; None when nothing says."""
     if item.day is not None:
         return item.day
     if item.source == "core":
         return today
-    match = _SECTION_DAY.search(item.text)
+    match = _SECTION_DAY.search(item.text) or _PATH_DAY.search(item.heading)
     if match is None:
         return None
     try:
@@ -122,17 +128,17 @@ def _lines(text: str) -> tuple[Line, ...]:
 
 
 @functools.lru_cache(maxsize=16384)
-def _worded_change(newer: str, older: str) -> str | None:
-    # Whatever the query: a search settles twice and compares each pair of facts near in
-    # meaning, and its query only decides whether a found change is the one asked about.
-    return changed_value(newer, older) or first_apart(_claims(newer), _claims(older))
+def _worded_change(newer: str, older: str, query: frozenset[str]) -> str | None:
+    # A search settles twice and compares each pair of facts near in meaning; the query
+    # lets one shared subject word it names be enough (changed_value).
+    return changed_value(newer, older, query) or first_apart(_claims(newer), _claims(older))
 
 
 def _changed(newer: str, older: str, query: frozenset[str]) -> str | None:
     """Why the newer fact gives the older's subject another value (the two already near in
     meaning): a stated change, or the words' own check; None when the query names a name
     only the older gives ("Sabot barrels": it asks about that one)."""
-    why = _worded_change(newer, older)
+    why = _worded_change(newer, older, query)
     if why and not names_older(query, list(_claims(newer)), list(_claims(older))):
         return why
     return None
@@ -232,6 +238,16 @@ class _Rivals:
             self.claimed[cid] = list(_focused(text, self.query)) if self.query else []
         return self.claimed[cid]
 
+    def revised(self, newer: int, older: int) -> list[Claim]:
+        """The newer's claims, each saying its value changed when both are decisions: a
+        later entry of decisions.md about the same subject revises the earlier by the
+        file's own rule (one entry per decision, a revision gets a new one), whatever its
+        title and though it says no "now" or "moved to"."""
+        claimed = self.stated(newer)
+        if self.items[newer].source == self.items[older].source == "decision":
+            return [replace(c, update=True) for c in claimed]
+        return claimed
+
     def meant(self, newer: int, older: int) -> str | None:
         for new_fact, old_fact in self.near.get((newer, older), ()):
             why = _changed(new_fact.body, old_fact.body, self.query)
@@ -248,6 +264,6 @@ class _Rivals:
             first_conflict(
                 _lines(self.items[newer].text), _lines(self.items[older].text), qualified_apart
             )
-            or first_apart(self.stated(newer), self.stated(older), self.query)
+            or first_apart(self.revised(newer, older), self.stated(older), self.query)
             or self.meant(newer, older)
         )
