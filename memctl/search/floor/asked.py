@@ -236,60 +236,22 @@ def matched_lines(hits: TermHits, text: str) -> list[str]:
     return chosen
 
 
-def unasked(
-    kind: Asked | None,
-    hits: TermHits,
-    text: str,
-    nearest: str | None,
-    names: frozenset[int] = frozenset(),
-) -> bool:
+def unasked(kind: Asked | None, hits: TermHits, text: str, nearest: str | None) -> bool:
     """Whether the query asks for a value of `kind` and the result cannot give one: none
     of the lines of its snippet `text` that the query's words matched (matched_lines), nor
     its fact `nearest` the query in meaning, holds a value of that kind. With neither to
-    look at, the whole snippet is the fact. `names`: the query's names (its terms'
-    indexes, QuerySignals.names), to which the value must be bound (unbound)."""
+    look at, the whole snippet is the fact."""
     if kind is None:
         return False
+    facts = matched_lines(hits, text)
+    if nearest:
+        facts.append(nearest)
 
     def said(word: str) -> bool:
         hits.test((word,))
         return bool(hits.of[word])
 
-    if names:
-        return unbound(kind, hits, text, nearest, names, said)
-    facts = matched_lines(hits, text)
-    if nearest:
-        facts.append(nearest)
     return not any_holds(kind, facts or [text], said)
-
-
-def unbound(
-    kind: Asked,
-    hits: TermHits,
-    text: str,
-    nearest: str | None,
-    names: frozenset[int],
-    said: Callable[[str], bool],
-) -> bool:
-    """Whether no fact of the result holds a value of `kind` beside one of the query's
-    `names` (a fact: a line of its snippet `text`, or its fact `nearest` the query; a
-    heading of the snippet names the subject of every line under it). "How many bottles
-    of Muscat did we sell?" met "Hamburg shipment for Weinhaus Vogel, 540 bottles", and
-    "Сколько стоит бутылка Мерло 2024?" met "шардоне 2024, 13.1% алкоголя": a value of
-    the asked kind about another thing. A name the vault never mentions is held by no
-    fact: the question is about something the vault does not know."""
-
-    def named(line: str) -> bool:
-        words = word_runs(line)
-        hits.test(words)
-        return any(names.intersection(hits.of[word]) for word in words)
-
-    lines = text.splitlines()
-    headed = any(named(line) for line in lines if line.lstrip().startswith("#"))
-    facts = [*lines, nearest] if nearest else lines
-    return not any(
-        (headed or named(fact)) and holds(kind, fact, said) for fact in facts if fact.strip()
-    )
 
 
 def held_to_the_floor(judged: dict[int, Judged], thresholds: FloorThresholds) -> dict[int, Judged]:
@@ -299,8 +261,16 @@ def held_to_the_floor(judged: dict[int, Judged], thresholds: FloorThresholds) ->
     question the vault cannot answer then keeps at most one result however many notes
     know its subject, and a note holding the value is not outranked by one that does not."""
     out = dict(judged)
+    lead = max(judged, key=lambda cid: judged[cid].evidence, default=None)
     for cid, seen in judged.items():
-        if seen.unasked:
-            evidence = min(seen.evidence, thresholds.floor)
-            out[cid] = replace(seen, evidence=evidence, fact=False, nearest=False)
+        if seen.unasked or seen.unknown:
+            # Held results tie at the floor, where rule.keep would take the first in rank
+            # order: the one with the most evidence stays the query's best.
+            bar = thresholds.floor - (0.0 if cid == lead else _BEHIND)
+            out[cid] = replace(seen, evidence=min(seen.evidence, bar), fact=False, nearest=False)
     return out
+
+
+# Below the floor by less than rule.passes' tolerance: a result held there still passes
+# where the floor alone is its bar (one dated inside the range the query says).
+_BEHIND = 1e-10

@@ -147,18 +147,9 @@ class Judge:
             named=named,
             fact=fact and not unnamed,
             unnamed=unnamed,
-            unasked=unasked(
-                self.asked, self._hits, text, self.nearest_fact.get(cid), self._bound_to(cross, text)
-            ),
+            unasked=unasked(self.asked, self._hits, text, self.nearest_fact.get(cid)),
+            unknown=bool(self.signals.unknown) and not cross and not speaker_words(text),
         )
-
-    def _bound_to(self, cross: bool, text: str) -> frozenset[int]:
-        """The query's names a value it asks for must be stated beside (asked.unbound):
-        none for a result in another script (its line spells the name in another
-        alphabet) or a transcript's turn (its speaker says "I" and "you", not the name)."""
-        if cross or speaker_words(text):
-            return frozenset()
-        return self.signals.names
 
     def _named(self, held: frozenset[int], text: str) -> bool:
         """Its best sentence holds (`held`) only names the query says (names_alone)."""
@@ -348,6 +339,7 @@ def _query_signals(
         fl.query_script(query.raw),
         called,
         frozenset(i for i in people if present[i]),
+        called if not any(present[i] for i in called) else frozenset(),
     )
 
 
