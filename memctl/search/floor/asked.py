@@ -261,8 +261,16 @@ def held_to_the_floor(judged: dict[int, Judged], thresholds: FloorThresholds) ->
     question the vault cannot answer then keeps at most one result however many notes
     know its subject, and a note holding the value is not outranked by one that does not."""
     out = dict(judged)
+    lead = max(judged, key=lambda cid: judged[cid].evidence, default=None)
     for cid, seen in judged.items():
-        if seen.unasked:
-            evidence = min(seen.evidence, thresholds.floor)
-            out[cid] = replace(seen, evidence=evidence, fact=False, nearest=False)
+        if seen.unasked or seen.unknown:
+            # Held results tie at the floor, where rule.keep would take the first in rank
+            # order: the one with the most evidence stays the query's best.
+            bar = thresholds.floor - (0.0 if cid == lead else _BEHIND)
+            out[cid] = replace(seen, evidence=min(seen.evidence, bar), fact=False, nearest=False)
     return out
+
+
+# Below the floor by less than rule.passes' tolerance: a result held there still passes
+# where the floor alone is its bar (one dated inside the range the query says).
+_BEHIND = 1e-10

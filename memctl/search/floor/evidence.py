@@ -148,6 +148,7 @@ class Judge:
             fact=fact and not unnamed,
             unnamed=unnamed,
             unasked=unasked(self.asked, self._hits, text, self.nearest_fact.get(cid)),
+            unknown=bool(self.signals.unknown) and not cross and not speaker_words(text),
         )
 
     def _named(self, held: frozenset[int], text: str) -> bool:
@@ -338,6 +339,7 @@ def _query_signals(
         fl.query_script(query.raw),
         called,
         frozenset(i for i in people if present[i]),
+        called if not any(present[i] for i in called) else frozenset(),
     )
 
 

@@ -36,3 +36,8 @@ class Judged:
     # floor/asked.py) that neither the lines its words matched nor its fact nearest in
     # meaning holds: it is about the subject, not the answer (asked.held_to_the_floor).
     unasked: bool = False
+    # The query names something the vault never mentions ("a group tour to Japan" asked of
+    # a vault without Japan) and this result is in the query's script: whatever it says
+    # is about something else (asked.held_to_the_floor). A result in another script may
+    # spell the name in its own alphabet, a transcript's turn says "you", not the name.
+    unknown: bool = False

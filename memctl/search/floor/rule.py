@@ -179,6 +179,9 @@ class QuerySignals:
     script: str | None = None
     names: frozenset[int] = frozenset()  # the names among its floor terms (words.names)
     known: frozenset[int] = frozenset()  # the people it names whom the vault labels
+    # Its names, when the vault mentions none of them (a known name beside an unknown
+    # word, "travellers to Tbilisi ... in American dollars", is a paraphrase's modifier).
+    unknown: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)

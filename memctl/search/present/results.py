@@ -360,6 +360,8 @@ def explain(
             "unnamed": judged.unnamed,
             # It holds no value of the kind the query asks for (floor/asked.py).
             "unasked": judged.unasked,
+            # The query names what the vault never mentions (floor Judged.unknown).
+            "unknown": judged.unknown,
             # The result nearest in meaning, or a note whose fact stands out, is held to
             # the floor alone (floor.evidence.nearest_in_meaning, floor/facts.py).
             "later_floor": round(
