@@ -23,7 +23,7 @@ from memctl.index.protocol import IndexBackend
 from memctl.index.usage import ChunkRecord
 from memctl.search.floor.rule import WeightedTerm
 from memctl.search.present.snippets import Snippet
-from memctl.search.rank.meaning import SHORT_TEXT_BIAS, Fact
+from memctl.search.rank.meaning import SHORT_TEXT_BIAS, STANDING_WEIGHT, Fact, standing
 from memctl.search.rerank.model import (
     FEATURES,
     Candidate,
@@ -276,4 +276,7 @@ def rerank_scores(
         # notes): the model's word features say nothing, and its window cosines favour
         # wide running-log windows over a lone decision; fusion's order stands.
         return {}
-    return rerank(reranker, rows)
+    if run.echoed:
+        return rerank(reranker, rows)
+    stands = standing(run.lists.get("vector", {}), run.scored.facts)
+    return rerank(reranker, rows, stands, STANDING_WEIGHT)
