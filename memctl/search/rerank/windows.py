@@ -24,6 +24,7 @@ from memctl.index.usage import ChunkRecord
 from memctl.search.floor.rule import WeightedTerm
 from memctl.search.present.snippets import Snippet
 from memctl.search.rank.meaning import SHORT_TEXT_BIAS, STANDING_WEIGHT, Fact, standing
+from memctl.search.rerank.lines import speaker
 from memctl.search.rerank.model import (
     FEATURES,
     Candidate,
@@ -278,5 +279,12 @@ def rerank_scores(
         return {}
     if run.echoed:
         return rerank(reranker, rows)
-    stands = standing(run.lists.get("vector", {}), run.scored.facts)
-    return rerank(reranker, rows, stands, STANDING_WEIGHT)
+    facts = run.scored.facts
+    stands = standing(run.lists.get("vector", {}), facts)
+    # A conversation's turns answer each other: there the window is the model's own ground
+    # (it was trained on them), and a turn standing out alone says less (LoCoMo 3-4, lines
+    # layout: 0.770 -> 0.765 with turns judged so too).
+    spoken = {cid for cid in stands if any(speaker(f.body) for f in facts[cid])}
+    return rerank(
+        reranker, rows, {c: v for c, v in stands.items() if c not in spoken}, STANDING_WEIGHT
+    )
