@@ -14,6 +14,7 @@ import pytest
 from memctl.index.sync import sync
 from memctl.search.hybrid import Searcher
 from memctl.search.rank.meaning import Fact, standing
+from memctl.search.rerank.lines import speaker
 from memctl.search.rerank.model import FEATURES, Model, rerank
 from memctl.vault import Vault
 from tools.vaultset import build as vs
@@ -99,3 +100,20 @@ def test_hybrid_ranks_a_paraphrase_no_lower_than_vector_mode(
         hybrid = _rank(searcher, question, phrase, "hybrid")
     assert vector <= 2
     assert hybrid <= vector
+
+
+@pytest.mark.parametrize(
+    ("line", "who"),
+    [
+        ("- **Nate:** I won my first video game tournament last week", "nate"),
+        ("- **דנה:** הזמנתי את המשאית ליום שלישי", "דנה"),
+        ("- **Ирина:** экскурсия перенесена на пятницу", "ирина"),
+        ("- 09:45 Gil: the accountant's fee goes up to 1,900 ₪ a month", None),
+        ("- 11:00 ליאת: הזוג מצפת ביטל את החתונה", None),
+        ("- 12:20 Ирина: клуб на русском — 186 членов", None),
+    ],
+)
+def test_a_conversations_turn_is_told_from_a_note_of_facts(line: str, who: str | None) -> None:
+    # A turn (`**Name:**`) is left to the model's window features, which were trained on
+    # conversations; a bullet naming who said it is a fact like any other.
+    assert speaker(line) == who
