@@ -277,17 +277,18 @@ def rerank_scores(
         # notes): the model's word features say nothing, and its window cosines favour
         # wide running-log windows over a lone decision; fusion's order stands.
         return {}
-    return rerank(reranker, rows, _standing(run), STANDING_WEIGHT)
+    return rerank(reranker, rows, _standing(run, rows), STANDING_WEIGHT)
 
 
-def _standing(run: SearchRun) -> dict[int, float]:
-    """How far each candidate found by one of its facts stands out of the vector list
-    (rank/meaning.standing), when no candidate holds half the question's words (`echoed`:
-    the words found it, and the model judges as trained)."""
+def _standing(run: SearchRun, reranked: Mapping[int, object]) -> dict[int, float]:
+    """How far each `reranked` candidate found by one of its facts stands out of the vector
+    list (rank/meaning.standing), when no candidate holds half the question's words
+    (`echoed`: the words found it, and the model judges as trained)."""
     if run.echoed:
         return {}
     facts = run.scored.facts
     stands = standing(run.lists.get("vector", {}), facts)
+    stands = {cid: value for cid, value in stands.items() if value > 0 and cid in reranked}
     # A conversation's turns answer each other: there the window is the model's own ground
     # (it was trained on them), and a turn standing out alone says less (LoCoMo 3-4, lines
     # layout: 0.770 -> 0.765 with turns judged so too).
