@@ -97,3 +97,6 @@ class SearchRun:
     # cover reads them beside a vector list; a shared server's cost a round trip for its
     # chunk count). None: the reranker reads them itself.
     terms: list[WeightedTerm] | None = None
+    # Some candidate holds half the question's IDF weight or more (scoring.echoed): the
+    # words found it, and the reranker does not read the vectors' standing.
+    echoed: bool = True

@@ -19,7 +19,7 @@ from memctl.search.present import results as present
 from memctl.search.query.matcher import Matcher
 from memctl.search.rank import dated as dated_stage
 from memctl.search.rank import meaning, ranking
-from memctl.search.rank.scoring import COVERED_LISTS, covered, fuse, weights_for
+from memctl.search.rank.scoring import COVERED_LISTS, covered, echoed, fuse, weights_for
 from memctl.search.rerank import windows
 from memctl.search.run import Asked, Listed, Searching, SearchRun
 
@@ -47,6 +47,7 @@ def ranked(searcher: Searching, listed: Listed, k: int, explain: bool, rerank: b
     weighted = weighted_terms(words, asked.parsed, found.plan) if words.exact else None
     matcher = present.matcher_for(asked.parsed, found.plan, searcher.kept.line_words)
     terms = weighted[0] if weighted is not None else None
+    worded = True
     if found.lists.get("vector"):
         # The word lists weigh what a candidate holds of the question only beside a
         # vector list (bm25 mode stays the plain baseline, lexical mode the words').
@@ -54,6 +55,7 @@ def ranked(searcher: Searching, listed: Listed, k: int, explain: bool, rerank: b
             terms = weighted_terms(words, asked.parsed, found.plan, source.rows())[0]
         covers = _covers(searcher.kept, matcher, terms, fused, records)
         fused = covered(fused, covers, policy.cover_full)
+        worded = echoed(covers, policy.cover_full)
     scored = _scored(searcher, asked, found.lists, fused, records, explain, listed.facts)
     snippets = _snippets(searcher, listed, matcher, records, scored, k, rerank)
     return SearchRun(
@@ -77,6 +79,7 @@ def ranked(searcher: Searching, listed: Listed, k: int, explain: bool, rerank: b
         weighted=weighted,
         dated=asked.dated,
         terms=terms,
+        echoed=worded,
     )
 
 

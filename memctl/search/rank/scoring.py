@@ -150,7 +150,7 @@ def covered(
     identifier, keyword and most LoCoMo questions, and nothing changes). A candidate
     with no cover, or none of the query's weighed words found in it (a one-letter word,
     a trigram fragment of an uncorrected typo), is left as it is: nothing to judge by."""
-    if full <= 0 or max(cover.values(), default=0.0) >= full:
+    if echoed(cover, full):
         return {key: dict(parts) for key, parts in fused.items()}
     out: dict[int, dict[str, float]] = {}
     for key, parts in fused.items():
@@ -163,6 +163,13 @@ def covered(
             name: value * scale if name in COVERED_LISTS else value for name, value in parts.items()
         }
     return out
+
+
+def echoed(cover: Mapping[int, float], full: float) -> bool:
+    """Whether some candidate holds `full` of the question's IDF weight (its words found
+    it), or the rule is off: `covered` and the reranker's standing (rerank/model) then
+    leave the ranking to the words as they are."""
+    return full <= 0 or max(cover.values(), default=0.0) >= full
 
 
 def fuse_rrf(

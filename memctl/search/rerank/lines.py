@@ -17,6 +17,13 @@ from memctl.search.query.matcher import TextWords, has_words, kept_text_words
 _SPEAKER = re.compile(r"^\s*(?:[-*+]\s+)?\*\*([^*:\n]{1,40}):\*\*")
 
 
+def speaker(text: str) -> str | None:
+    """The speaker a `**Name:**` line (a conversation's turn) names, lowercased; None for
+    any other text."""
+    m = _SPEAKER.match(text) if "**" in text else None
+    return m.group(1).split()[0].lower() if m else None
+
+
 # A line's words, kept across searches by line text (matcher.text_words).
 LineWords = dict[str, TextWords]
 
@@ -34,9 +41,7 @@ class LineView:
     def __init__(self, text: str, kept: TextWords | None) -> None:
         self.lower = text.lower() if kept is None else kept.lower
         self.words = bool(kept.words) if kept is not None else has_words(text)
-        # Most lines name no speaker: the pattern only when its `**` is there.
-        m = _SPEAKER.match(text) if "**" in text else None
-        self.speaker = m.group(1).split()[0].lower() if m else None
+        self.speaker = speaker(text)
 
 
 class WindowView:

@@ -89,8 +89,9 @@ class Model:
     candidates: int  # how many of the best fused candidates it reranks
     model: str = ""  # the embedding model whose cosines it was trained on
 
-    def probability(self, row: Sequence[float]) -> float:
-        z = self.intercept
+    def probability(self, row: Sequence[float], shift: float = 0.0) -> float:
+        """`shift`: added to the linear score (rerank's standing by meaning)."""
+        z = self.intercept + shift
         for x, m, s, w in zip(row, self.mean, self.scale, self.coef, strict=True):
             z += w * (x - m) / s
         return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
@@ -274,6 +275,22 @@ def _support(
     return support
 
 
-def rerank(model: Model, rows: Mapping[int, Sequence[float]]) -> dict[int, float]:
-    """Each candidate's probability that its window holds what was asked."""
-    return {cid: model.probability(row) for cid, row in rows.items()}
+def rerank(
+    model: Model,
+    rows: Mapping[int, Sequence[float]],
+    standing: Mapping[int, float] | None = None,
+    weight: float = 0.0,
+) -> dict[int, float]:
+    """Each candidate's probability that its window holds what was asked; `standing`: how
+    far each stands out of the query's vector list (rank/meaning.standing), `weight` times
+    it added to the model's score.
+
+    The model's cosine features are offsets from the best candidate's cosine, scaled by
+    LoCoMo's spread, and its window features read a day of bullets by all of them: a day
+    whose one bullet the vectors found 2nd of 50 lost to a day holding a few words of the
+    question (issue 31: "a strong vector match is never buried by weak word matches")."""
+    if not standing or weight == 0.0:
+        return {cid: model.probability(row) for cid, row in rows.items()}
+    return {
+        cid: model.probability(row, weight * standing.get(cid, 0.0)) for cid, row in rows.items()
+    }
