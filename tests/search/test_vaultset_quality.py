@@ -23,10 +23,10 @@ TODAY = dt.date(2026, 11, 29)
 
 # (split, figure) -> the least it may be. Counts are questions; hit@5 is over the
 # split's answerable questions (tune 92, report 61), so one question is ~0.011 / ~0.016.
-HIT5_FLOOR = {"tune": 0.79, "report": 0.672}
+HIT5_FLOOR = {"tune": 0.80, "report": 0.688}
 KIND_FLOORS: dict[str, dict[str, int]] = {
-    "tune": {"paraphrase": 19, "crosslingual": 7, "temporal": 9, "newer_first": 6, "abstain": 9},
-    "report": {"paraphrase": 9, "crosslingual": 1, "temporal": 6, "newer_first": 1, "abstain": 3},
+    "tune": {"paraphrase": 20, "crosslingual": 7, "temporal": 9, "newer_first": 6, "abstain": 9},
+    "report": {"paraphrase": 10, "crosslingual": 1, "temporal": 6, "newer_first": 1, "abstain": 4},
 }
 
 
@@ -70,9 +70,9 @@ def test_hybrid_holds_its_floors(figures: dict[str, dict[str, Any]], split: str)
 
 @pytest.mark.parametrize("split", ["tune", "report"])
 def test_fusion_keeps_what_the_vectors_find(figures: dict[str, dict[str, Any]], split: str) -> None:
-    """Issue 31: paraphrases in hybrid never below `--mode vector` by more than one
-    question, nor the answered questions of any kind (when set, the report split's hybrid
-    found 41 against vector's 42: words must not bury more than that)."""
+    """Issue 31: paraphrases in hybrid never below `--mode vector` (the report split met
+    it at 11 against 11 when the reranker began reading the vector list's standing), and
+    the answered questions of any kind not below it by more than one question."""
     hybrid, vector = figures["hybrid"][split], figures["vector"][split]
-    assert _count(hybrid, "paraphrase") >= _count(vector, "paraphrase") - 1
+    assert _count(hybrid, "paraphrase") >= _count(vector, "paraphrase")
     assert _count(hybrid, "answered") >= _count(vector, "answered") - 1
