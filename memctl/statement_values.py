@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from memctl.statement_lexicon import CHANGE, HE_DAY_WORDS, HE_DAYS, UPDATE, calendar_value
 from memctl.statement_words import is_stop, modifiers_clash, overlap, stem
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?(?:\d{1,2}:\d{2}\s+)?")
@@ -34,87 +35,6 @@ _LATIN = re.compile(r"^[A-Za-z]")
 _CYRILLIC = re.compile(r"^[\u0400-\u04ff]")
 _HEBREW = re.compile(r"[\u0590-\u05ff]")
 
-# Weekdays and months: English and Russian by stem (statement_words.stem), Hebrew by the
-# word itself (its weekdays are ordinals, "שני" is also "two": only "on ..." forms count).
-_CALENDAR = {
-    **dict.fromkeys("sunda воскр".split(), "day:1"),
-    **dict.fromkeys("monda понед".split(), "day:2"),
-    **dict.fromkeys("tuesd вторн".split(), "day:3"),
-    **dict.fromkeys("wedne сред среда средо".split(), "day:4"),
-    **dict.fromkeys("thurs четве".split(), "day:5"),
-    **dict.fromkeys("frida пятни".split(), "day:6"),
-    **dict.fromkeys("satur суббо".split(), "day:7"),
-    **dict.fromkeys("janua январ".split(), "month:1"),
-    **dict.fromkeys("febru февра".split(), "month:2"),
-    **dict.fromkeys("march март".split(), "month:3"),
-    **dict.fromkeys("april апрел".split(), "month:4"),
-    **dict.fromkeys("мая май".split(), "month:5"),
-    **dict.fromkeys("june июн июнь".split(), "month:6"),
-    **dict.fromkeys("july июл июль".split(), "month:7"),
-    **dict.fromkeys("augus авгус".split(), "month:8"),
-    **dict.fromkeys("septe сентя".split(), "month:9"),
-    **dict.fromkeys("octob октяб".split(), "month:10"),
-    **dict.fromkeys("novem ноябр".split(), "month:11"),
-    **dict.fromkeys("decem декаб".split(), "month:12"),
-}
-_HE_DAYS = {d: f"day:{i}" for i, d in enumerate("ראשון שני שלישי רביעי חמישי שישי שבת".split(), 1)}
-# "Day" before a Hebrew weekday, which alone is also an ordinal ("שני": second, two).
-_HE_DAY_WORDS = frozenset("יום ימי ביום בימי ליום לימי מיום ומיום כל".split())
-_HE_MONTHS = {
-    m: f"month:{i}"
-    for i, m in enumerate(
-        "ינואר פברואר מרץ אפריל מאי יוני יולי אוגוסט ספטמבר אוקטובר נובמבר דצמבר".split(), 1
-    )
-}
-
-
-def _calendar(token: str) -> str | None:
-    if "\u0590" <= token[0] <= "\u05ff":
-        bare = token[1:] if token[0] == "ו" else token
-        if bare[:1] == "ב" and bare[1:] in _HE_DAYS:
-            return _HE_DAYS[bare[1:]]
-        if bare == "שבת":
-            return _HE_DAYS[bare]
-        return (
-            _HE_MONTHS.get(bare) or _HE_MONTHS.get(bare[1:])
-            if bare[:1] in "בלמע"
-            else _HE_MONTHS.get(bare)
-        )
-    if is_stop(token):
-        return None
-    return _CALENDAR.get(stem(token))
-
-
-# A verb of change: the word after its preposition is the new value.
-_CHANGE = re.compile(
-    r"\b(?:moved|moves|switched|switches|swapped|changed|migrated|went|goes|upgraded)\b"
-    r"[^.;]*?\b(?:to|for)\s+(?:the\s+)?([\w'’-]+)(?![\w'’-])(?!\s+\d)|"
-    r"(?<!\w)(?:перешли|перешёл|перешла|переехали|переехал|переехала|перенесли|сменили|"
-    r"поменяли)\s+(?:на|в|во)\s+([\w-]+)(?![\w-])(?!\s+\d)|"
-    r"(?<!\w)(?:עבר|עברה|עברו|עברנו|הועבר|הועברה|הועברו)\s+ל-?([\u0590-\u05ff][\w-]*)(?![\w-])(?!\s+-?\d)",
-    re.IGNORECASE | re.UNICODE,
-)
-# Words saying a value changed: a name counts as a new value only beside one of these.
-_UPDATE = re.compile(
-    r"\b(?:now|from now|anymore|no longer|instead|switched|swapped|moved|migrated|replaced|"
-    r"changed|rebuilt|from next|from this|since|starting|moves|slipped|postponed|delayed|"
-    r"dropped|raised|rose|increased|decreased|went up|went down|goes up|go up|upgraded|"
-    r"took over|takes over|taken over|"
-    r"from (?:mon|tues|wednes|thurs|fri|satur|sun)day|from today|from tomorrow|"
-    r"from (?:january|february|march|april|may|june|july|august|september|october|"
-    r"november|december))\b|"
-    r"(?<!\w)(?:теперь|отныне|вместо|больше не|перешли|перешёл|перевёл|перевели|переехал\w*|"
-    r"перенесли|перенесён\w*|подорожал\w*|подешевел\w*|подняли|снизили|повысили|понизили|"
-    r"увеличили|уменьшили|сократили|урезали|изменили|поменяли|обновили|перенёс|перенесла|"
-    r"с (?:января|февраля|марта|апреля|мая|июня|июля|августа|сентября|октября|ноября|декабря)|"
-    r"сменили|заменили|с этого|со следующего|с понедельника|со вторника|со среды|с четверга|"
-    r"с пятницы|с субботы|с воскресенья|с сегодняшнего)(?!\w)|"
-    r"(?<!\w)(?:עכשיו|מעכשיו|מהיום|מהשבוע|מהחודש|במקום|כבר לא|עבר|עברה|עברו|עברנו|העברנו|הועבר|הועברה|הוחלף|החלפנו|נדחה|נדחתה|"
-    r"העלינו|העלו|הועלה|הועלתה|הורדנו|הורידו|הורד|הורדה|שינינו|שונה|שונתה|עדכנו|עודכן|עודכנה|"
-    r"הוקדם|הוקדמה|שדרגו|שדרגנו|שודרג|שודרגה|החל מ\w*|"
-    r"מ(?:ינואר|פברואר|מרץ|אפריל|מאי|יוני|יולי|אוגוסט|ספטמבר|אוקטובר|נובמבר|דצמבר))(?!\w)",
-    re.IGNORECASE,
-)
 # How much of the smaller subject the other must hold, without and with the query's help.
 SAME_SUBJECT = 0.75
 SAME_SUBJECT_ASKED = 0.5
@@ -142,7 +62,7 @@ def _value_of(token: str, first: bool, foreign: bool) -> tuple[str, str] | None:
         if _TIME.match(token):
             return ("time", token.zfill(5))
         return ("number", token.replace(",", "").rstrip("."))
-    key = _calendar(token)
+    key = calendar_value(token)
     if key is not None:
         return (key.split(":")[0], key)
     latin = bool(_LATIN.match(token))
@@ -165,7 +85,7 @@ def _changed_to(clause: str, names_only: bool = False) -> set[str]:
     "the lights changed to warm LED" names no new value of the hall's."""
     out: set[str] = set()
     foreign = bool(_HEBREW.search(clause)) or any("\u0400" <= ch <= "\u04ff" for ch in clause)
-    for match in _CHANGE.finditer(clause):
+    for match in CHANGE.finditer(clause):
         word = next((g for g in match.groups() if g), None)
         if not word or is_stop(word) or word[0].isdigit():
             continue
@@ -189,8 +109,8 @@ def _parse(clause: str) -> Claim:
     tokens = _TOKEN.findall(clause)
     for i, token in enumerate(tokens):
         value = _value_of(token, i == 0, hebrew or cyrillic)
-        if value is None and i and token in _HE_DAYS and tokens[i - 1] in _HE_DAY_WORDS:
-            value = ("day", _HE_DAYS[token])  # "ביום רביעי", "לימי שלישי"
+        if value is None and i and token in HE_DAYS and tokens[i - 1] in HE_DAY_WORDS:
+            value = ("day", HE_DAYS[token])  # "ביום רביעי", "לימי שלישי"
         if value is None and token.casefold() in changed:
             value = ("name", stem(token))
         if value and previous and previous[0] == "name" and _YEAR.match(token):
@@ -232,7 +152,7 @@ def _line_claims(line: str) -> tuple[Claim, ...]:
     # meaning and for a stated change, and the next search the same lines again.
     out: list[Claim] = []
     before: tuple[str, ...] = ()
-    update = bool(_UPDATE.search(line))
+    update = bool(UPDATE.search(line))
     for clause in _CLAUSE.split(_BULLET.sub("", line)):
         found = _parse(clause)
         if found.subject:
@@ -407,7 +327,7 @@ def changed_value(newer: str, older: str, query: frozenset[str] = frozenset()) -
     lacks where `older` names one ("from Sunday deliveries leave with Mahir"). Not when a
     shared word is qualified differently ("billing service" / "auth service"). `query`:
     the query's stems (query_stems); one shared subject word it names is enough."""
-    if not _UPDATE.search(newer):
+    if not UPDATE.search(newer):
         return None
     new_claims, old_claims = claims(newer), claims(older)
     if _clash(new_claims, old_claims) or not _share_subject(new_claims, old_claims, query):
