@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
+from memctl.index.sync import sync
 from memctl.memory import add_note, init_vault
 from memctl.vault import Vault
 
@@ -29,4 +30,13 @@ def bullet_vault(
     vault = Vault(root)
     for day, bullets in days:
         add_bullets(vault, day, bullets, step)
+    return vault
+
+
+def indexed_days(root: Path, first: date, days: Sequence[Sequence[str]], now: datetime) -> Vault:
+    """A vault at ROOT of consecutive days from FIRST, each day's bullets an hour apart
+    (bullet_vault), indexed with vectors as of NOW."""
+    dated = [(first + timedelta(days=i), bullets) for i, bullets in enumerate(days)]
+    vault = bullet_vault(root, dated, step=timedelta(hours=1))
+    sync(vault, embed=True, now=now)
     return vault

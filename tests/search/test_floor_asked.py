@@ -4,13 +4,12 @@ matched fact holds one (memctl/search/floor/asked.py), in English, Hebrew and Ru
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
 
 from memctl.config import DEFAULT_EMBED_MODEL
-from memctl.index.sync import sync
 from memctl.search import search
 from memctl.search.floor import rule as fl
 from memctl.search.floor import table as floor_table
@@ -18,7 +17,7 @@ from memctl.search.floor.asked import Asked, asked_for, held_to_the_floor, holds
 from memctl.search.floor.evidence import Judged
 from memctl.search.floor.words import TermHits, WeightedTerm
 from memctl.vault import Vault
-from tests.search.bullet_days import bullet_vault
+from tests.search.bullet_days import indexed_days
 
 E5 = "intfloat/multilingual-e5-small-q4"
 
@@ -215,10 +214,7 @@ ASKED = {
 @pytest.fixture(scope="module")
 def days(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     root: Path = tmp_path_factory.mktemp("asked-days")
-    days = [(date(2026, 11, 20 + i), notes) for i, notes in enumerate(DAYS)]
-    vault = bullet_vault(root, days, step=timedelta(hours=1))
-    sync(vault, embed=True, now=datetime(2026, 11, 23, 9))
-    return vault
+    return indexed_days(root, date(2026, 11, 20), DAYS, datetime(2026, 11, 23, 9))
 
 
 @pytest.mark.skipif(DEFAULT_EMBED_MODEL != E5, reason="the floor's calibration is e5's")

@@ -4,13 +4,12 @@ answer to what is asked about it (evidence.names_alone), in English, Hebrew and 
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
 
 from memctl.config import DEFAULT_EMBED_MODEL
-from memctl.index.sync import sync
 from memctl.search import search
 from memctl.search.floor import evidence as ev
 from memctl.search.floor import facts as fa
@@ -29,7 +28,7 @@ from memctl.search.floor.words import (
     unknown_name,
 )
 from memctl.vault import Vault
-from tests.search.bullet_days import bullet_vault
+from tests.search.bullet_days import indexed_days
 
 E5 = "intfloat/multilingual-e5-small-q4"
 
@@ -208,10 +207,7 @@ MIXED = {
 @pytest.fixture(scope="module")
 def mixed_days(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     root: Path = tmp_path_factory.mktemp("mixed-days")
-    days = [(date(2026, 11, 10 + i), notes) for i, notes in enumerate(DAYS)]
-    vault = bullet_vault(root, days, step=timedelta(hours=1))
-    sync(vault, embed=True, now=datetime(2026, 11, 15, 9))
-    return vault
+    return indexed_days(root, date(2026, 11, 10), DAYS, datetime(2026, 11, 15, 9))
 
 
 @pytest.mark.skipif(DEFAULT_EMBED_MODEL != E5, reason="the floor's margins are e5's")

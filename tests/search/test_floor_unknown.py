@@ -6,20 +6,19 @@ something the vault knows is judged as before."""
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
 
 from memctl.config import DEFAULT_EMBED_MODEL
-from memctl.index.sync import sync
 from memctl.search import search
 from memctl.search.floor import rule as fl
 from memctl.search.floor import table as floor_table
 from memctl.search.floor.asked import held_to_the_floor
 from memctl.search.floor.evidence import Judged
 from memctl.vault import Vault
-from tests.search.bullet_days import bullet_vault
+from tests.search.bullet_days import indexed_days
 
 E5 = "intfloat/multilingual-e5-small-q4"
 
@@ -66,10 +65,7 @@ ASKED = {
 @pytest.fixture(scope="module")
 def tours(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     root: Path = tmp_path_factory.mktemp("unknown-names")
-    days = [(date(2026, 11, 20 + i), notes) for i, notes in enumerate(DAYS)]
-    vault = bullet_vault(root, days, step=timedelta(hours=1))
-    sync(vault, embed=True, now=datetime(2026, 11, 23, 9))
-    return vault
+    return indexed_days(root, date(2026, 11, 20), DAYS, datetime(2026, 11, 23, 9))
 
 
 def _paths(vault: Vault, question: str) -> list[str]:
